@@ -1,0 +1,38 @@
+"""User-facing errors.
+
+Every error a user can cause by bad input is an :class:`InputError` that names the file, the
+line (when there is one) and what to do about it. The CLI prints these without a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class MtdebiasError(Exception):
+    """Base class of the errors the CLI reports as one clean message."""
+
+
+class InputError(MtdebiasError):
+    """Bad input: names the file, the line and the remedy."""
+
+    def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None,
+                 hint: str | None = None):
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.hint = hint
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{line}" if line is not None else "") + ": "
+        text = where + message
+        if hint:
+            text += f" ({hint})"
+        super().__init__(text)
+
+
+class ConfigError(InputError):
+    """A recipe or suite that does not validate."""
+
+
+class CheckpointError(MtdebiasError):
+    """A checkpoint directory that is missing, incomplete or corrupt."""

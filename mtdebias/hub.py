@@ -1,0 +1,32 @@
+"""Local paths only: mtdebias never downloads a model at run time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import InputError
+
+
+def local_model_dir(name_or_path: str | Path, what: str = "model") -> Path:
+    """Return ``name_or_path`` as an existing local directory, or explain what to pass.
+
+    Something shaped like a hub id (``Helsinki-NLP/opus-mt-en-de``) that is not a local
+    directory is refused with a message saying to download it elsewhere and pass its folder.
+    """
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        return path
+    text = str(name_or_path)
+    looks_like_hub_id = (not path.is_absolute() and text.count("/") <= 1
+                         and not text.startswith((".", "~")) and not path.exists())
+    if looks_like_hub_id:
+        raise InputError(
+            f"'{text}' looks like a model hub name, but mtdebias never downloads models "
+            f"(it runs without network access)",
+            hint=f"download the {what} on a machine with network access, e.g. with "
+                 f"`huggingface-cli download {text} --local-dir DIR`, copy it here and pass DIR")
+    if path.exists():
+        raise InputError(f"expected a {what} directory, found a file", path=path,
+                         hint="pass the directory that holds config.json")
+    raise InputError(f"{what} directory does not exist", path=path,
+                     hint="check the path; it must be a local directory")

@@ -1,0 +1,1 @@
+"""Bias probes. Each probe module defines one versioned probe; see :mod:`.base`."""

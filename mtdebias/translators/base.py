@@ -1,0 +1,52 @@
+"""The translator protocol: the three calls probes need, and nothing more.
+
+* ``translate``: one output per source (beam search for models).
+* ``sample``: ``n`` outputs per source, ε-sampling (Hewitt et al. 2022) for models.
+* ``score``: forced-decoding log-probabilities of given targets (teacher forcing).
+* ``signature``: what identifies the system (model hash and backend), for result signatures.
+
+Backends that cannot do a call (a file of fixed translations cannot sample) raise
+:class:`UnsupportedCall`, so probes can say plainly what a backend lacks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence, runtime_checkable
+
+from ..errors import MtdebiasError
+
+
+class UnsupportedCall(MtdebiasError):
+    """A backend was asked for a call it cannot serve (e.g. sampling from a file)."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Log-probability (natural log) of one target under a model, by teacher forcing.
+
+    ``tokens`` holds one log-probability per target piece, end-of-sentence included;
+    ``total`` is their sum.
+    """
+
+    total: float
+    tokens: tuple[float, ...]
+    pieces: tuple[str, ...]
+
+    @property
+    def mean(self) -> float:
+        return self.total / max(len(self.tokens), 1)
+
+
+@runtime_checkable
+class Translator(Protocol):
+    def translate(self, sources: Sequence[str], beam: int = 5) -> list[str]: ...
+
+    def sample(self, sources: Sequence[str], n: int = 128, epsilon: float = 0.02,
+               temperature: float = 1.0, seed: int = 0) -> list[list[str]]: ...
+
+    def score(self, sources: Sequence[str], targets: Sequence[str]) -> list[Scored]: ...
+
+    def signature(self) -> str:
+        """Identity of the system, e.g. ``hf:9b1c77aa0f3e`` or ``file:3f2a9c1d04e2``."""
+        ...

@@ -1,0 +1,63 @@
+"""Serve precomputed translations (e.g. a commercial system's) through the protocol.
+
+Two formats: ``source ||| translation`` lines, or a plain translation file aligned line by
+line with a source file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import InputError
+from ..signature import hash_file
+from ..textio import read_lines
+from .base import Scored, UnsupportedCall
+
+SEPARATOR = " ||| "
+
+
+class FileTranslator:
+    def __init__(self, translations: str | Path, sources: str | Path | None = None):
+        self.path = Path(translations)
+        lines = read_lines(self.path)
+        self._table: dict[str, str] = {}
+        if sources is None:
+            for number, line in enumerate(lines, 1):
+                if "|||" not in line:
+                    raise InputError("expected 'source ||| translation'", path=self.path, line=number,
+                                     hint="or pass the source file too for a plain translation file")
+                src, _, tgt = line.partition("|||")
+                self._table.setdefault(src.strip(), tgt.strip())
+        else:
+            src_lines = read_lines(sources)
+            if len(src_lines) != len(lines):
+                raise InputError(f"{len(lines)} translations for {len(src_lines)} sources in {sources}",
+                                 path=self.path, hint="the two files must have one line per sentence")
+            for src, tgt in zip(src_lines, lines):
+                self._table.setdefault(src.strip(), tgt.strip())
+        self._hash = hash_file(self.path)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def translate(self, sources: Sequence[str], beam: int = 5) -> list[str]:
+        out = []
+        for source in sources:
+            try:
+                out.append(self._table[source.strip()])
+            except KeyError:
+                raise InputError(f"no translation for source sentence {source!r}", path=self.path,
+                                 hint="the file must hold every sentence the probe asks for") from None
+        return out
+
+    def sample(self, sources, n=128, epsilon=0.02, temperature=1.0, seed=0):
+        raise UnsupportedCall(f"{self.path}: a file of translations cannot be sampled from; "
+                              "sampling-based metrics need a model checkpoint")
+
+    def score(self, sources, targets) -> list[Scored]:
+        raise UnsupportedCall(f"{self.path}: a file of translations has no probabilities; "
+                              "scoring needs a model checkpoint")
+
+    def signature(self) -> str:
+        return f"file:{self._hash}"
