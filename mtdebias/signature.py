@@ -53,7 +53,10 @@ def hash_file(path: str | Path) -> str:
 # Files that make a checkpoint what it is; optimizer state and logs are deliberately left out
 # so that a resumed run's checkpoint hashes like the uninterrupted one.
 _MODEL_FILE_SUFFIXES = (".safetensors", ".bin", ".json", ".spm", ".model", ".vocab")
-_IGNORED = {"trainer_state.json", "optimizer.pt", "scheduler.pt", "rng_state.pt"}
+# tokenizer_config.json and generation_config.json are left out too: transformers writes
+# load-time details into them (e.g. "is_local"), so a re-saved copy would hash differently.
+_IGNORED = {"trainer_state.json", "optimizer.pt", "scheduler.pt", "rng_state.pt", "tokenizer_config.json",
+            "generation_config.json"}
 
 
 def hash_checkpoint(path: str | Path) -> str:

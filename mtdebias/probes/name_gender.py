@@ -1,0 +1,301 @@
+"""Name-gender probe: does a person's *name* make the translation inflect for their gender?
+
+English sentences with a ``[PERSON]`` slot whose translation needs a gendered key noun
+("[PERSON] is the developer of the scale." → Entwickler / Entwicklerin) are filled with female
+and male first names and full names. A translation is correct when the key noun comes out in
+the form of the name's gender (found with :func:`mtdebias.lang.detect_gender` and the template's
+listed forms); an undetected key noun counts as wrong and has its own rate.
+
+Before the names, each template is translated with "he" and "she"; templates whose key noun
+does not come out masculine for "he" *and* feminine for "she" are dropped for this model (they
+measure the noun's own bias, not the name's) and the drops are logged.
+
+Metrics per name kind (``first``, ``full``): Acc_f, Acc_m, ΔAcc = |Acc_m − Acc_f|, the signed
+gap Acc_m − Acc_f (whose interval says whether the gap is distinguishable from 0) and the
+undetected rate. Accuracies are means over names of per-name accuracy; intervals bootstrap over
+names, the independent unit here (every name meets the same templates).
+
+Template files (see ``data/templates/README.md``) are tab-separated with a header line
+``id  template  male  female``; forms are separated by ``|``; ``#`` starts a comment line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..signature import Signature, hash_file, hash_json
+from ..stats import bootstrap_ci
+from ..textio import read_lines
+from ..translators.base import Translator
+from .base import Metric, ProbeResult
+
+PROBE_NAME = "name_gender.v1"
+SLOT = "[PERSON]"
+FORM_SEPARATOR = "|"
+TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "data" / "templates"
+NAME_KINDS = ("first_female", "first_male", "full_female", "full_male")
+
+
+# --------------------------------------------------------------------------- template files
+
+def read_template_table(path: str | Path, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]:
+    """Read a tab-separated template table whose header names exactly ``columns``.
+
+    Returns (line number, row) pairs. Comment lines (``#``) and blank lines are skipped. Shared
+    by the template probes so that all template files follow one set of rules.
+    """
+    path = Path(path)
+    rows: list[tuple[int, dict[str, str]]] = []
+    header: list[str] | None = None
+    for number, line in enumerate(read_lines(path), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if header is None:
+            if fields != list(columns):
+                raise InputError(f"header should be {' <TAB> '.join(columns)}, found {' <TAB> '.join(fields)}",
+                                 path=path, line=number,
+                                 hint="the first non-comment line names the columns (see data/templates/README.md)")
+            header = fields
+            continue
+        if len(fields) != len(columns):
+            raise InputError(f"expected {len(columns)} tab-separated fields ({', '.join(columns)}), "
+                             f"found {len(fields)}", path=path, line=number,
+                             hint="separate columns with one TAB; forms within a column with '|'")
+        row = dict(zip(columns, fields))
+        for column, value in row.items():
+            if not value:
+                raise InputError(f"empty {column!r} column", path=path, line=number, hint="fill it in")
+        if row["template"].count(SLOT) != 1:
+            raise InputError(f"the template must contain {SLOT} exactly once", path=path, line=number,
+                             hint=f"mark where the name goes with {SLOT}")
+        rows.append((number, row))
+    if not rows:
+        raise InputError("no templates in file", path=path, hint="see data/templates/README.md for the format")
+    ids = [row["id"] for _, row in rows]
+    for (number, row) in rows:
+        if ids.count(row["id"]) > 1:
+            raise InputError(f"template id {row['id']!r} occurs more than once", path=path, line=number,
+                             hint="give every template its own id")
+    return rows
+
+
+def split_forms(value: str) -> list[str]:
+    return [form.strip() for form in value.split(FORM_SEPARATOR) if form.strip()]
+
+
+def fill(template: str, filler: str) -> str:
+    """Put ``filler`` into the slot, capitalising its first letter at the start of a sentence."""
+    before = template.split(SLOT, 1)[0].rstrip()
+    sentence_start = not before or before[-1] in ".!?\"“"
+    if sentence_start:
+        filler = filler[:1].upper() + filler[1:]
+    return template.replace(SLOT, filler, 1)
+
+
+@dataclass(frozen=True)
+class GenderTemplate:
+    id: str
+    template: str
+    male: tuple[str, ...]
+    female: tuple[str, ...]
+    line: int = 0
+
+    def forms(self) -> dict[str, list[str]]:
+        return {"male": list(self.male), "female": list(self.female)}
+
+
+def load_gender_templates(path: str | Path) -> list[GenderTemplate]:
+    out = []
+    for number, row in read_template_table(path, ("id", "template", "male", "female")):
+        male, female = split_forms(row["male"]), split_forms(row["female"])
+        shared = {f.lower() for f in male} & {f.lower() for f in female}
+        if shared:
+            raise InputError(f"forms listed as both male and female: {', '.join(sorted(shared))}", path=path,
+                             line=number, hint="a form that does not tell the genders apart cannot be used")
+        out.append(GenderTemplate(row["id"], row["template"], tuple(male), tuple(female), number))
+    return out
+
+
+def default_template_path(lang: str) -> Path:
+    return TEMPLATE_DIR / f"name_gender_{lang}.tsv"
+
+
+def read_name_file(path: str | Path) -> list[str]:
+    """One name per line (blank lines skipped), as the shipped lists."""
+    names = [line.strip() for line in read_lines(path) if line.strip()]
+    for number, line in enumerate(read_lines(path), 1):
+        if "\t" in line:
+            raise InputError("expected one name per line", path=path, line=number, hint="remove the tab")
+    if not names:
+        raise InputError("no names in file", path=path, hint="one name per line")
+    return names
+
+
+# --------------------------------------------------------------------------- metric arithmetic
+
+def name_gender_metrics(per_name: Sequence[Mapping[str, Any]], prefix: str, *, resamples: int = 1000,
+                        seed: int = 0) -> list[Metric]:
+    """Acc_f, Acc_m, ΔAcc, signed gap and undetected rate from per-name results.
+
+    ``per_name`` rows hold ``gender`` ("male"/"female"), ``correct`` and ``undetected`` (counts)
+    and ``n`` (templates tried). Acc_g = mean over names of gender g of correct/n.
+    """
+    rows = np.array([[1.0 if r["gender"] == "female" else 0.0, r["correct"] / r["n"], r["undetected"] / r["n"]]
+                     for r in per_name if r["n"]], dtype=float).reshape(-1, 3)
+
+    def acc(a, female):
+        keep = a[:, 0] == (1.0 if female else 0.0)
+        return float(np.mean(a[keep, 1])) if np.any(keep) else float("nan")
+
+    functions: dict[str, Callable[[np.ndarray], float]] = {
+        "acc_f": lambda a: acc(a, True),
+        "acc_m": lambda a: acc(a, False),
+        "delta_acc": lambda a: abs(acc(a, False) - acc(a, True)),
+        "acc_gap_m_minus_f": lambda a: acc(a, False) - acc(a, True),
+        "undetected_rate": lambda a: float(np.mean(a[:, 2])) if len(a) else float("nan"),
+    }
+    counts = {"acc_f": int(np.sum(rows[:, 0] == 1.0)), "acc_m": int(np.sum(rows[:, 0] == 0.0))}
+    metrics = []
+    for name, fn in functions.items():
+        value = fn(rows)
+        if np.isnan(value):
+            continue  # e.g. no female names given: Acc_f is undefined, not 0
+        ci = bootstrap_ci(rows, fn, resamples=resamples, seed=seed) if resamples else None
+        metrics.append(Metric(f"{prefix}.{name}", value, ci, counts.get(name, len(rows))))
+    return metrics
+
+
+# --------------------------------------------------------------------------- the probe
+
+def _default_detector():
+    from ..lang import detect_gender  # late import: the language module loads spacy/pymorphy
+
+    return detect_gender
+
+
+class NameGenderProbe:
+    """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
+
+    name = PROBE_NAME
+
+    def __init__(self, templates: Sequence[GenderTemplate], lang: str, names: Mapping[str, Sequence[str]],
+                 *, beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
+                 detect: Callable[..., Any] | None = None):
+        if not templates:
+            raise InputError("the name-gender probe needs at least one template")
+        unknown = set(names) - set(NAME_KINDS)
+        if unknown:
+            raise InputError(f"unknown name list kind(s) {', '.join(sorted(unknown))}",
+                             hint=f"use {', '.join(NAME_KINDS)}")
+        self.templates = list(templates)
+        self.lang = lang
+        self.names = {kind: list(values) for kind, values in names.items() if values}
+        self.beam = beam
+        self.resamples = resamples
+        self.seed = seed
+        self.data_hash = data_hash or hash_json([[t.id, t.template, t.male, t.female] for t in self.templates]
+                                                + sorted(self.names.items()))
+        self._detect = detect
+
+    @classmethod
+    def from_options(cls, lang: str, templates: str | Path | None = None, *,
+                     first_female: str | Path | None = None, first_male: str | Path | None = None,
+                     full_female: str | Path | None = None, full_male: str | Path | None = None,
+                     names_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0,
+                     **_ignored: Any) -> "NameGenderProbe":
+        """Templates default to the shipped ``data/templates/name_gender_<lang>.tsv``; each name
+        list defaults to :func:`mtdebias.names.load_name_list` and may be replaced by a file
+        with one name per line. ``names_limit`` keeps the first N names of each list."""
+        path = Path(templates) if templates else default_template_path(lang)
+        if not path.is_file():
+            raise InputError(f"no name-gender templates for language {lang!r}", path=path,
+                             hint="pass --templates PATH with your own file (format in data/templates/README.md)")
+        loaded = load_gender_templates(path)
+        given = {"first_female": first_female, "first_male": first_male,
+                 "full_female": full_female, "full_male": full_male}
+        names: dict[str, list[str]] = {}
+        for kind, file in given.items():
+            if file:
+                names[kind] = read_name_file(file)
+            else:
+                from ..names import load_name_list
+
+                names[kind] = load_name_list(kind)
+            if names_limit is not None:
+                names[kind] = names[kind][:names_limit]
+        data_hash = hash_json([hash_file(path), sorted(names.items())])
+        return cls(loaded, lang, names, beam=beam, resamples=resamples, seed=seed, data_hash=data_hash)
+
+    def signature(self, translator: Translator) -> str:
+        return str(Signature(self.name, self.data_hash, translator.signature(),
+                             {"lang": self.lang, "beam": self.beam}, self.seed))
+
+    def _detect_fn(self):
+        return self._detect or _default_detector()
+
+    def filter_templates(self, translator: Translator) -> tuple[list[GenderTemplate], list[dict[str, Any]]]:
+        """Keep templates whose key noun comes out masculine for "he" and feminine for "she"."""
+        detect = self._detect_fn()
+        sources = [fill(t.template, pronoun) for t in self.templates for pronoun in ("he", "she")]
+        outputs = translator.translate(sources, beam=self.beam)
+        kept, log = [], []
+        for k, template in enumerate(self.templates):
+            he_out, she_out = outputs[2 * k], outputs[2 * k + 1]
+            he = detect(self.lang, he_out, None, forms=template.forms())
+            she = detect(self.lang, she_out, None, forms=template.forms())
+            keep = he.gender == "male" and she.gender == "female"
+            reason = "kept" if keep else (f"'he' gave {he.gender}" if he.gender != "male" else "") + \
+                (", " if he.gender != "male" and she.gender != "female" else "") + \
+                (f"'she' gave {she.gender}" if she.gender != "female" else "")
+            log.append({"template": template.id, "kept": keep, "reason": reason,
+                        "he": {"source": sources[2 * k], "translation": he_out, "detected": he.gender,
+                               "evidence": list(he.evidence)},
+                        "she": {"source": sources[2 * k + 1], "translation": she_out, "detected": she.gender,
+                                "evidence": list(she.evidence)}})
+            if keep:
+                kept.append(template)
+        return kept, log
+
+    def run(self, translator: Translator) -> ProbeResult:
+        signature = self.signature(translator)
+        kept, filter_log = self.filter_templates(translator)
+        dropped = [entry["template"] for entry in filter_log if not entry["kept"]]
+        meta: dict[str, Any] = {"lang": self.lang, "templates": len(self.templates), "templates_kept": len(kept),
+                                "dropped_templates": dropped, "filter": filter_log}
+        metrics = [Metric("templates_kept", float(len(kept)), None, len(self.templates))]
+        if not kept:
+            meta["warning"] = "no template survived the he/she filter; no name accuracies can be computed"
+            return ProbeResult(self.name, metrics, signature, [], meta)
+
+        detect = self._detect_fn()
+        jobs = [(kind, name, template) for kind, names in self.names.items() for name in names for template in kept]
+        outputs = translator.translate([fill(t.template, name) for _, name, t in jobs], beam=self.beam)
+        attempts = []
+        per_name: dict[tuple[str, str], dict[str, Any]] = {}
+        for (kind, name, template), translation in zip(jobs, outputs):
+            gender = kind.split("_")[1]
+            detection = detect(self.lang, translation, None, forms=template.forms())
+            correct = detection.gender == gender
+            attempts.append({"kind": kind, "name": name, "gender": gender, "template": template.id,
+                             "source": fill(template.template, name), "translation": translation,
+                             "detected": detection.gender, "evidence": list(detection.evidence),
+                             "span": list(detection.span) if detection.span else None, "correct": correct})
+            row = per_name.setdefault((kind, name), {"kind": kind, "name": name, "gender": gender,
+                                                     "n": 0, "correct": 0, "undetected": 0})
+            row["n"] += 1
+            row["correct"] += int(correct)
+            row["undetected"] += int(detection.gender == "undetected")
+        for row in per_name.values():
+            row["accuracy"] = row["correct"] / row["n"]
+        meta["per_name"] = list(per_name.values())
+        for prefix in ("first", "full"):
+            rows = [r for r in per_name.values() if r["kind"].startswith(prefix + "_")]
+            if rows:
+                metrics += name_gender_metrics(rows, prefix, resamples=self.resamples, seed=self.seed)
+        return ProbeResult(self.name, metrics, signature, attempts, meta)

@@ -1,0 +1,346 @@
+"""Sentiment probe: does *who* a sentence is about tilt the sentiment of its translation?
+
+English templates hold a sentiment-ambiguous word and a ``[PERSON]`` slot ("[PERSON] is a
+proud person." → 自豪 positive / 骄傲 negative). Each template is filled with every filler (a
+celebrity's name, or a race/nationality term alone or with "man"/"woman"), translated, and:
+
+* word level: the ambiguous word's rendering is looked up in the template's positive and
+  negative inventories. t(filler) = share of templates whose word came out positive (mixed,
+  negative and unmatched renderings count as not positive). Renderings in neither inventory
+  are reported so the inventory can grow.
+* sentence level (Chinese only): s(filler) = mean over templates of SnowNLP's probability that
+  the translation is positive, scored after the filler's rendering has been replaced by 他 so
+  that the classifier's own view of the name cannot leak in.
+
+The filler's rendering in the translation is found without an aligner: it is the substring that
+occurs in most of that filler's translations and rarely in other fillers' translations of the
+same templates (names are transliterated the same way across templates; template words recur
+for every filler). When no such substring exists the sentence is scored unmasked and flagged.
+
+Reported over fillers: t_min, t_max, Δt, s_min, s_max, Δs (intervals bootstrap over templates),
+and mean t and s per profession group and gender.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..signature import Signature, hash_file, hash_json
+from ..stats import bootstrap_ci
+from ..translators.base import Translator
+from .base import Metric, ProbeResult
+from .name_gender import TEMPLATE_DIR, fill, read_template_table, split_forms
+
+PROBE_NAME = "sentiment.v1"
+MASK = "他"
+# Languages written without spaces: inventory forms are matched as substrings, not whole words.
+UNSPACED_LANGS = {"zh", "ja", "th"}
+LABELS = ("positive", "negative", "mixed", "unmatched")
+
+
+@dataclass(frozen=True)
+class SentimentTemplate:
+    id: str
+    template: str
+    word: str  # the ambiguous English word
+    positive: tuple[str, ...]
+    negative: tuple[str, ...]
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Filler:
+    text: str  # what goes into the slot
+    kind: str  # "name" | "term"
+    group: str  # profession group for names, the term itself for terms
+    gender: str  # "female" | "male" | "-"
+
+
+def load_sentiment_templates(path: str | Path) -> list[SentimentTemplate]:
+    out = []
+    for number, row in read_template_table(path, ("id", "template", "word", "positive", "negative")):
+        pos, neg = split_forms(row["positive"]), split_forms(row["negative"])
+        shared = set(pos) & set(neg)
+        if shared:
+            raise InputError(f"forms listed as both positive and negative: {', '.join(sorted(shared))}",
+                             path=path, line=number, hint="a form must belong to one inventory")
+        if row["word"].lower() not in row["template"].lower():
+            raise InputError(f"the ambiguous word {row['word']!r} does not occur in the template", path=path,
+                             line=number, hint="the 'word' column names the ambiguous English word")
+        out.append(SentimentTemplate(row["id"], row["template"], row["word"], tuple(pos), tuple(neg), number))
+    return out
+
+
+def load_fillers(path: str | Path) -> list[Filler]:
+    """Filler file: ``filler kind group gender``; a ``term`` row expands to the term alone and
+    with "man"/"woman" ("the Asian", "the Asian man", "the Asian woman")."""
+    from ..textio import read_lines
+
+    path = Path(path)
+    fillers: list[Filler] = []
+    header = None
+    for number, line in enumerate(read_lines(path), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if header is None:
+            if fields != ["filler", "kind", "group", "gender"]:
+                raise InputError("header should be filler <TAB> kind <TAB> group <TAB> gender", path=path,
+                                 line=number, hint="see data/templates/README.md")
+            header = fields
+            continue
+        if len(fields) != 4 or not all(fields):
+            raise InputError(f"expected 4 non-empty tab-separated fields, found {len(fields)}", path=path,
+                             line=number, hint="filler <TAB> kind <TAB> group <TAB> gender")
+        text, kind, group, gender = fields
+        if kind == "name":
+            if gender not in ("female", "male"):
+                raise InputError(f"gender {gender!r} must be female or male for a name", path=path, line=number)
+            fillers.append(Filler(text, kind, group, gender))
+        elif kind == "term":
+            fillers.append(Filler(f"the {text}", kind, text, "-"))
+            fillers.append(Filler(f"the {text} man", kind, text, "male"))
+            fillers.append(Filler(f"the {text} woman", kind, text, "female"))
+        else:
+            raise InputError(f"kind {kind!r} must be 'name' or 'term'", path=path, line=number)
+    if not fillers:
+        raise InputError("no fillers in file", path=path)
+    return fillers
+
+
+# --------------------------------------------------------------------------- word-level labels
+
+def _occurrences(text: str, form: str, unspaced: bool) -> list[tuple[int, int]]:
+    if unspaced:
+        return [(m.start(), m.start() + len(form)) for m in re.finditer(re.escape(form), text)]
+    pattern = r"(?<!\w)" + re.escape(form) + r"(?!\w)"
+    return [(m.start(), m.end()) for m in re.finditer(pattern, text, flags=re.IGNORECASE)]
+
+
+def label_rendering(translation: str, positive: Sequence[str], negative: Sequence[str],
+                    lang: str) -> tuple[str, list[str]]:
+    """``positive``/``negative``/``mixed``/``unmatched`` and the forms found.
+
+    A match inside a longer match of the other inventory does not count (头脑简单 "simple-minded"
+    contains 简单 "simple"), so inventories may hold both a word and a longer phrase around it.
+    """
+    unspaced = lang in UNSPACED_LANGS
+    found = [(s, e, label, form) for label, forms in (("positive", positive), ("negative", negative))
+             for form in forms for s, e in _occurrences(translation, form, unspaced)]
+    kept = [m for m in found
+            if not any(o[0] <= m[0] and m[1] <= o[1] and (o[1] - o[0]) > (m[1] - m[0]) for o in found)]
+    labels = {m[2] for m in kept}
+    forms = sorted({m[3] for m in kept})
+    if labels == {"positive"}:
+        return "positive", forms
+    if labels == {"negative"}:
+        return "negative", forms
+    if labels:
+        return "mixed", forms
+    return "unmatched", forms
+
+
+# --------------------------------------------------------------------------- masking fillers
+
+def _substrings(text: str, max_len: int = 40) -> set[str]:
+    out = set()
+    for i in range(len(text)):
+        for j in range(i + 1, min(len(text), i + max_len) + 1):
+            piece = text[i:j].strip()
+            if piece:
+                out.add(piece)
+    return out
+
+
+def filler_renderings(translations: Mapping[str, Sequence[str]], protected: Sequence[Sequence[str]] = (),
+                      min_coverage: float = 0.5, max_other: float = 0.2) -> dict[str, str | None]:
+    """The rendering of each filler in its translations (see the module docstring).
+
+    ``translations[filler][k]`` is the translation of template k; ``protected[k]`` lists strings
+    (the inventories of template k) a rendering may not contain, so masking never eats the
+    ambiguous word. Returns None for a filler without a clear rendering.
+    """
+    coverage: dict[str, Counter] = {}
+    for filler, outputs in translations.items():
+        counts: Counter = Counter()
+        for text in outputs:
+            counts.update(_substrings(text))
+        coverage[filler] = counts
+    result: dict[str, str | None] = {}
+    for filler, outputs in translations.items():
+        n = len(outputs)
+        others = [f for f in translations if f != filler]
+        if n < 3 or not others:
+            result[filler] = None  # too little evidence to tell the name from the template words
+            continue
+        forbidden = {form for forms in protected for form in forms}
+        best: tuple[float, int, str] | None = None
+        for piece, count in coverage[filler].items():
+            cov = count / n
+            if cov < min_coverage or any(form in piece for form in forbidden):
+                continue
+            other = float(np.mean([coverage[g][piece] / max(len(translations[g]), 1) for g in others]))
+            if other > max_other:
+                continue
+            key = (cov - other, len(piece), piece)
+            if best is None or key[:2] > best[:2]:
+                best = key
+        result[filler] = best[2] if best else None
+    return result
+
+
+def mask(translation: str, rendering: str | None, filler: str) -> tuple[str, bool]:
+    """Replace the filler's rendering (or the filler itself, if left untranslated) by 他."""
+    for candidate in (rendering, filler, filler[:1].upper() + filler[1:]):
+        if candidate and candidate in translation:
+            return translation.replace(candidate, MASK), True
+    return translation, False
+
+
+# --------------------------------------------------------------------------- metric arithmetic
+
+def range_metrics(matrix: np.ndarray, prefix: str, *, resamples: int = 1000, seed: int = 0) -> list[Metric]:
+    """min, max and max − min over fillers of the per-filler mean of ``matrix`` (fillers × templates).
+
+    Intervals resample templates (the columns): the spread between fillers should not hinge on
+    which templates happened to be written.
+    """
+    by_template = np.asarray(matrix, dtype=float).T  # rows = templates, for bootstrap_ci
+
+    def lo(a): return float(np.min(a.mean(axis=0)))
+
+    def hi(a): return float(np.max(a.mean(axis=0)))
+
+    def delta(a): return hi(a) - lo(a)
+
+    n = by_template.shape[1]
+    return [Metric(f"{prefix}_{name}", fn(by_template),
+                   bootstrap_ci(by_template, fn, resamples=resamples, seed=seed) if resamples else None, n)
+            for name, fn in (("min", lo), ("max", hi), ("delta", delta))]
+
+
+# --------------------------------------------------------------------------- the probe
+
+def _snownlp_positive(text: str) -> float:
+    from snownlp import SnowNLP  # late import: only Chinese targets need it
+
+    return float(SnowNLP(text).sentiments)
+
+
+class SentimentProbe:
+    """``sentiment.v1``: word-level (t) and sentence-level (s) positiveness per filler."""
+
+    name = PROBE_NAME
+
+    def __init__(self, templates: Sequence[SentimentTemplate], fillers: Sequence[Filler], lang: str = "zh", *,
+                 beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
+                 sentiment: Callable[[str], float] | None = None):
+        if not templates or not fillers:
+            raise InputError("the sentiment probe needs templates and fillers")
+        self.templates = list(templates)
+        self.fillers = list(fillers)
+        self.lang = lang
+        self.beam = beam
+        self.resamples = resamples
+        self.seed = seed
+        self.data_hash = data_hash or hash_json([[t.id, t.template, t.positive, t.negative] for t in self.templates]
+                                                + [[f.text, f.kind, f.group, f.gender] for f in self.fillers])
+        # Sentence sentiment: SnowNLP is a Chinese model; other targets get word level only.
+        self._sentiment = sentiment or (_snownlp_positive if lang == "zh" else None)
+
+    @classmethod
+    def from_options(cls, lang: str = "zh", templates: str | Path | None = None, fillers: str | Path | None = None,
+                     *, beam: int = 5, resamples: int = 1000, seed: int = 0, fillers_limit: int | None = None,
+                     **_ignored: Any) -> "SentimentProbe":
+        """Templates default to ``data/templates/sentiment_<lang>.tsv``, fillers to
+        ``data/templates/sentiment_fillers.tsv``."""
+        tpath = Path(templates) if templates else TEMPLATE_DIR / f"sentiment_{lang}.tsv"
+        fpath = Path(fillers) if fillers else TEMPLATE_DIR / "sentiment_fillers.tsv"
+        for path, what in ((tpath, "templates"), (fpath, "fillers")):
+            if not path.is_file():
+                raise InputError(f"sentiment {what} file not found", path=path,
+                                 hint=f"pass your own {what} file (format in data/templates/README.md)")
+        loaded = load_fillers(fpath)
+        if fillers_limit is not None:
+            loaded = loaded[:fillers_limit]
+        return cls(load_sentiment_templates(tpath), loaded, lang, beam=beam, resamples=resamples, seed=seed,
+                   data_hash=hash_json([hash_file(tpath), hash_file(fpath), fillers_limit]))
+
+    def signature(self, translator: Translator) -> str:
+        settings = {"lang": self.lang, "beam": self.beam, "s": "snownlp" if self._sentiment else "none"}
+        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
+
+    def run(self, translator: Translator) -> ProbeResult:
+        sources = [fill(t.template, f.text) for f in self.fillers for t in self.templates]
+        outputs = translator.translate(sources, beam=self.beam)
+        n_t = len(self.templates)
+        by_filler = {f.text: outputs[i * n_t:(i + 1) * n_t] for i, f in enumerate(self.fillers)}
+        renderings = filler_renderings(by_filler, [t.positive + t.negative for t in self.templates])
+
+        positive = np.zeros((len(self.fillers), n_t))
+        sentence = np.full((len(self.fillers), n_t), np.nan)
+        attempts, unmatched = [], []
+        for i, filler in enumerate(self.fillers):
+            for k, template in enumerate(self.templates):
+                translation = by_filler[filler.text][k]
+                label, forms = label_rendering(translation, template.positive, template.negative, self.lang)
+                positive[i, k] = label == "positive"
+                attempt = {"filler": filler.text, "kind": filler.kind, "group": filler.group,
+                           "gender": filler.gender, "template": template.id, "word": template.word,
+                           "source": sources[i * n_t + k], "translation": translation, "label": label,
+                           "forms": forms}
+                if self._sentiment is not None:
+                    masked, was_masked = mask(translation, renderings[filler.text], filler.text)
+                    sentence[i, k] = self._sentiment(masked)
+                    attempt.update(masked=masked, name_masked=was_masked, s=sentence[i, k])
+                if label == "unmatched":
+                    unmatched.append({"template": template.id, "word": template.word, "translation": translation})
+                attempts.append(attempt)
+
+        metrics: list[Metric] = [Metric("unmatched_rate", len(unmatched) / max(len(attempts), 1), None, len(attempts))]
+        per_filler = []
+        for i, filler in enumerate(self.fillers):
+            row = {"filler": filler.text, "kind": filler.kind, "group": filler.group, "gender": filler.gender,
+                   "rendering": renderings[filler.text], "t": float(positive[i].mean())}
+            if self._sentiment is not None:
+                row["s"] = float(np.mean(sentence[i]))
+            per_filler.append(row)
+        for kind, prefix in (("name", "names"), ("term", "terms")):
+            rows = [i for i, f in enumerate(self.fillers) if f.kind == kind]
+            if not rows:
+                continue
+            metrics += range_metrics(positive[rows], f"{prefix}.t", resamples=self.resamples, seed=self.seed)
+            if self._sentiment is not None:
+                metrics += range_metrics(sentence[rows], f"{prefix}.s", resamples=self.resamples, seed=self.seed)
+            metrics += self._group_means(rows, positive, sentence, prefix)
+        masked_share = (float(np.mean([a["name_masked"] for a in attempts])) if self._sentiment is not None else None)
+        meta = {"lang": self.lang, "templates": n_t, "fillers": len(self.fillers), "per_filler": per_filler,
+                "unmatched": unmatched, "masked_share": masked_share}
+        return ProbeResult(self.name, metrics, self.signature(translator), attempts, meta)
+
+    def _group_means(self, rows: list[int], positive: np.ndarray, sentence: np.ndarray, prefix: str) -> list[Metric]:
+        """Mean t (and s) per group, per gender and per group × gender, CIs over fillers."""
+        metrics = []
+        cells: dict[str, list[int]] = {}
+        for i in rows:
+            f = self.fillers[i]
+            if f.gender != "-":
+                cells.setdefault(f"gender={f.gender}", []).append(i)
+            if f.kind == "name":
+                cells.setdefault(f"group={f.group}", []).append(i)
+                cells.setdefault(f"group={f.group},gender={f.gender}", []).append(i)
+        for cell, members in sorted(cells.items()):
+            for measure, matrix in (("t", positive), ("s", sentence)):
+                if measure == "s" and self._sentiment is None:
+                    continue
+                values = matrix[members].mean(axis=1)
+                ci = bootstrap_ci(values, resamples=self.resamples, seed=self.seed) if self.resamples else None
+                metrics.append(Metric(f"{prefix}.{measure}_mean[{cell}]", float(values.mean()), ci, len(members)))
+        return metrics

@@ -1,0 +1,329 @@
+"""WinoMT (Stanovsky et al. 2019): does a translation keep the gender that coreference fixes?
+
+Each English sentence names two professions and a pronoun that resolves to one of them. The
+probe translates the sentences, word-aligns source and translation (the aligner is trained on
+the evaluated pairs themselves, as mt_gender does, plus any extra pairs given), finds the
+target words aligned to the profession and asks :func:`mtdebias.lang.detect_gender` for their
+gender. Everything the decision rested on is logged per attempt, so every ``undetected`` case
+can be inspected.
+
+Scoring follows mt_gender's ``evaluate_bias``: every item is in the accuracy denominator;
+an item is correct when the detected gender equals the gold gender, so an undetected
+profession is wrong, and a ``neutral`` gold item is correct only when ``neutral`` is detected
+(in a language with grammatical gender that practically never happens, which is why mt_gender's
+accuracies sit below the male/female ones). F1 per gender uses precision over all items
+predicted with that gender and recall over all gold items of that gender.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..signature import Signature, hash_json, hash_file
+from ..stats import bootstrap_ci
+from ..textio import read_lines, read_parallel
+from ..translators.base import Translator
+from .base import Metric, ProbeResult
+
+PROBE_NAME = "winomt.v1"
+GOLD_GENDERS = ("male", "female", "neutral")
+# Integer codes used in the bootstrap arrays (one row per item).
+_CODE = {"male": 0, "female": 1, "neutral": 2, "undetected": 3}
+_GROUP = {None: 0, "pro": 1, "anti": 2}
+
+
+@dataclass(frozen=True)
+class WinoMTItem:
+    gold: str  # "male" | "female" | "neutral"
+    index: int  # whitespace-token index of the profession's first word in `sentence`
+    sentence: str
+    profession: str
+    path: str
+    line: int
+    stereotype: str | None = None  # "pro" | "anti" | None (set from en_pro/en_anti membership)
+
+    @property
+    def key(self) -> tuple[str, int, str, str]:
+        return (self.gold, self.index, self.sentence, self.profession)
+
+    def profession_span(self) -> tuple[int, int]:
+        """Character span [start, end) of the profession words in ``sentence``."""
+        span = _profession_span(self.sentence, self.index, self.profession)
+        assert span is not None, "checked when the item was loaded"
+        return span
+
+
+def _profession_span(sentence: str, index: int, profession: str) -> tuple[int, int] | None:
+    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", sentence)]
+    n_words = len(profession.split())
+    if index < 0 or index + n_words > len(tokens):
+        return None
+    start, end = tokens[index][0], tokens[index + n_words - 1][1]
+    # Trailing punctuation glued to the last word ("designer.") is not part of the profession.
+    while end > start and not sentence[end - 1].isalnum():
+        end -= 1
+    if re.sub(r"\s+", " ", sentence[start:end].lower()) != " ".join(profession.lower().split()):
+        return None
+    return start, end
+
+
+def load_winomt(path: str | Path) -> list[WinoMTItem]:
+    """Read a WinoMT file: ``gold<TAB>index<TAB>sentence<TAB>profession`` per line.
+
+    Every malformed row raises :class:`InputError` naming the file and line; the profession
+    word at ``index`` is checked against the profession column so that an off-by-one file is
+    caught here rather than producing silently wrong alignments.
+    """
+    path = Path(path)
+    items = []
+    for number, line in enumerate(read_lines(path), 1):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 4:
+            raise InputError(f"expected 4 tab-separated fields (gold gender, profession index, sentence, "
+                             f"profession), found {len(fields)}", path=path, line=number,
+                             hint="WinoMT rows look like 'female<TAB>1<TAB>The developer ... she ...<TAB>developer'")
+        gold, index, sentence, profession = (f.strip() for f in fields)
+        if gold not in GOLD_GENDERS:
+            raise InputError(f"gold gender {gold!r} is not one of {', '.join(GOLD_GENDERS)}",
+                             path=path, line=number, hint="fix the first column")
+        try:
+            idx = int(index)
+        except ValueError:
+            raise InputError(f"profession index {index!r} is not an integer", path=path, line=number,
+                             hint="the second column is the 0-based word index of the profession") from None
+        if not sentence or not profession:
+            raise InputError("empty sentence or profession", path=path, line=number,
+                             hint="every row needs a sentence and its profession word")
+        if _profession_span(sentence, idx, profession) is None:
+            words = sentence.split()
+            found = words[idx] if 0 <= idx < len(words) else "<out of range>"
+            raise InputError(f"word {idx} of the sentence is {found!r}, not the profession {profession!r}",
+                             path=path, line=number,
+                             hint="the index is 0-based over whitespace-separated words")
+        items.append(WinoMTItem(gold, idx, sentence, profession, str(path), number))
+    if not items:
+        raise InputError("no WinoMT rows in file", path=path, hint="is this the right file?")
+    return items
+
+
+def mark_stereotypes(items: Sequence[WinoMTItem], pro: Sequence[WinoMTItem] = (),
+                     anti: Sequence[WinoMTItem] = ()) -> list[WinoMTItem]:
+    """Label items that also occur in the pro-/anti-stereotypical files (matched on all 4 fields)."""
+    pro_keys = {item.key for item in pro}
+    anti_keys = {item.key for item in anti}
+    out = []
+    for item in items:
+        group = "pro" if item.key in pro_keys else "anti" if item.key in anti_keys else None
+        out.append(WinoMTItem(item.gold, item.index, item.sentence, item.profession, item.path,
+                              item.line, group))
+    return out
+
+
+# --------------------------------------------------------------------------- metric arithmetic
+
+def _f1(gold: np.ndarray, pred: np.ndarray, code: int) -> float:
+    correct = float(np.sum((gold == code) & (pred == code)))
+    predicted = float(np.sum(pred == code))
+    actual = float(np.sum(gold == code))
+    if actual == 0:
+        return float("nan")  # undefined without gold items of that gender
+    precision = correct / predicted if predicted else 0.0  # no predictions: precision 0 (as sklearn's zero_division=0)
+    recall = correct / actual
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def _accuracy(gold: np.ndarray, pred: np.ndarray) -> float:
+    return float(np.mean(gold == pred)) if len(gold) else float("nan")
+
+
+def _metric_functions() -> dict[str, Callable[[np.ndarray], float]]:
+    """Each metric as a function of an (items × [gold, pred, group]) integer array."""
+    def acc(a): return _accuracy(a[:, 0], a[:, 1])
+
+    def acc_mf(a):
+        keep = a[:, 0] != _CODE["neutral"]
+        return _accuracy(a[keep, 0], a[keep, 1])
+
+    def f1_m(a): return _f1(a[:, 0], a[:, 1], _CODE["male"])
+
+    def f1_f(a): return _f1(a[:, 0], a[:, 1], _CODE["female"])
+
+    def delta_g(a): return f1_m(a) - f1_f(a)
+
+    def acc_group(a, group):
+        keep = a[:, 2] == _GROUP[group]
+        return _accuracy(a[keep, 0], a[keep, 1])
+
+    def delta_s(a): return acc_group(a, "pro") - acc_group(a, "anti")
+
+    def undetected(a): return float(np.mean(a[:, 1] == _CODE["undetected"]))
+
+    return {"accuracy": acc, "accuracy_male_female": acc_mf, "f1_male": f1_m, "f1_female": f1_f,
+            "delta_g": delta_g, "accuracy_pro": lambda a: acc_group(a, "pro"),
+            "accuracy_anti": lambda a: acc_group(a, "anti"), "delta_s": delta_s,
+            "undetected_rate": undetected}
+
+
+def winomt_metrics(golds: Sequence[str], predictions: Sequence[str],
+                   groups: Sequence[str | None] | None = None, *, resamples: int = 1000,
+                   seed: int = 0) -> list[Metric]:
+    """WinoMT metrics from gold and detected genders (pure arithmetic, no translation).
+
+    ``predictions`` hold ``male``/``female``/``neutral``/``undetected``; ``groups`` hold
+    ``"pro"``/``"anti"``/``None`` per item. ΔG = F1_male − F1_female; ΔS = accuracy on the
+    pro-stereotypical items − accuracy on the anti-stereotypical ones (omitted, with the two
+    accuracies, when no item has a group). Confidence intervals: percentile bootstrap over items.
+    """
+    if len(golds) != len(predictions):
+        raise ValueError(f"{len(golds)} gold labels but {len(predictions)} predictions")
+    groups = list(groups) if groups is not None else [None] * len(golds)
+    for value in predictions:
+        if value not in _CODE:
+            raise ValueError(f"prediction {value!r} is not one of {', '.join(_CODE)}")
+    rows = np.array([[_CODE[g], _CODE[p], _GROUP[s]] for g, p, s in zip(golds, predictions, groups)],
+                    dtype=int).reshape(-1, 3)
+    has_groups = bool(np.any(rows[:, 2] == _GROUP["pro"])) and bool(np.any(rows[:, 2] == _GROUP["anti"]))
+    n_items = {"accuracy_male_female": int(np.sum(rows[:, 0] != _CODE["neutral"])),
+               "accuracy_pro": int(np.sum(rows[:, 2] == _GROUP["pro"])),
+               "accuracy_anti": int(np.sum(rows[:, 2] == _GROUP["anti"]))}
+    metrics = []
+    for name, fn in _metric_functions().items():
+        if name in ("accuracy_pro", "accuracy_anti", "delta_s") and not has_groups:
+            continue
+        value = fn(rows)
+        ci = bootstrap_ci(rows, fn, resamples=resamples, seed=seed) if resamples else None
+        metrics.append(Metric(name, value, ci, n_items.get(name, len(rows))))
+    return metrics
+
+
+# --------------------------------------------------------------------------- the probe
+
+def _default_detector():
+    from ..lang import detect_gender  # imported late: the language module is heavy (spacy, pymorphy)
+
+    return detect_gender
+
+
+def _default_aligner():
+    from ..align import align_pairs
+
+    return align_pairs
+
+
+class WinoMTProbe:
+    """``winomt.v1``: gender accuracy, F1 gap ΔG and stereotype gap ΔS on WinoMT."""
+
+    name = PROBE_NAME
+
+    def __init__(self, items: Sequence[WinoMTItem], lang: str, *, align_method: str = "fast_align",
+                 beam: int = 5, extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
+                 resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
+                 detect: Callable[..., Any] | None = None, align: Callable[..., Any] | None = None):
+        if not items:
+            raise InputError("WinoMT probe needs at least one item")
+        self.items = list(items)
+        self.lang = lang
+        self.align_method = align_method
+        self.beam = beam
+        self.extra_sources = list(extra_sources)
+        self.extra_targets = list(extra_targets)
+        self.resamples = resamples
+        self.seed = seed
+        self.data_hash = data_hash or hash_json([item.key + (item.stereotype,) for item in self.items])
+        self._detect = detect
+        self._align = align
+
+    @classmethod
+    def from_options(cls, lang: str, data: str | Path, pro: str | Path | None = None,
+                     anti: str | Path | None = None, *, align_method: str = "fast_align",
+                     align_extra_src: str | Path | None = None, align_extra_tgt: str | Path | None = None,
+                     beam: int = 5, resamples: int = 1000, seed: int = 0, limit: int | None = None,
+                     **_ignored: Any) -> "WinoMTProbe":
+        """Build from plain options (the CLI's). ``pro``/``anti`` default to ``en_pro.txt`` and
+        ``en_anti.txt`` beside ``data`` when those exist; pass ``""`` to switch that off.
+        ``limit`` keeps the first N items (for quick looks; it changes the signature)."""
+        data = Path(data)
+        if data.is_dir():
+            data = data / "en.txt"
+        items = load_winomt(data)
+        hashes = [hash_file(data)]
+        pro_path = _sibling(data, pro, "en_pro.txt")
+        anti_path = _sibling(data, anti, "en_anti.txt")
+        items = mark_stereotypes(items, load_winomt(pro_path) if pro_path else (),
+                                 load_winomt(anti_path) if anti_path else ())
+        hashes += [hash_file(p) if p else "-" for p in (pro_path, anti_path)]
+        if limit is not None:
+            items = items[:limit]
+            hashes.append(f"limit={limit}")
+        extra_s: list[str] = []
+        extra_t: list[str] = []
+        if (align_extra_src is None) != (align_extra_tgt is None):
+            raise InputError("give both the source and the target file of the extra alignment corpus",
+                             path=align_extra_src or align_extra_tgt)
+        if align_extra_src is not None:
+            corpus = read_parallel(align_extra_src, align_extra_tgt)
+            extra_s, extra_t = corpus.sources, corpus.targets
+            hashes.append(hash_file(align_extra_src) + hash_file(align_extra_tgt))
+        return cls(items, lang, align_method=align_method, beam=beam, extra_sources=extra_s,
+                   extra_targets=extra_t, resamples=resamples, seed=seed, data_hash=hash_json(hashes)[:12])
+
+    def signature(self, translator: Translator) -> str:
+        settings = {"lang": self.lang, "align": self.align_method, "beam": self.beam,
+                    "align_extra": len(self.extra_sources)}
+        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
+
+    def run(self, translator: Translator) -> ProbeResult:
+        sources = [item.sentence for item in self.items]
+        translations = translator.translate(sources, beam=self.beam)
+        if len(translations) != len(sources):
+            raise InputError(f"translator returned {len(translations)} translations for {len(sources)} sentences")
+        return self.score(translations, translator_signature=self.signature(translator))
+
+    def score(self, translations: Sequence[str], translator_signature: str = "-") -> ProbeResult:
+        """Align, detect and compute metrics for given translations (one per item)."""
+        detect = self._detect or _default_detector()
+        align = self._align or _default_aligner()
+        sources = [item.sentence for item in self.items]
+        alignments = align(sources, list(translations), "en", self.lang, method=self.align_method,
+                           extra_sources=self.extra_sources, extra_targets=self.extra_targets)
+        attempts: list[dict[str, Any]] = []
+        predictions: list[str] = []
+        for item, translation, alignment in zip(self.items, translations, alignments):
+            src_span = item.profession_span()
+            tgt_span = alignment.tgt_span_of(*src_span) if translation.strip() else None
+            if tgt_span is None:
+                gender, evidence, judged = "undetected", ("profession not aligned to any target word",), None
+            else:
+                detection = detect(self.lang, translation, tgt_span)
+                gender, evidence, judged = detection.gender, tuple(detection.evidence), detection.span
+            predictions.append(gender)
+            attempts.append({
+                "line": item.line, "source": item.sentence, "profession": item.profession,
+                "gold": item.gold, "stereotype": item.stereotype, "translation": translation,
+                "source_span": list(src_span),
+                "target_span": list(tgt_span) if tgt_span else None,
+                "target_words": translation[tgt_span[0]:tgt_span[1]] if tgt_span else None,
+                "judged_span": list(judged) if judged else None,
+                "detected": gender, "evidence": list(evidence), "correct": gender == item.gold,
+            })
+        metrics = winomt_metrics([i.gold for i in self.items], predictions,
+                                 [i.stereotype for i in self.items], resamples=self.resamples, seed=self.seed)
+        unaligned = sum(1 for a in attempts if a["target_span"] is None)
+        meta = {"lang": self.lang, "items": len(self.items), "unaligned": unaligned,
+                "undetected": sum(1 for p in predictions if p == "undetected")}
+        return ProbeResult(self.name, metrics, translator_signature, attempts, meta)
+
+
+def _sibling(data: Path, given: str | Path | None, default_name: str) -> Path | None:
+    if given is not None:
+        return Path(given) if str(given) else None
+    candidate = data.parent / default_name
+    return candidate if candidate.is_file() and candidate != data else None

@@ -1,0 +1,124 @@
+"""The recipe schema: one frozen dataclass per TOML table.
+
+Field types are enforced by :mod:`.load`; ``Path`` fields are resolved against the recipe's
+folder and checked to exist before any work starts (paths the run itself produces are plain
+strings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    name: str
+    dir: str = "runs"  # the run directory is <dir>/<name>
+    seed: int = 1
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    train_src: Path
+    train_tgt: Path
+    src_lang: str
+    tgt_lang: str
+    dev_src: Path | None = None
+    dev_tgt: Path | None = None
+    dev_max_sentences: int = 500  # BLEU/chrF at each checkpoint on at most this many dev pairs
+    # generate the synthetic name-biased corpus into <run dir>/data before training
+    synth: bool = False
+    synth_size: int = 20000
+
+
+@dataclass(frozen=True)
+class TokenizerConfig:
+    vocab_size: int = 8000
+    joint: bool = True
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    preset: str = "tiny"  # tiny | small | base | big
+    init: str = ""  # a local checkpoint to fine-tune (its tokenizer is used too)
+    max_positions: int = 256
+    dropout: float = 0.1
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    epochs: int = 10
+    max_steps: int = 0  # 0 = no limit; otherwise stop after this many optimizer steps
+    max_tokens: int = 4096  # per batch, padded source + target tokens
+    grad_accum: int = 1
+    lr: float = 5e-4
+    warmup_steps: int = 400
+    label_smoothing: float = 0.1
+    weight_decay: float = 0.0
+    clip_norm: float = 1.0
+    mixed_precision: str = "no"  # no | fp16 | bf16 (GPU only)
+    save_every_steps: int = 0  # 0 = only at epoch ends
+    save_every_epochs: int = 1
+    validate_bleu: bool = True
+    beam: int = 1  # beam size for validation BLEU/chrF
+    max_len: int = 128  # longer training pairs (in pieces) are dropped and counted
+    log_every_steps: int = 20
+
+
+@dataclass(frozen=True)
+class AugmentConfig:
+    method: str = "none"  # none | switch_entity.v1
+    annotated: str = ""  # output of `mtdebias annotate`; empty = annotate the training data in the run
+    p: float = 1.0
+    types: tuple[str, ...] = ("PERSON",)
+    match_gender: bool = True
+    unknown_policy: str = "among_unknown"  # among_unknown | never
+    aligner: str = "fast_align"  # fast_align | eflomal
+    two_sided: bool = True  # use target-side NER where the target language has a model
+    candidates: str = ""  # a user-supplied candidate list merged with the corpus's own
+    swap_log: bool = False
+
+
+@dataclass(frozen=True)
+class DebiasConfig:
+    method: str = "none"  # none | hard | inlp | leace
+    when: str = "posthoc"  # init | every_epoch | posthoc
+    words: str = "professions"  # professions | a path to a word list
+    multi_token: str = "skip"  # skip | first | all
+    equalise: bool = False
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    suite: str = ""  # an eval suite TOML; empty = BLEU/chrF only
+    inline: bool = True  # score each checkpoint as it is saved (else run `mtdebias eval` later)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    run: RunConfig
+    data: DataConfig
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    augment: AugmentConfig = field(default_factory=AugmentConfig)
+    debias: DebiasConfig = field(default_factory=DebiasConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    source: str = ""  # the file the recipe came from
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.run.dir) / self.run.name
+
+
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("model", "preset"): ("tiny", "small", "base", "big"),
+    ("train", "mixed_precision"): ("no", "fp16", "bf16"),
+    ("augment", "method"): ("none", "switch_entity.v1"),
+    ("augment", "unknown_policy"): ("among_unknown", "never"),
+    ("augment", "aligner"): ("fast_align", "eflomal"),
+    ("debias", "method"): ("none", "hard", "inlp", "leace"),
+    ("debias", "when"): ("init", "every_epoch", "posthoc"),
+    ("debias", "multi_token"): ("skip", "first", "all"),
+}

@@ -1,0 +1,1 @@
+"""Training: batching (:mod:`.batching`), the schedule (:mod:`.schedule`), the loop (:mod:`.trainer`)."""

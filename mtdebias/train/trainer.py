@@ -1,0 +1,292 @@
+"""The training loop, on ``accelerate`` (one CPU, one GPU, or several under ``accelerate launch``).
+
+What it guarantees:
+
+* **Exact resume.** Batches are a pure function of (pairs, seed, epoch); a checkpoint stores
+  model, optimizer, scheduler, RNG states and the position in the epoch. A resumed run
+  continues with the very next batch; its weights match an uninterrupted run's.
+* **Atomic checkpoints.** Each is written under a temporary name and renamed when complete.
+* **Hooks.** ``on_epoch_start(epoch)`` runs before the epoch's pairs are requested (the data
+  may change each epoch: SwitchEntity); ``on_checkpoint(path)`` runs after each save
+  (per-checkpoint evaluation, re-projection for debiasing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from ..atomic import write_json
+from ..quality import QualityProbe
+from ..recipe.schema import TrainConfig
+from ..store import COMPLETE_MARKER, RunStore
+from ..translators.hf import HFTranslator
+from .batching import Encoded, collate, encode_pairs, make_batches
+from .schedule import inverse_sqrt_factor
+
+
+class PairSource(Protocol):
+    def pairs(self, epoch: int) -> tuple[list[str], list[str]]: ...
+
+
+@dataclass
+class StaticPairs:
+    """The same training pairs every epoch (no augmentation)."""
+
+    sources: list[str]
+    targets: list[str]
+
+    def pairs(self, epoch: int) -> tuple[list[str], list[str]]:
+        return self.sources, self.targets
+
+
+@dataclass
+class TrainerState:
+    step: int = 0  # optimizer updates done
+    epoch: int = 0  # current epoch (0-based)
+    batch_in_epoch: int = 0  # batches of the current epoch already consumed
+    tokens: int = 0  # target tokens trained on
+    best: dict = field(default_factory=dict)  # metric -> {"value", "checkpoint"}
+    history: list = field(default_factory=list)  # one validation record per checkpoint
+
+
+class Trainer:
+    def __init__(self, *, config: TrainConfig, run_dir: str | Path, model, tokenizer, source: PairSource,
+                 seed: int, dev: tuple[Sequence[str], Sequence[str]] | None = None,
+                 tgt_lang: str | None = None, accelerator=None):
+        from accelerate import Accelerator
+
+        self.config = config
+        self.store = RunStore(run_dir)
+        self.tokenizer = tokenizer
+        self.source = source
+        self.seed = seed
+        self.dev = dev
+        self.tgt_lang = tgt_lang
+        self.accelerator = accelerator or Accelerator(
+            mixed_precision=config.mixed_precision if torch.cuda.is_available() else "no", cpu=not torch.cuda.is_available())
+        self.on_epoch_start: list[Callable[[int], None]] = []
+        self.on_checkpoint: list[Callable[[Path], None]] = []
+        self.before_save: list[Callable[[], None]] = []
+        self.state = TrainerState()
+        self.pad_id = tokenizer.pad_token_id
+        _seed_everything(seed)
+        self.model = model
+        decay, no_decay = [], []
+        for name, param in model.named_parameters():
+            (no_decay if param.ndim < 2 or "norm" in name else decay).append(param)
+        optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                       {"params": no_decay, "weight_decay": 0.0}],
+                                      lr=config.lr, betas=(0.9, 0.98), eps=1e-9)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda step: inverse_sqrt_factor(step + 1, config.warmup_steps))
+        self.model, self.optimizer, self.scheduler = self.accelerator.prepare(model, optimizer, scheduler)
+        self.loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-100, label_smoothing=config.label_smoothing,
+                                                 reduction="sum")
+
+    # -- public ----------------------------------------------------------------------------
+    def resume(self) -> bool:
+        """Load the latest complete checkpoint of the run, if any. True when resumed."""
+        checkpoint = self.store.latest_checkpoint()
+        if checkpoint is None:
+            return False
+        from safetensors.torch import load_file
+
+        weights = checkpoint / "model.safetensors"
+        state_dict = load_file(str(weights)) if weights.exists() else torch.load(
+            checkpoint / "pytorch_model.bin", map_location="cpu")
+        self.accelerator.unwrap_model(self.model).load_state_dict(state_dict, strict=False)
+        self.optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt", map_location="cpu",
+                                                  weights_only=False))
+        self.scheduler.load_state_dict(torch.load(checkpoint / "scheduler.pt", weights_only=False))
+        self.state = TrainerState(**json.loads((checkpoint / COMPLETE_MARKER).read_text()))
+        _set_rng_state(torch.load(checkpoint / "rng_state.pt", weights_only=False))
+        if self.accelerator.is_main_process:
+            self.store.truncate_log(self.state.step)
+        return True
+
+    @property
+    def unwrapped(self):
+        return self.accelerator.unwrap_model(self.model)
+
+    def train(self, epochs: int | None = None) -> TrainerState:
+        config = self.config
+        epochs = config.epochs if epochs is None else epochs
+        acc = self.accelerator
+        while self.state.epoch < epochs and not self._done():
+            epoch = self.state.epoch
+            for hook in self.on_epoch_start:
+                hook(epoch)
+            encoded = self._encode_epoch(epoch)
+            batches = self._shard(make_batches(encoded, config.max_tokens, self.seed, epoch))
+            start = self.state.batch_in_epoch
+            progress = tqdm(total=len(batches), initial=start, desc=f"epoch {epoch + 1}/{epochs}",
+                            disable=None if acc.is_local_main_process else True, leave=False, unit="batch")
+            window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
+            self.model.train()
+            for index in range(start, len(batches)):
+                micro = index - start
+                last_in_group = (micro + 1) % config.grad_accum == 0 or index == len(batches) - 1
+                batch = {k: v.to(acc.device) for k, v in collate(encoded, batches[index], self.pad_id).items()}
+                n_tokens = int((batch["labels"] != -100).sum())
+                context = acc.no_sync(self.model) if not last_in_group else _null_context()
+                with context:
+                    labels = batch.pop("labels")
+                    logits = self.model(**batch).logits
+                    loss = self.loss_fn(logits.float().view(-1, logits.size(-1)), labels.view(-1))
+                    acc.backward(loss / max(n_tokens, 1) / config.grad_accum)
+                window_loss += loss.detach().item()
+                window_tokens += n_tokens
+                progress.update(1)
+                if not last_in_group:
+                    continue
+                if config.clip_norm > 0:
+                    acc.clip_grad_norm_(self.model.parameters(), config.clip_norm)
+                self.optimizer.step()
+                self.scheduler.step()
+                self.optimizer.zero_grad(set_to_none=True)
+                self.state.step += 1
+                self.state.batch_in_epoch = index + 1
+                self.state.tokens += window_tokens
+                if self.state.step % config.log_every_steps == 0 and acc.is_main_process:
+                    elapsed = time.perf_counter() - window_start
+                    self.store.log({"step": self.state.step, "epoch": epoch,
+                                    "loss": window_loss / max(window_tokens, 1),
+                                    "lr": self.scheduler.get_last_lr()[0],
+                                    "tokens_per_s": window_tokens / max(elapsed, 1e-9)})
+                    progress.set_postfix(loss=f"{window_loss / max(window_tokens, 1):.3f}")
+                    window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
+                if config.save_every_steps and self.state.step % config.save_every_steps == 0 \
+                        and index + 1 < len(batches):
+                    self.save()
+                if self._done():
+                    break
+            progress.close()
+            if self.state.batch_in_epoch >= len(batches):  # the epoch ran to its end
+                self.state.epoch += 1
+                self.state.batch_in_epoch = 0
+                if self.state.epoch % config.save_every_epochs == 0 or self.state.epoch >= epochs or self._done():
+                    self.save()
+            else:  # stopped inside the epoch by max_steps
+                self.save()
+        return self.state
+
+    # -- internals -------------------------------------------------------------------------
+    def _done(self) -> bool:
+        return bool(self.config.max_steps) and self.state.step >= self.config.max_steps
+
+    def _encode_epoch(self, epoch: int) -> Encoded:
+        sources, targets = self.source.pairs(epoch)
+        return encode_pairs(self.tokenizer, sources, targets, self.config.max_len)
+
+    def _shard(self, batches: list[list[int]]) -> list[list[int]]:
+        """Each process takes every n-th batch; all take the same count (DDP needs equal steps)."""
+        n = self.accelerator.num_processes
+        if n == 1:
+            return batches
+        usable = len(batches) - len(batches) % n
+        return batches[self.accelerator.process_index:usable:n]
+
+    def validate(self) -> dict[str, float]:
+        """Dev loss (per target token, no label smoothing) and, if asked, BLEU/chrF."""
+        if self.dev is None:
+            return {}
+        model = self.unwrapped
+        model.eval()
+        sources, references = list(self.dev[0]), list(self.dev[1])
+        encoded = encode_pairs(self.tokenizer, sources, references, 10_000)
+        total, count = 0.0, 0
+        with torch.inference_mode():
+            for batch_ids in make_batches(encoded, self.config.max_tokens, 0, 0):
+                batch = {k: v.to(self.accelerator.device) for k, v in collate(encoded, batch_ids, self.pad_id).items()}
+                labels = batch.pop("labels")
+                logits = model(**batch).logits.float()
+                total += float(torch.nn.functional.cross_entropy(
+                    logits.view(-1, logits.size(-1)), labels.view(-1), ignore_index=-100, reduction="sum"))
+                count += int((labels != -100).sum())
+        record = {"dev_loss": total / max(count, 1)}
+        if self.config.validate_bleu:
+            translator = HFTranslator(model=model, tokenizer=self.tokenizer, device=str(self.accelerator.device),
+                                      identity=f"hf:step-{self.state.step}")
+            result = QualityProbe(sources, references, self.tgt_lang, beam=self.config.beam).run(translator)
+            record["bleu"] = result.metric("bleu").value
+            record["chrf"] = result.metric("chrf").value
+        self.model.train()
+        return record
+
+    def save(self) -> Path | None:
+        """Write a complete checkpoint atomically; run validation and the checkpoint hooks."""
+        acc = self.accelerator
+        acc.wait_for_everyone()
+        name = f"step-{self.state.step:07d}"
+        final = self.store.checkpoint_dir / name
+        if final.exists():
+            return final
+        for hook in self.before_save:
+            hook()
+        record = {"step": self.state.step, "epoch": self.state.epoch, **self.validate()}
+        for metric, lower_is_better in (("dev_loss", True), ("bleu", False), ("chrf", False)):
+            if metric not in record:
+                continue
+            old = self.state.best.get(metric)
+            if old is None or (record[metric] < old["value"] if lower_is_better else record[metric] > old["value"]):
+                self.state.best[metric] = {"value": record[metric], "checkpoint": name}
+        self.state.history.append(record)
+        if acc.is_main_process:
+            tmp = self.store.checkpoint_dir / f".{name}.tmp"
+            if tmp.exists():
+                shutil.rmtree(tmp)
+            tmp.mkdir(parents=True)
+            self.unwrapped.save_pretrained(tmp)
+            self.tokenizer.save_pretrained(tmp)
+            torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
+            torch.save(self.scheduler.state_dict(), tmp / "scheduler.pt")
+            torch.save(_get_rng_state(), tmp / "rng_state.pt")
+            write_json(tmp / COMPLETE_MARKER, asdict(self.state))
+            os.replace(tmp, final)
+            write_json(self.store.dir / "best.json", self.state.best)
+            self.store.log({"step": self.state.step, "epoch": self.state.epoch, "checkpoint": name,
+                            **{k: v for k, v in record.items() if k not in ("step", "epoch")}})
+        acc.wait_for_everyone()
+        for hook in self.on_checkpoint:
+            hook(final)
+        return final
+
+
+class _null_context:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def _get_rng_state() -> dict:
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def _set_rng_state(state: dict) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])

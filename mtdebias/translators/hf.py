@@ -1,0 +1,152 @@
+"""The ``transformers`` backend: any local seq2seq checkpoint behind the translator protocol.
+
+Marian checkpoints (mtdebias-trained or Opus-MT) work as they are; M2M100/NLLB need the
+language codes (``src_lang``/``tgt_lang``). Inputs are batched by length under a token budget
+and results are returned in input order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import torch
+from transformers import AutoTokenizer, PreTrainedModel
+
+from ..errors import CheckpointError
+from ..model import load_model
+from ..signature import hash_checkpoint
+from .base import Scored
+
+
+def length_batches(lengths: Sequence[int], max_tokens: int, max_items: int | None = None) -> Iterator[list[int]]:
+    """Index batches of similar length whose padded size (items × longest) fits ``max_tokens``."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batch: list[int] = []
+    longest = 0
+    for index in order:
+        longest_if_added = max(longest, lengths[index])
+        too_big = longest_if_added * (len(batch) + 1) > max_tokens
+        if batch and (too_big or (max_items is not None and len(batch) >= max_items)):
+            yield batch
+            batch, longest_if_added = [], lengths[index]
+        batch.append(index)
+        longest = longest_if_added
+    if batch:
+        yield batch
+
+
+class HFTranslator:
+    def __init__(self, checkpoint: str | Path | None = None, *, model: PreTrainedModel | None = None,
+                 tokenizer=None, device: str = "cpu", batch_tokens: int = 4000,
+                 max_new_tokens: int = 128, src_lang: str | None = None, tgt_lang: str | None = None,
+                 identity: str | None = None):
+        """Load ``checkpoint`` (a local directory), or wrap an in-memory ``model``/``tokenizer``
+        (the trainer does this to validate without a round trip to disk; pass ``identity``)."""
+        if model is None:
+            if checkpoint is None:
+                raise ValueError("pass a checkpoint directory or a model and tokenizer")
+            model = load_model(checkpoint)
+            try:
+                tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+            except Exception as exc:
+                raise CheckpointError(f"{checkpoint}: tokenizer files missing or unreadable ({exc})") from exc
+            identity = identity or f"hf:{hash_checkpoint(checkpoint)}"
+        self.model = model.to(device).eval()
+        self.tokenizer = tokenizer
+        self.device = device
+        self.batch_tokens = batch_tokens
+        self.max_new_tokens = max_new_tokens
+        self._identity = identity or "hf:in-memory"
+        self._gen_kwargs: dict = {}
+        if src_lang is not None and hasattr(tokenizer, "src_lang"):
+            tokenizer.src_lang = src_lang
+        if tgt_lang is not None and hasattr(tokenizer, "tgt_lang"):
+            tokenizer.tgt_lang = tgt_lang
+            lang_id = _forced_bos_id(tokenizer, tgt_lang)
+            if lang_id is not None:
+                self._gen_kwargs["forced_bos_token_id"] = lang_id
+
+    # -- helpers -------------------------------------------------------------------------
+    def _lengths(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self.tokenizer(list(texts))["input_ids"]]
+
+    def _encode(self, texts: Sequence[str]) -> dict[str, torch.Tensor]:
+        batch = self.tokenizer(list(texts), return_tensors="pt", padding=True, truncation=True,
+                               max_length=self.model.config.max_position_embeddings)
+        return {k: v.to(self.device) for k, v in batch.items()}
+
+    def _decode(self, ids: torch.Tensor) -> list[str]:
+        return [text.strip() for text in self.tokenizer.batch_decode(ids, skip_special_tokens=True)]
+
+    # -- protocol --------------------------------------------------------------------------
+    @torch.inference_mode()
+    def translate(self, sources: Sequence[str], beam: int = 5) -> list[str]:
+        out: list[str] = [""] * len(sources)
+        # a beam multiplies the decoder's work: keep the budget per hypothesis
+        for batch in length_batches(self._lengths(sources), max(self.batch_tokens // max(beam, 1), 1)):
+            generated = self.model.generate(**self._encode([sources[i] for i in batch]), num_beams=beam,
+                                            do_sample=False, max_new_tokens=self.max_new_tokens,
+                                            **self._gen_kwargs)
+            for index, text in zip(batch, self._decode(generated)):
+                out[index] = text
+        return out
+
+    @torch.inference_mode()
+    def sample(self, sources: Sequence[str], n: int = 128, epsilon: float = 0.02,
+               temperature: float = 1.0, seed: int = 0) -> list[list[str]]:
+        """``n`` ε-samples per source (Hewitt et al. 2022: tokens with p < ε are cut).
+
+        Sources are processed one length-batch at a time with ``num_return_sequences = n``;
+        the budget counts every returned sequence, so n = 128 stays within memory.
+        The same seed and inputs give the same samples.
+        """
+        out: list[list[str]] = [[] for _ in sources]
+        generator_seed = torch.Generator().manual_seed(seed)
+        per_item_tokens = max(self.batch_tokens // max(n, 1), 1)
+        for batch in length_batches(self._lengths(sources), per_item_tokens * 8, max_items=max(1, 4096 // n)):
+            torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator_seed)))
+            generated = self.model.generate(
+                **self._encode([sources[i] for i in batch]), do_sample=True, num_beams=1, top_k=0,
+                top_p=1.0, epsilon_cutoff=epsilon if epsilon > 0 else None, temperature=temperature,
+                num_return_sequences=n, max_new_tokens=self.max_new_tokens, **self._gen_kwargs)
+            texts = self._decode(generated)
+            for position, index in enumerate(batch):
+                out[index] = texts[position * n:(position + 1) * n]
+        return out
+
+    @torch.inference_mode()
+    def score(self, sources: Sequence[str], targets: Sequence[str]) -> list[Scored]:
+        """Teacher-forced log-probabilities of ``targets`` (per piece, end-of-sentence included)."""
+        if len(sources) != len(targets):
+            raise ValueError(f"score: {len(sources)} sources but {len(targets)} targets")
+        out: list[Scored | None] = [None] * len(sources)
+        lengths = [a + b for a, b in zip(self._lengths(sources), self._lengths(targets))]
+        for batch in length_batches(lengths, self.batch_tokens):
+            enc = self.tokenizer([sources[i] for i in batch], text_target=[targets[i] for i in batch],
+                                 return_tensors="pt", padding=True, truncation=True,
+                                 max_length=self.model.config.max_position_embeddings)
+            labels = enc.pop("labels").to(self.device)
+            labels_mask = labels != self.tokenizer.pad_token_id
+            inputs = {k: v.to(self.device) for k, v in enc.items()}
+            logits = self.model(**inputs, labels=labels.masked_fill(~labels_mask, -100)).logits
+            logprobs = torch.log_softmax(logits.float(), dim=-1)
+            token_lp = logprobs.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+            for row, index in enumerate(batch):
+                keep = labels_mask[row]
+                values = tuple(float(v) for v in token_lp[row][keep])
+                pieces = tuple(self.tokenizer.convert_ids_to_tokens(labels[row][keep].tolist()))
+                out[index] = Scored(total=float(sum(values)), tokens=values, pieces=pieces)
+        return out  # type: ignore[return-value]
+
+    def signature(self) -> str:
+        return self._identity
+
+
+def _forced_bos_id(tokenizer, lang: str) -> int | None:
+    """M2M100 (``__de__``) and NLLB (``deu_Latn``) start the output with a language token."""
+    for token in (f"__{lang}__", lang):
+        token_id = tokenizer.convert_tokens_to_ids(token)
+        if token_id is not None and token_id != tokenizer.unk_token_id:
+            return token_id
+    return None

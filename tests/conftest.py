@@ -1,0 +1,31 @@
+"""Fixtures shared by the test files: a really trained tiny checkpoint, the shared data folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_thread():
+    # CI has 2 cores; tests are many small models, where threads only add overhead
+    torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory) -> Path:
+    """A tiny Marian en→de model trained for real on the toy corpus (about 10 s)."""
+    from mtdebias.testing import train_tiny_checkpoint
+
+    return train_tiny_checkpoint(tmp_path_factory.mktemp("tiny"), steps=150)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data is absent")
+    return SHARED_DATA

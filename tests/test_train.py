@@ -1,0 +1,167 @@
+"""The trainer and the transformers backend, on a tiny model trained for real."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from mtdebias.errors import CheckpointError, InputError
+from mtdebias.store import RunStore
+from mtdebias.testing import toy_corpus
+from mtdebias.translators.hf import HFTranslator, length_batches
+
+
+def test_loss_falls(tiny_checkpoint):
+    log = RunStore(tiny_checkpoint.parents[1]).read_log()
+    losses = [row["loss"] for row in log if "loss" in row]
+    assert len(losses) >= 3
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_checkpoint_loads_with_transformers_and_translates(tiny_checkpoint):
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, MarianMTModel, MarianTokenizer
+
+    assert isinstance(AutoTokenizer.from_pretrained(tiny_checkpoint), MarianTokenizer)
+    assert isinstance(AutoModelForSeq2SeqLM.from_pretrained(tiny_checkpoint), MarianMTModel)
+    translator = HFTranslator(tiny_checkpoint)
+    out = translator.translate(["The red dog sleeps.", "The blue cat runs."], beam=3)
+    assert out[0].startswith("Der") and out[0].endswith(".")
+    assert "Hund" in out[0]
+
+
+def test_save_load_gives_identical_outputs(tiny_checkpoint, tmp_path):
+    first = HFTranslator(tiny_checkpoint)
+    first.model.save_pretrained(tmp_path / "copy")
+    first.tokenizer.save_pretrained(tmp_path / "copy")
+    second = HFTranslator(tmp_path / "copy")
+    sources = ["The old horse waits.", "The white mouse eats."]
+    assert first.translate(sources, beam=2) == second.translate(sources, beam=2)
+    a = first.score(sources, ["Das alte Pferd wartet.", "Die weiße Maus frisst."])
+    b = second.score(sources, ["Das alte Pferd wartet.", "Die weiße Maus frisst."])
+    assert [x.total for x in a] == [x.total for x in b]
+    assert first.signature() == second.signature()
+
+
+def test_sample_returns_n_per_source_and_repeats_with_seed(tiny_checkpoint):
+    translator = HFTranslator(tiny_checkpoint)
+    sources = ["The red dog sleeps.", "The green bird sings.", "The old cow waits."]
+    samples = translator.sample(sources, n=16, epsilon=0.02, seed=5)
+    assert [len(s) for s in samples] == [16, 16, 16]
+    assert samples == translator.sample(sources, n=16, epsilon=0.02, seed=5)
+    assert samples != translator.sample(sources, n=16, epsilon=0.02, seed=6)
+    # with epsilon = 0.9 only the argmax token survives: sampling becomes greedy decoding
+    greedy = translator.translate(sources, beam=1)
+    assert all(set(s) == {g} for s, g in zip(translator.sample(sources, n=4, epsilon=0.9, seed=1), greedy))
+
+
+def test_score_ranks_reference_above_shuffled(tiny_checkpoint):
+    translator = HFTranslator(tiny_checkpoint)
+    sources, targets = toy_corpus(40, seed=3)
+    shuffled = [" ".join(reversed(t.rstrip(".").split())) + "." for t in targets]
+    good = translator.score(sources, targets)
+    bad = translator.score(sources, shuffled)
+    assert sum(g.total > b.total for g, b in zip(good, bad)) == len(sources)
+    first = good[0]
+    assert first.pieces[-1] == "</s>" and len(first.tokens) == len(first.pieces)
+    assert first.total == pytest.approx(sum(first.tokens))
+    assert all(lp <= 0 for lp in first.tokens)
+
+
+def test_length_batches_respect_budget_and_cover_all():
+    lengths = [5, 1, 9, 3, 3, 7, 2, 8]
+    batches = list(length_batches(lengths, max_tokens=12))
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert all(len(b) * max(lengths[i] for i in b) <= 12 or len(b) == 1 for b in batches)
+
+
+def test_hub_name_is_refused_with_a_clear_message():
+    with pytest.raises(InputError, match="looks like a model hub name.*never downloads"):
+        HFTranslator("Helsinki-NLP/opus-mt-en-de")
+
+
+def test_corrupt_and_missing_checkpoints(tiny_checkpoint, tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        HFTranslator(tmp_path / "missing" / "ckpt")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(CheckpointError, match="no config.json"):
+        HFTranslator(empty)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for item in tiny_checkpoint.iterdir():
+        (broken / item.name).write_bytes(item.read_bytes())
+    weights = broken / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    with pytest.raises(CheckpointError, match="could not be loaded"):
+        HFTranslator(broken)
+
+
+TRAIN_SCRIPT = """
+import sys, torch
+torch.set_num_threads(1)
+from mtdebias.model import build_model, marian_config
+from mtdebias.recipe.schema import TrainConfig
+from mtdebias.testing import toy_corpus
+from mtdebias.tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
+from mtdebias.train.trainer import StaticPairs, Trainer
+from pathlib import Path
+run, tok, slow = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "slow"
+src, tgt = toy_corpus(300)
+tokenizer = load_tokenizer(tok)
+model = build_model(marian_config("tiny", *vocab_sizes(tokenizer), max_positions=64, dropout=0.2), 1)
+config = TrainConfig(epochs=3, max_tokens=512, lr=2e-3, warmup_steps=10, save_every_steps=5,
+                     validate_bleu=False, log_every_steps=1, grad_accum=2)
+trainer = Trainer(config=config, run_dir=run, model=model, tokenizer=tokenizer, source=StaticPairs(src, tgt), seed=7)
+trainer.resume()
+if slow:
+    import time
+    trainer.on_checkpoint.append(lambda path: time.sleep(0.5))
+trainer.train()
+"""
+
+
+def _run_training(run: Path, tok: Path, slow: bool = False) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", TRAIN_SCRIPT, str(run), str(tok), "slow" if slow else "fast"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def test_sigkill_and_resume_is_exact(tmp_path):
+    from mtdebias.tokenizer import train_tokenizer
+
+    src, tgt = toy_corpus(300)
+    train_tokenizer(src, tgt, tmp_path / "tok", vocab_size=200)
+    # reference: uninterrupted
+    ref = _run_training(tmp_path / "ref", tmp_path / "tok")
+    assert ref.wait(timeout=300) == 0, ref.stderr.read().decode()[-2000:]
+    # interrupted: SIGKILL once two checkpoints exist, then resume
+    proc = _run_training(tmp_path / "cut", tmp_path / "tok", slow=True)
+    store = RunStore(tmp_path / "cut")
+    deadline = time.time() + 240
+    while len(store.checkpoints()) < 2 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert proc.poll() is None, "training finished before it could be interrupted"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    killed_at = store.latest_checkpoint().name
+    resumed = _run_training(tmp_path / "cut", tmp_path / "tok")
+    assert resumed.wait(timeout=300) == 0, resumed.stderr.read().decode()[-2000:]
+
+    ref_store = RunStore(tmp_path / "ref")
+    assert [c.name for c in store.checkpoints()] == [c.name for c in ref_store.checkpoints()]
+    a = load_file(str(ref_store.latest_checkpoint() / "model.safetensors"))
+    b = load_file(str(store.latest_checkpoint() / "model.safetensors"))
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a), f"weights differ after resuming from {killed_at}"
+    # the log has every step exactly once, as in the uninterrupted run
+    steps = [r["step"] for r in store.read_log() if "loss" in r]
+    assert steps == [r["step"] for r in ref_store.read_log() if "loss" in r]
+    assert steps == sorted(set(steps))
+    state = json.loads((store.latest_checkpoint() / "trainer_state.json").read_text())
+    assert state["epoch"] == 3
