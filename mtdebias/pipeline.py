@@ -11,7 +11,7 @@ from typing import Callable
 
 import tomli_w
 
-from .atomic import write_text
+from .atomic import write_json, write_text
 from .errors import ConfigError, InputError
 from .recipe import Recipe, recipe_to_dict
 from .store import RunStore
@@ -121,6 +121,9 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     if debiased is not None:
         for hook in trainer.on_checkpoint:
             hook(debiased)
+    from .runner import FINISHED
+
+    write_json(store.dir / FINISHED, {"step": trainer.state.step, "epoch": trainer.state.epoch})
     return store
 
 

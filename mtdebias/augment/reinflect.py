@@ -54,7 +54,9 @@ def _name_parses(lang: str, word: str, gender: str | None):
     parses = [p for p in _analyzer(lang).parse(word) if any(t in p.tag for t in _NAME_TAGS)]
     if gender in _GENDER_TAG:
         parses = [p for p in parses if _GENDER_TAG[gender] in p.tag] or parses
-    return parses
+    # one person is named in the singular; plural readings (Марии = "the Marias") only add
+    # spurious cases
+    return [p for p in parses if "plur" not in p.tag] or parses
 
 
 class Reinflector:
@@ -67,10 +69,12 @@ class Reinflector:
         self._cache: dict[tuple[str, str, str | None], str | None] = {}
 
     def analyse(self, text: str, gender: str | None = None) -> tuple[str, str] | None:
-        """(nominative form, case) of a name such as "Ивана Петрова", or None if not a name.
+        """(nominative form, cases) of a name such as "Ивана Петрова", or None if not a name.
 
         Every word must have a name/surname/patronymic reading, and the readings must share a
-        case; among shared cases the one with the highest summed parser score wins.
+        case. ``cases`` lists every shared case, best-scored first, joined by "|" ("gent|accs"):
+        the form alone often cannot tell them apart (Марии: gent, datv or loct), and a
+        replacement is only safe when it has the same form in all of them (see switch.py).
         """
         words = [t for t in tokenize(text, self.lang) if t.text[:1].isalpha()]
         if not words:
@@ -90,7 +94,8 @@ class Reinflector:
             per_word.append(parses)
         if not scores:
             return None
-        case = max(sorted(scores), key=lambda c: scores[c])
+        ranked = sorted(scores, key=lambda c: (-scores[c], c))
+        case = ranked[0]
         pieces, last = [], 0
         for token, parses in zip(words, per_word):
             parse = next(p for p in parses if p.tag.case == case)
@@ -99,7 +104,7 @@ class Reinflector:
                 return None
             pieces.append(text[last:token.start] + _match_case(token.text, nominative.word))
             last = token.end
-        return "".join(pieces) + text[last:], case
+        return "".join(pieces) + text[last:], "|".join(ranked)
 
     def inflect(self, nominative: str, case: str, gender: str | None = None) -> str | None:
         """``nominative`` put into ``case`` ("gent", "accs", …), or None when a word will not go."""

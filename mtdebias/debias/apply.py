@@ -249,6 +249,7 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
 
     checkpoint_dir = Path(checkpoint_dir)
     out_dir = Path(out_dir)
+    words, pairs = _resolve_words(words), _resolve_pairs(pairs)  # bad lists fail before any work
     if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
         raise InputError("output directory exists and is not empty", path=out_dir,
                          hint="choose a new directory or allow overwriting (--overwrite)")
@@ -272,6 +273,10 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
+        # the training position (step, epoch) describes the debiased copy too; optimizer and RNG
+        # state do not travel: the copy is an evaluation artefact, not a point to resume from
+        if (checkpoint_dir / "trainer_state.json").is_file():
+            shutil.copy2(checkpoint_dir / "trainer_state.json", tmp / "trainer_state.json")
         report.output_model = hash_checkpoint(tmp)
         if dev is not None:
             report.dev = {"sentences": len(dev), "beam": beam,
@@ -334,3 +339,11 @@ class EncoderDebiaser:
                               eraser_options=self.eraser_options)
         self.reports.append(report)
         return report
+
+    def write_last_report(self, directory: str | Path) -> Path | None:
+        """Write the latest report as ``debias_report.json`` into ``directory`` (a checkpoint)."""
+        if not self.reports:
+            return None
+        path = Path(directory) / REPORT_NAME
+        write_json(path, self.reports[-1].to_dict())
+        return path

@@ -66,6 +66,13 @@ def detect(model: str, text: str, span: tuple[int, int],
     for child in head.children:
         if child.i in inside and child.pos_ in ("NOUN", "PROPN"):
             continue
+        if child.dep_ == "case":
+            # contracted preposition + article (fr. «au», «du») carries the article's gender
+            c = determiner_cue(child)
+            if c is not None:
+                cues.append(c)
+                start = min(start, child.idx) if child.i < head.i else start
+            continue
         if child.dep_ in _AGREEING_DEPS or child.pos_ in ("DET", "ADJ"):
             if child.dep_ in ("acl", "acl:relcl") and child.pos_ == "VERB" and "Part" not in child.morph.get("VerbForm"):
                 continue

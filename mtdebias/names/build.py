@@ -55,9 +55,10 @@ def read_ssa_counts(path: str | Path | None = None) -> dict[str, tuple[int, int]
     import pyarrow.parquet as pq
 
     table = pq.read_table(path or ssa_parquet_path(), columns=["sex", "name", "n"])
+    summed = table.group_by(["name", "sex"]).aggregate([("n", "sum")])
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for sex, name, n in zip(table.column("sex").to_pylist(), table.column("name").to_pylist(),
-                            table.column("n").to_pylist()):
+    for name, sex, n in zip(summed.column("name").to_pylist(), summed.column("sex").to_pylist(),
+                            summed.column("n_sum").to_pylist()):
         totals[name][0 if sex == "F" else 1] += int(n)
     return {name: (f, m) for name, (f, m) in totals.items()}
 

@@ -192,7 +192,22 @@ def filler_renderings(translations: Mapping[str, Sequence[str]], protected: Sequ
             key = (cov - other, len(piece), piece)
             if best is None or key[:2] > best[:2]:
                 best = key
-        result[filler] = best[2] if best else None
+        if best is None:
+            result[filler] = None
+            continue
+        # The longest best piece can swallow a template-independent neighbour ("爱丽丝·沃克很" when
+        # every template says 很 right after the name). Such an edge character is as frequent in
+        # the other fillers' translations as the piece is in this filler's: trim it.
+        piece, cov = best[2], coverage[filler][best[2]] / n
+
+        def other_cov(text: str) -> float:
+            return float(np.mean([coverage[g][text] / max(len(translations[g]), 1) for g in others]))
+
+        while len(piece) > 1 and other_cov(piece[-1]) >= 0.9 * cov:
+            piece = piece[:-1].rstrip()
+        while len(piece) > 1 and other_cov(piece[0]) >= 0.9 * cov:
+            piece = piece[1:].lstrip()
+        result[filler] = piece
     return result
 
 

@@ -41,8 +41,10 @@ def _coerce(value: Any, annotation: Any, where: str, path: Path | None, base: Pa
                               hint="fix the path; relative paths are taken from the recipe's folder")
         return resolved
     if origin is tuple:
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where} must be a list of strings", path=path)
+        item_type = typing.get_args(annotation)[0]
+        if not isinstance(value, list) or not all(isinstance(v, item_type) and not isinstance(v, bool)
+                                                  for v in value):
+            raise ConfigError(f"{where} must be a list of {item_type.__name__} values", path=path)
         return tuple(value)
     if annotation is bool:
         if not isinstance(value, bool):

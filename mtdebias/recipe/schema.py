@@ -96,6 +96,14 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class AblateConfig:
+    # each variant is "name" or "name: section.key=value; section.key=value"
+    variants: tuple[str, ...] = ()
+    seeds: tuple[int, ...] = ()
+    baseline: str = ""  # the variant the others are tested against (default: the first)
+
+
+@dataclass(frozen=True)
 class Recipe:
     run: RunConfig
     data: DataConfig
@@ -105,6 +113,7 @@ class Recipe:
     augment: AugmentConfig = field(default_factory=AugmentConfig)
     debias: DebiasConfig = field(default_factory=DebiasConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    ablate: AblateConfig = field(default_factory=AblateConfig)
     source: str = ""  # the file the recipe came from
 
     @property

@@ -81,7 +81,7 @@ def fr_join(det: str, word: str) -> str:
         if det in ("le", "la"):
             return "l'" + word
         if det in ("de", "que"):
-            return det[0] + "'" + word
+            return det[:-1] + "'" + word
         if det == "ma":
             det = "mon"
         elif det == "sa":

@@ -84,14 +84,15 @@ PROFESSIONS: tuple[PersonNoun, ...] = (
 )
 
 # Relations used with possessives ("my new neighbour"); not professions, so not exported.
+# A few professions that read naturally as relations ("my boss") are shared, as the same
+# objects, so that every English person noun has exactly one translation per gender.
 RELATIONS: tuple[PersonNoun, ...] = (
     _n("friend", "Freund", "Freundin", "ami", "amie", "amigo", "amiga"),
     _n("neighbour", "Nachbar", "Nachbarin", "voisin", "voisine", "vecino", "vecina", weak="n"),
     _n("cousin", "Cousin", "Cousine", "cousin", "cousine", "primo", "prima"),
-    _n("boss", "Chef", "Chefin", "patron", "patronne", "jefe", "jefa"),
-    _n("teacher", "Lehrer", "Lehrerin", "professeur", "professeure", "profesor", "profesora"),
-    _n("coach", "Trainer", "Trainerin", "entraîneur", "entraîneuse", "entrenador", "entrenadora"),
-)
+) + tuple(p for p in PROFESSIONS if p.en in ("boss", "teacher", "coach"))
+
+PERSON_NOUNS: dict[str, PersonNoun] = {n.en: n for n in PROFESSIONS + RELATIONS}
 
 
 @dataclass(frozen=True)
@@ -333,6 +334,8 @@ THINGS: tuple[Thing, ...] = (
 
 @dataclass(frozen=True)
 class Colour:
+    """An adjective for things (colours, size, age, state)."""
+
     en: str
     de: str
     fr_m: str
@@ -341,6 +344,7 @@ class Colour:
     es_f: str
     fr_pre: bool = False
     fr_m_vowel: str | None = None
+    es_copula: str = "es"  # "está" for a state ("rota"), "es" for a property
 
 
 THING_ADJECTIVES: tuple[Colour, ...] = (
@@ -353,7 +357,7 @@ THING_ADJECTIVES: tuple[Colour, ...] = (
     Colour("grey", "grau", "gris", "grise", "gris", "gris"),
     Colour("small", "klein", "petit", "petite", "pequeño", "pequeña", fr_pre=True),
     Colour("old", "alt", "vieux", "vieille", "viejo", "vieja", fr_pre=True, fr_m_vowel="vieil"),
-    Colour("broken", "kaputt", "cassé", "cassée", "roto", "rota"),
+    Colour("broken", "kaputt", "cassé", "cassée", "roto", "rota", es_copula="está"),
     Colour("heavy", "schwer", "lourd", "lourde", "pesado", "pesada"),
 )
 

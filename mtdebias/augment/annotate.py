@@ -1,0 +1,515 @@
+"""Annotate a parallel corpus once for SwitchEntity: entity pairs ⟨t_x, t_y⟩ and candidate lists.
+
+Following Wang et al.'s SwitchEntity recipe: NER finds entities (source side, and target side in
+two-sided mode), word alignment carries each source entity to the target, and a conservative rule
+decides whether the pair is trusted:
+
+* the target tokens aligned to the source entity must be contiguous (gaps of unaligned
+  punctuation, as in "O'Neill", are allowed) and must not also be aligned to source words
+  outside the entity;
+* in two-sided mode they must lie inside a target entity of the same type (GPE≈LOC);
+* two source entities may not claim overlapping target text.
+
+Everything else is left alone and counted under its reason. Persons get a gender from their given
+name (first token of the source entity).
+
+Output directory::
+
+    annotated.jsonl   one line per kept pair: src, tgt, accepted entities with spans
+    candidates.json   L(type[/gender]) → [{src, tgt, count}], from the corpus (+ user list)
+    summary.json      counts per type/gender, accepted, rejected by reason, signature
+    shards/           per-shard results; a shard whose .stats.json exists is complete and is
+                      not redone when an interrupted run is restarted
+    work/             aligner corpus and fast_align tables (trained once on the whole corpus)
+
+Memory does not grow with the corpus: input is streamed shard by shard and only candidate
+counts (one entry per distinct name pair) are kept across shards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+from .. import atomic
+from ..align import Alignment, FastAlignModel, align_pairs, aligner_line, tokenize
+from ..align.aligners import METHODS
+from ..errors import InputError
+from ..ner import TYPES, Entity, load_tagger, types_compatible
+from ..signature import Signature, hash_json
+from ..textio import count_lines, iter_lines
+from .reinflect import Reinflector, policy_for
+
+GenderOf = Callable[[str], str]
+REJECT_REASONS = ("unaligned", "non_contiguous", "shared_alignment", "not_capitalised",
+                  "no_target_entity",
+                  "type_mismatch", "exceeds_target_entity", "overlapping_target")
+DEFAULT_SHARD_SIZE = 10000
+
+
+def candidate_key(type_: str, gender: str | None) -> str:
+    return f"{type_}/{gender}" if type_ == "PERSON" else type_
+
+
+def default_gender_of() -> GenderOf:
+    """The shipped name→gender lexicon (contract §3)."""
+    from ..names import NameGenderLexicon
+
+    return NameGenderLexicon.load().gender
+
+
+# --------------------------------------------------------------------------- pair extraction
+
+@dataclass
+class ShardStats:
+    pairs: int = 0
+    skipped_empty: int = 0                                   # lines with an empty side
+    entities: Counter = field(default_factory=Counter)       # candidate key → found
+    accepted: Counter = field(default_factory=Counter)       # candidate key → accepted
+    rejected: Counter = field(default_factory=Counter)       # reason → n
+    rejected_by_type: Counter = field(default_factory=Counter)  # "TYPE:reason" → n
+    target_form: Counter = field(default_factory=Counter)    # analysed / unparsed / identity_*
+    candidates: dict[str, Counter] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"pairs": self.pairs, "skipped_empty": self.skipped_empty, "entities": dict(self.entities),
+                "accepted": dict(self.accepted), "rejected": dict(self.rejected),
+                "rejected_by_type": dict(self.rejected_by_type),
+                "target_form": dict(self.target_form),
+                "candidates": {k: [[s, t, n] for (s, t), n in sorted(c.items())]
+                               for k, c in sorted(self.candidates.items())}}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "ShardStats":
+        return cls(obj["pairs"], obj.get("skipped_empty", 0), Counter(obj["entities"]), Counter(obj["accepted"]),
+                   Counter(obj["rejected"]), Counter(obj["rejected_by_type"]),
+                   Counter(obj["target_form"]),
+                   {k: Counter({(s, t): n for s, t, n in v}) for k, v in obj["candidates"].items()})
+
+    def add(self, other: "ShardStats") -> None:
+        self.pairs += other.pairs
+        self.skipped_empty += other.skipped_empty
+        for name in ("entities", "accepted", "rejected", "rejected_by_type", "target_form"):
+            getattr(self, name).update(getattr(other, name))
+        for key, counts in other.candidates.items():
+            self.candidates.setdefault(key, Counter()).update(counts)
+
+
+def _is_word(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
+
+
+def _target_indices(al: Alignment, entity: Entity) -> tuple[list[int] | None, str | None]:
+    """Contiguous target token indices of a source entity, or (None, reason)."""
+    inside = {i for i, t in enumerate(al.src) if t.start < entity.end and t.end > entity.start}
+    linked = sorted({j for i, j in al.links if i in inside})
+    if not linked:
+        return None, "unaligned"
+    outside_links: dict[int, list[int]] = {}
+    for i, j in al.links:
+        if i not in inside and _is_word(al.src[i].text):
+            outside_links.setdefault(j, []).append(i)
+    span = list(range(linked[0], linked[-1] + 1))
+    linked_set = set(linked)
+    for j in span:
+        if j not in linked_set and (_is_word(al.tgt[j].text) or j in outside_links):
+            return None, "non_contiguous"
+    if any(j in outside_links for j in linked):
+        return None, "shared_alignment"
+    return span, None
+
+
+@dataclass
+class PairAnnotator:
+    """Turns (sentence pair, entities, alignment) into accepted entity records and statistics."""
+
+    src_lang: str
+    tgt_lang: str
+    types: tuple[str, ...]
+    two_sided: bool
+    gender_of: GenderOf | None
+
+    def __post_init__(self):
+        self.policy = policy_for(self.tgt_lang)
+        self.reinflector = Reinflector(self.tgt_lang) if self.policy == "morph" else None
+
+    def gender(self, entity_text: str) -> str | None:
+        tokens = [t.text for t in tokenize(entity_text, self.src_lang) if _is_word(t.text)]
+        if not tokens:
+            return "unknown"
+        if self.gender_of is None:
+            return "unknown"
+        gender = self.gender_of(tokens[0])
+        return gender if gender in ("male", "female") else "unknown"
+
+    def annotate(self, src: str, tgt: str, src_entities: Sequence[Entity],
+                 tgt_entities: Sequence[Entity] | None, al: Alignment,
+                 stats: ShardStats) -> tuple[list[dict], list[dict]]:
+        accepted, rejected, taken = [], [], []
+        stats.pairs += 1
+        for ent in sorted(src_entities, key=lambda e: (e.start, e.end)):
+            if ent.type not in self.types:
+                continue
+            gender = self.gender(ent.text) if ent.type == "PERSON" else None
+            key = candidate_key(ent.type, gender)
+            stats.entities[key] += 1
+            idx, reason = _target_indices(al, ent)
+            span = None
+            if idx is not None:
+                span = (al.tgt[idx[0]].start, al.tgt[idx[-1]].end)
+                first = tgt[span[0]]
+                # A capitalised name aligned to a lower-case word ("Berlin" → "ein" of a German
+                # separable verb) is an alignment error, in any script that has case.
+                if ent.text[:1].isupper() and first.lower() != first.upper() and first.islower():
+                    span, reason = None, "not_capitalised"
+            if span is not None and self.two_sided:
+                span, reason = self._inside_target_entity(span, ent.type, tgt_entities or ())
+            if span is not None and any(span[0] < e and s < span[1] for s, e in taken):
+                span, reason = None, "overlapping_target"
+            if span is None:
+                stats.rejected[reason] += 1
+                stats.rejected_by_type[f"{ent.type}:{reason}"] += 1
+                rejected.append({"type": ent.type, "src": [ent.start, ent.end], "reason": reason})
+                continue
+            taken.append(span)
+            tgt_text = tgt[span[0]:span[1]]
+            form, case = self._target_form(ent.text, tgt_text, gender, stats)
+            stats.accepted[key] += 1
+            if form is not None:
+                stats.candidates.setdefault(key, Counter())[(ent.text, form)] += 1
+            accepted.append({"type": ent.type, "gender": gender, "key": key,
+                             "src": [ent.start, ent.end], "tgt": list(span),
+                             "src_text": ent.text, "tgt_text": tgt_text,
+                             "tgt_form": form, "tgt_case": case})
+        return accepted, rejected
+
+    def _inside_target_entity(self, span: tuple[int, int], type_: str,
+                              tgt_entities: Iterable[Entity]):
+        overlapping = [e for e in tgt_entities if e.start < span[1] and span[0] < e.end]
+        if not overlapping:
+            return None, "no_target_entity"
+        same = [e for e in overlapping if types_compatible(e.type, type_)]
+        if not same:
+            return None, "type_mismatch"
+        for e in same:
+            if e.start <= span[0] and span[1] <= e.end:
+                return (e.start, e.end), None
+        return None, "exceeds_target_entity"
+
+    def _target_form(self, src_text: str, tgt_text: str, gender: str | None, stats: ShardStats):
+        """(base form for the candidate list, grammatical case) of the target name."""
+        if self.policy == "plain":
+            return tgt_text, None
+        if self.policy == "identity":
+            ok = tgt_text == src_text
+            stats.target_form["identity_base" if ok else "identity_inflected"] += 1
+            return (tgt_text, "base") if ok else (None, None)
+        analysis = self.reinflector.analyse(tgt_text, gender)
+        stats.target_form["analysed" if analysis else "unparsed"] += 1
+        return analysis if analysis else (None, None)
+
+
+# --------------------------------------------------------------------------- corpus driver
+
+def _pairs_of_shard(src: Path, tgt: Path, shard: int, size: int
+                    ) -> Iterator[tuple[int, str, str]]:
+    start = shard * size
+    lines = zip(iter_lines(src), iter_lines(tgt))
+    for offset, (s, t) in enumerate(islice(lines, start, start + size)):
+        yield start + offset + 1, s.strip(), t.strip()
+
+
+@dataclass
+class _Job:
+    src: Path
+    tgt: Path
+    out_dir: Path
+    shard_size: int
+    annotator: PairAnnotator
+    aligner: str
+    extra_sources: Sequence[str]
+    extra_targets: Sequence[str]
+    batch_size: int = 256
+
+
+_WORKER: dict = {}
+
+
+def _run_shard(job: _Job, shard: int) -> ShardStats:
+    """Annotate one shard and write its files; the .stats.json (written last) marks completion."""
+    if "src_tagger" not in _WORKER:
+        _WORKER["src_tagger"] = load_tagger(job.annotator.src_lang)
+        _WORKER["tgt_tagger"] = load_tagger(job.annotator.tgt_lang) if job.annotator.two_sided else None
+        if job.aligner == "fast_align":
+            work = job.out_dir / "work"
+            _WORKER["model"] = FastAlignModel(work / "forward.probs", work / "backward.probs")
+    all_rows = list(_pairs_of_shard(job.src, job.tgt, shard, job.shard_size))
+    rows = [(n, s, t) for n, s, t in all_rows if s and t]
+    sources, targets = [s for _, s, _ in rows], [t for _, _, t in rows]
+    src_ents = _WORKER["src_tagger"].tag(sources, batch_size=job.batch_size)
+    tgt_ents = (_WORKER["tgt_tagger"].tag(targets, batch_size=job.batch_size)
+                if _WORKER["tgt_tagger"] is not None else [None] * len(rows))
+    if job.aligner == "fast_align":
+        src_tok = [tokenize(s, job.annotator.src_lang) for s in sources]
+        tgt_tok = [tokenize(t, job.annotator.tgt_lang) for t in targets]
+        links = _WORKER["model"].align_tokens(src_tok, tgt_tok)
+        alignments = [Alignment(a, b, c) for a, b, c in zip(src_tok, tgt_tok, links)]
+    else:
+        alignments = align_pairs(sources, targets, job.annotator.src_lang, job.annotator.tgt_lang,
+                                 method="eflomal", extra_sources=job.extra_sources,
+                                 extra_targets=job.extra_targets)
+    stats = ShardStats(skipped_empty=len(all_rows) - len(rows))
+    records = []
+    for (line, s, t), se, te, al in zip(rows, src_ents, tgt_ents, alignments):
+        accepted, rejected = job.annotator.annotate(s, t, se, te, al, stats)
+        records.append({"line": line, "src": s, "tgt": t, "entities": accepted,
+                        "rejected": rejected})
+    shard_dir = job.out_dir / "shards"
+    atomic.write_jsonl(shard_dir / f"{shard:06d}.jsonl", records)
+    atomic.write_json(shard_dir / f"{shard:06d}.stats.json", stats.to_json())
+    return stats
+
+
+def _run_shard_in_worker(args: tuple[_Job, int]) -> int:
+    _run_shard(*args)
+    return args[1]
+
+
+def load_user_candidates(path: str | Path) -> dict[str, Counter]:
+    """A user candidate list: candidates.json, or TSV lines ``TYPE  GENDER  SRC  TGT  [COUNT]``.
+
+    GENDER is male/female/unknown for PERSON and "-" otherwise. Target forms of declining
+    languages (ru, uk) must be nominative: they are inflected into each sentence's case.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("candidate list not found", path=path, hint="check the path")
+    out: dict[str, Counter] = {}
+    if path.suffix == ".json":
+        try:
+            lists = json.loads(path.read_text(encoding="utf-8"))["lists"]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InputError(f"not a candidates.json file ({exc})", path=path,
+                             hint="use the format written by `mtdebias annotate`") from None
+        for key, items in lists.items():
+            for item in items:
+                out.setdefault(key, Counter())[(item["src"], item["tgt"])] += int(item["count"])
+        return out
+    for number, line in enumerate(iter_lines(path), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) not in (4, 5) or cols[0] not in TYPES:
+            raise InputError("expected TYPE<TAB>GENDER<TAB>SOURCE<TAB>TARGET[<TAB>COUNT] with TYPE "
+                             f"in {', '.join(TYPES)}", path=path, line=number,
+                             hint="fix or delete the line")
+        gender = cols[1] if cols[0] == "PERSON" else None
+        if cols[0] == "PERSON" and gender not in ("male", "female", "unknown"):
+            raise InputError(f"gender '{cols[1]}' must be male, female or unknown", path=path,
+                             line=number, hint="fix the second column")
+        try:
+            count = int(cols[4]) if len(cols) == 5 else 1
+        except ValueError:
+            raise InputError(f"count '{cols[4]}' is not an integer", path=path, line=number,
+                             hint="fix the fifth column") from None
+        out.setdefault(candidate_key(cols[0], gender), Counter())[(cols[2], cols[3])] += count
+    return out
+
+
+def _candidates_json(candidates: dict[str, Counter], src_lang: str, tgt_lang: str) -> dict:
+    # Sorted by frequency then text so that list order (hence draws) is reproducible.
+    return {"src_lang": src_lang, "tgt_lang": tgt_lang,
+            "lists": {key: [{"src": s, "tgt": t, "count": n}
+                            for (s, t), n in sorted(counts.items(), key=lambda x: (-x[1], x[0]))]
+                      for key, counts in sorted(candidates.items())}}
+
+
+def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_lang: str,
+                    tgt_lang: str, *, aligner: str = "fast_align",
+                    types: Sequence[str] = ("PERSON",), two_sided: bool | None = None,
+                    candidates: str | Path | None = None, shard_size: int = DEFAULT_SHARD_SIZE,
+                    gender_of: GenderOf | None = None, n_process: int = 1,
+                    extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
+                    progress: bool = False) -> dict:
+    """Annotate ``src``/``tgt`` into ``out_dir`` (resumable); returns the summary."""
+    src, tgt, out_dir = Path(src), Path(tgt), Path(out_dir)
+    if aligner not in METHODS:
+        raise InputError(f"unknown aligner '{aligner}'", hint=f"choose one of {', '.join(METHODS)}")
+    bad = [t for t in types if t not in TYPES]
+    if bad:
+        raise InputError(f"unknown entity type(s) {', '.join(bad)}",
+                         hint=f"choose among {', '.join(TYPES)}")
+    if load_tagger(src_lang) is None:
+        raise InputError(f"no NER model for the source language '{src_lang}'",
+                         hint="annotation needs source-side NER; available: en, fr, cs, ru")
+    tgt_has_ner = load_tagger(tgt_lang) is not None
+    if two_sided is None:
+        two_sided = tgt_has_ner
+    elif two_sided and not tgt_has_ner:
+        raise InputError(f"no NER model for the target language '{tgt_lang}'",
+                         hint="use --one-sided (alignment alone decides the target span)")
+    if shard_size < 1:
+        raise InputError("shard size must be at least 1", hint="pass --shard-size N with N >= 1")
+    n_lines = count_lines(src)
+    if count_lines(tgt) != n_lines:
+        raise InputError(f"parallel files differ in length: {src} has {n_lines} lines, {tgt} has "
+                         f"{count_lines(tgt)}", path=src, hint="the files must be sentence-aligned")
+    if gender_of is None and "PERSON" in types:
+        gender_of = default_gender_of()
+
+    from ..signature import hash_file
+
+    config = {"src": hash_file(src), "tgt": hash_file(tgt), "src_lang": src_lang,
+              "tgt_lang": tgt_lang, "aligner": aligner, "types": list(types),
+              "two_sided": two_sided, "shard_size": shard_size,
+              "extra": hash_json([list(extra_sources), list(extra_targets)])}
+    config_path = out_dir / "work" / "config.json"
+    if config_path.exists():
+        previous = json.loads(config_path.read_text(encoding="utf-8"))
+        if previous != config:
+            raise InputError("this output directory holds an annotation of other input or "
+                             "settings", path=config_path,
+                             hint="use a new --out directory, or delete this one to start over")
+    else:
+        atomic.write_json(config_path, config)
+
+    if aligner == "fast_align":
+        work = out_dir / "work"
+        if not (work / "forward.probs").exists():
+            corpus = work / "align.txt"
+            tmp = work / ".align.txt.tmp"
+
+            def lines():
+                for s, t in zip(iter_lines(src), iter_lines(tgt)):
+                    a = aligner_line(tokenize(s.strip(), src_lang))
+                    b = aligner_line(tokenize(t.strip(), tgt_lang))
+                    if a and b:
+                        yield a, b
+                for s, t in zip(extra_sources, extra_targets):
+                    a, b = aligner_line(tokenize(s, src_lang)), aligner_line(tokenize(t, tgt_lang))
+                    if a and b:
+                        yield a, b
+
+            from ..align import write_fast_align_corpus
+
+            write_fast_align_corpus(lines(), tmp)
+            os.replace(tmp, corpus)
+            FastAlignModel.train(corpus, work)
+
+    annotator = PairAnnotator(src_lang, tgt_lang, tuple(types), two_sided, gender_of)
+    job = _Job(src, tgt, out_dir, shard_size, annotator, aligner, list(extra_sources),
+               list(extra_targets))
+    n_shards = max(1, -(-n_lines // shard_size))
+    shard_dir = out_dir / "shards"
+    todo = [k for k in range(n_shards) if not (shard_dir / f"{k:06d}.stats.json").exists()]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=n_shards, initial=n_shards - len(todo), unit="shard", desc="annotate")
+    if n_process > 1 and len(todo) > 1:
+        import multiprocessing
+
+        # fork: workers inherit the gender function and load their NER model and aligner once.
+        with multiprocessing.get_context("fork").Pool(n_process) as pool:
+            for _ in pool.imap_unordered(_run_shard_in_worker, [(job, k) for k in todo]):
+                if bar:
+                    bar.update()
+    else:
+        for k in todo:
+            _run_shard(job, k)
+            if bar:
+                bar.update()
+    if bar:
+        bar.close()
+    _WORKER.clear()
+    shard_files = [shard_dir / f"{k:06d}" for k in range(n_shards)]
+    return finalize(out_dir, shard_files, src_lang, tgt_lang, candidates, config)
+
+
+def finalize(out_dir: Path, shard_files: Sequence[Path], src_lang: str, tgt_lang: str,
+             user_candidates: str | Path | None, config: dict) -> dict:
+    """Concatenate shard files (paths without suffix) into annotated.jsonl; merge statistics."""
+    total = ShardStats()
+    with atomic.atomic_open(out_dir / "annotated.jsonl") as out:
+        for shard in shard_files:
+            with shard.with_suffix(".jsonl").open(encoding="utf-8") as handle:
+                for line in handle:
+                    out.write(line)
+            total.add(ShardStats.from_json(json.loads(
+                shard.with_suffix(".stats.json").read_text(encoding="utf-8"))))
+    corpus_candidates = {k: Counter(v) for k, v in total.candidates.items()}
+    merged = {k: Counter(v) for k, v in corpus_candidates.items()}
+    if user_candidates is not None:
+        for key, counts in load_user_candidates(user_candidates).items():
+            merged.setdefault(key, Counter()).update(counts)
+    atomic.write_json(out_dir / "candidates.json", _candidates_json(merged, src_lang, tgt_lang))
+    summary = total.to_json()
+    del summary["candidates"]
+    summary.update({
+        "shards": len(shard_files), "src_lang": src_lang, "tgt_lang": tgt_lang,
+        "two_sided": config["two_sided"], "aligner": config["aligner"], "types": config["types"],
+        "candidate_list_sizes": {k: len(v) for k, v in sorted(merged.items())},
+        "user_candidates": None if user_candidates is None else str(user_candidates),
+        "signature": str(Signature("switchentity-annotate", data=hash_json(
+            [config["src"], config["tgt"]]), settings={
+                "aligner": config["aligner"], "types": "+".join(config["types"]),
+                "two_sided": config["two_sided"], "langs": f"{src_lang}-{tgt_lang}"})),
+    })
+    atomic.write_json(out_dir / "summary.json", summary)
+    return summary
+
+
+def merge_annotations(dirs: Sequence[str | Path], out_dir: str | Path,
+                      user_candidates: str | Path | None = None) -> dict:
+    """Merge finished annotation directories (e.g. corpus parts annotated on different machines).
+
+    Their shards are concatenated in the order given and their counts and candidate lists are
+    summed. All parts must share languages, aligner, types and sidedness.
+    """
+    out_dir = Path(out_dir)
+    configs, shard_files = [], []
+    for d in map(Path, dirs):
+        config_path = d / "work" / "config.json"
+        if not config_path.is_file():
+            raise InputError("not an annotation directory (no work/config.json)", path=d,
+                             hint="pass directories written by `mtdebias annotate`")
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        configs.append(config)
+        stats = sorted((d / "shards").glob("*.stats.json"))
+        shard_files += [p.with_name(p.name[:-len(".stats.json")]) for p in stats]
+    keys = ("src_lang", "tgt_lang", "aligner", "types", "two_sided")
+    if any(tuple(c[k] for k in keys) != tuple(configs[0][k] for k in keys) for c in configs):
+        raise InputError("annotation directories were made with different languages or settings",
+                         path=dirs[0], hint="merge only parts annotated with the same options")
+    merged_config = dict(configs[0], src=hash_json([c["src"] for c in configs]),
+                         tgt=hash_json([c["tgt"] for c in configs]))
+    atomic.write_json(out_dir / "work" / "config.json", merged_config)
+    return finalize(out_dir, shard_files, configs[0]["src_lang"], configs[0]["tgt_lang"],
+                    user_candidates, merged_config)
+
+
+def annotate_lists(sources: Sequence[str], targets: Sequence[str], out_dir: str | Path,
+                   src_lang: str, tgt_lang: str, **options) -> dict:
+    """:func:`annotate_corpus` for in-memory sentence lists (e.g. a trainer's corpus).
+
+    The lists are written once to ``out_dir/input.{src,tgt}`` (only when their content changed,
+    so a resumed run finds the same files and skips finished shards).
+    """
+    if len(sources) != len(targets):
+        raise InputError(f"{len(sources)} sources but {len(targets)} targets",
+                         hint="pass sentence-aligned lists of equal length")
+    out_dir = Path(out_dir)
+    paths = []
+    for side, lines in (("src", sources), ("tgt", targets)):
+        path = out_dir / f"input.{side}"
+        text = "".join(line.replace("\n", " ") + "\n" for line in lines)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            atomic.write_text(path, text)
+        paths.append(path)
+    return annotate_corpus(paths[0], paths[1], out_dir, src_lang, tgt_lang, **options)

@@ -1,0 +1,48 @@
+"""``mtdebias ablate RECIPE [--grid k=v1,v2]… [--seeds 1,2,3]``: run, score and compare variants."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "ablate", help="run an ablation grid and write a comparison report",
+        description="Expand a grid (or the recipe's [ablate] variants) × seeds into runs, train them (resuming "
+                    "unfinished ones, skipping finished ones), score every checkpoint with the recipe's eval suite, "
+                    "and write a comparison report with significance tests against the baseline.")
+    parser.add_argument("recipe", type=Path)
+    parser.add_argument("--grid", nargs="*", default=[], metavar="SECTION.KEY=V1,V2",
+                        help="e.g. --grid augment.p=0,0.5,1 debias.method=none,hard")
+    parser.add_argument("--seeds", default="", help="comma-separated seeds, e.g. 1,2,3")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help="override applied to every variant")
+    parser.add_argument("--jobs", type=int, default=1, help="variants trained at once")
+    parser.add_argument("--report", type=Path, help="report HTML path (default <runs dir>/<name>-report.html)")
+    parser.add_argument("--dry-run", action="store_true", help="list the variants and exit")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..ablation import expand, parse_grid, run_variants, validate_variants
+    from ..recipe import load_recipe
+
+    recipe = load_recipe(args.recipe, args.overrides)
+    seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    variants = expand(recipe, parse_grid(args.grid), seeds)
+    if args.dry_run:
+        for variant, resolved in zip(variants, validate_variants(args.recipe, variants, args.overrides)):
+            print(f"{variant.run_name:<40} {resolved.run_dir}  {' '.join(variant.overrides)}")
+        return 0
+    run_dirs = run_variants(args.recipe, variants, args.overrides, jobs=args.jobs)
+    from ..report import build_report
+
+    out = args.report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html"
+    baseline = recipe.ablate.baseline or variants[0].name
+    summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}", baseline=baseline)
+    print(f"report: {out}")
+    markdown = Path(out).with_suffix(".md")
+    if markdown.exists():
+        print(markdown.read_text(encoding="utf-8"))
+    return 0 if summary is not None else 1

@@ -1,0 +1,118 @@
+"""``mtdebias eval``: score checkpoints with a suite, or run one probe on any translator.
+
+* ``mtdebias eval RUN_DIR|CHECKPOINT… --suite eval/quick.toml [--watch]``
+* ``mtdebias eval --probe winomt --lang de --data en.txt --translations FILE --json``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "eval", help="score checkpoints with a suite, or run one probe",
+        description="Score every checkpoint of runs with an evaluation suite (stored results with the same "
+                    "signature are skipped; an interrupted evaluation resumes), or run a single probe on a "
+                    "checkpoint or a file of translations.")
+    parser.add_argument("targets", nargs="*", type=Path, help="run directories or checkpoint directories")
+    parser.add_argument("--suite", type=Path, help="suite TOML (see eval/)")
+    parser.add_argument("--watch", action="store_true", help="keep scoring new checkpoints until training ends")
+    parser.add_argument("--interval", type=float, default=30.0, help="seconds between looks with --watch")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="fill a suite placeholder, e.g. --set tgt_lang=de")
+    single = parser.add_argument_group("a single probe")
+    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity")
+    single.add_argument("--lang", help="target language")
+    single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt)")
+    single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")
+    single.add_argument("--anti", help="WinoMT en_anti.txt (for ΔS)")
+    single.add_argument("--templates", help="template file replacing the shipped one")
+    single.add_argument("--src", help="quality: source file")
+    single.add_argument("--ref", help="quality: reference file")
+    single.add_argument("--translations", help="precomputed translations: 'source ||| translation' lines, "
+                                               "or a plain file aligned with --src")
+    single.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="any other probe option (value read as JSON if it parses)")
+    single.add_argument("--attempts", type=Path, help="write the per-item log (JSON lines) here")
+    single.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    parser.set_defaults(func=run)
+
+
+def _parse_pairs(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            from ..errors import InputError
+
+            raise InputError(f"'{item}' must look like key=value")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+
+    if args.probe:
+        return _run_single(args)
+    if not args.targets or not args.suite:
+        raise InputError("give run or checkpoint directories and --suite, or --probe for a single probe")
+    from ..runner import evaluate, watch
+
+    overrides = {k: str(v) for k, v in _parse_pairs(args.overrides).items()}
+    if args.watch:
+        if len(args.targets) != 1:
+            raise InputError("--watch follows one run directory")
+        outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
+                        on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True))
+    else:
+        outcome = evaluate(args.targets, args.suite, overrides)
+    for label in outcome.scored:
+        print(f"scored   {label}")
+    print(f"{len(outcome.scored)} scored, {len(outcome.skipped)} already stored, {len(outcome.failed)} failed")
+    for name, why in outcome.failed.items():
+        print(f"FAILED   {name}: {why}", file=sys.stderr)
+    return 1 if outcome.failed and not outcome.scored and not outcome.skipped else 0
+
+
+def _run_single(args: argparse.Namespace) -> int:
+    from ..atomic import write_jsonl
+    from ..errors import InputError
+    from ..runner import single_probe
+
+    options = {k: v for k, v in {"lang": args.lang, "data": args.data, "pro": args.pro, "anti": args.anti,
+                                 "templates": args.templates, "src": args.src, "ref": args.ref,
+                                 "tgt_lang": args.lang}.items() if v is not None}
+    options.update(_parse_pairs(args.option))
+    if args.translations:
+        from ..translators.file import FileTranslator
+
+        # 'source ||| translation' lines stand alone; a plain file needs --src beside it
+        with open(args.translations, encoding="utf-8", errors="replace") as handle:
+            paired = "|||" in handle.readline()
+        translator = FileTranslator(args.translations, sources=None if paired else args.src)
+    elif args.targets:
+        from ..translators.hf import HFTranslator
+
+        translator = HFTranslator(args.targets[0])
+    else:
+        raise InputError("--probe needs a checkpoint directory or --translations FILE")
+    result = single_probe(args.probe, options, translator)
+    if args.attempts:
+        write_jsonl(args.attempts, result.attempts)
+    if args.json:
+        print(json.dumps({"probe": result.probe, "signature": result.signature,
+                          "metrics": {m.name: m.to_dict() for m in result.metrics}}, ensure_ascii=False, indent=2))
+    else:
+        for metric in result.metrics:
+            ci = f"  [{metric.ci[0]:.4f}, {metric.ci[1]:.4f}]" if metric.ci else ""
+            print(f"{metric.name:<24} {metric.value:.4f}{ci}")
+        print(result.signature)
+    return 0

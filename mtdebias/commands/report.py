@@ -1,0 +1,38 @@
+"""``mtdebias report RUN_DIR…``: an HTML report (plots embedded), a Markdown summary, CSV/JSON tables."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "report", help="write an HTML/Markdown report of stored evaluation results",
+        description="Turn the results `mtdebias eval` stored in one or more run directories into one "
+                    "self-contained HTML page (plots embedded), a Markdown summary beside it and CSV/JSON "
+                    "exports of every table. Runs named <variant>-seed<k> are averaged per variant.")
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories")
+    parser.add_argument("--out", default="report.html", help="HTML file to write (default report.html); the "
+                        "Markdown summary gets the same name with .md, the tables go to <name>_tables/")
+    parser.add_argument("--metrics", nargs="+", default=None, metavar="PROBE:METRIC",
+                        help="headline metrics as probe:metric patterns, e.g. 'winomt*:delta_g' or just "
+                             "'delta_g' (default: the well-known bias metrics that are stored)")
+    parser.add_argument("--at", default="last", help="headline checkpoint: last (default) or best:bleu, "
+                        "best:chrf, best:dev_loss (from best.json)")
+    parser.add_argument("--title", default="mtdebias report")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report import build_report
+
+    summary = build_report([Path(r) for r in args.runs], Path(args.out), title=args.title, metrics=args.metrics,
+                           at=args.at)
+    print(summary.headline_markdown)
+    print()
+    for warning in summary.warnings:
+        print(f"warning: {warning}")
+    print(f"report: {summary.html} ({summary.images} figures); summary: {summary.markdown}; "
+          f"tables: {summary.tables_dir}/")
+    return 0

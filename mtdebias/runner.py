@@ -1,0 +1,146 @@
+"""Score checkpoints with a suite: skip what is stored, resume after interruption.
+
+Each probe's result is stored as soon as it is computed (atomically), keyed by the probe's
+signature, so a killed evaluation loses at most the probe in progress and a rerun computes
+only what is missing. A checkpoint that fails to load is reported and skipped.
+"""
+
+from __future__ import annotations
+
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from tqdm.auto import tqdm
+
+from .errors import CheckpointError, InputError, MtdebiasError
+from .store import RunStore
+from .suite import ProbeSpec, Suite, load_suite, probe_constructors
+
+FINISHED = "finished.json"
+
+
+@dataclass
+class EvalOutcome:
+    scored: list[str] = field(default_factory=list)  # "checkpoint: probe" computed now
+    skipped: list[str] = field(default_factory=list)  # already stored with the same signature
+    failed: dict[str, str] = field(default_factory=dict)  # checkpoint → why it could not be scored
+
+
+def run_context(run_dir: Path) -> dict[str, str]:
+    """Placeholder values for a run, from its resolved recipe."""
+    recipe_file = run_dir / "recipe.toml"
+    if not recipe_file.exists():
+        return {"run_dir": str(run_dir)}
+    data = tomllib.loads(recipe_file.read_text(encoding="utf-8")).get("data", {})
+    context = {"run_dir": str(run_dir), "src_lang": data.get("src_lang", ""), "tgt_lang": data.get("tgt_lang", "")}
+    if data.get("train_src"):
+        context["data_dir"] = str(Path(data["train_src"]).parent)
+    return context
+
+
+def locate(target: Path) -> tuple[RunStore, list[Path]]:
+    """A run directory → its checkpoints; a checkpoint inside a run → that one."""
+    target = Path(target)
+    if (target / "checkpoints").is_dir() or (target / "recipe.toml").exists():
+        store = RunStore(target)
+        return store, store.checkpoints()
+    if target.parent.name == "checkpoints":
+        return RunStore(target.parent.parent), [target]
+    if not target.exists():
+        raise InputError("no such run directory or checkpoint", path=target)
+    # a checkpoint from elsewhere (e.g. a downloaded Opus-MT): results go beside it
+    return RunStore(target.parent / f"{target.name}.mtdebias"), [target]
+
+
+def evaluate_checkpoint(checkpoint: Path, suite: Suite, store: RunStore, context: dict[str, str],
+                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None) -> None:
+    specs = [spec.resolved(context) for spec in suite.probes]
+    constructors = probe_constructors()
+    probes = [(spec, constructors[spec.type](**spec.options)) for spec in specs]
+    try:
+        translator = (make_translator or _load_translator)(checkpoint)
+    except (CheckpointError, InputError, OSError) as exc:
+        outcome.failed[checkpoint.name] = str(exc)
+        return
+    stored = store.signatures(checkpoint)
+    for spec, probe in probes:
+        signature = probe.signature(translator)
+        label = f"{checkpoint.name}: {spec.label}"
+        if signature in stored:
+            outcome.skipped.append(label)
+            continue
+        result = probe.run(translator)
+        if result.attempts:
+            store.write_attempts(checkpoint, spec.label, result.attempts)
+        store.add_results(checkpoint, [{**row, "label": spec.label} for row in result.rows()])
+        outcome.scored.append(label)
+
+
+def _load_translator(checkpoint: Path):
+    from .translators.hf import HFTranslator
+
+    return HFTranslator(checkpoint)
+
+
+def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str] | None = None,
+             make_translator: Callable[[Path], Any] | None = None) -> EvalOutcome:
+    suite = load_suite(suite_path)
+    outcome = EvalOutcome()
+    jobs = []
+    for target in targets:
+        store, checkpoints = locate(Path(target))
+        context = {**run_context(store.dir), **(overrides or {})}
+        for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
+            spec.resolved(context)
+        jobs += [(store, checkpoint, context) for checkpoint in checkpoints]
+    for store, checkpoint, context in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
+        evaluate_checkpoint(checkpoint, suite, store, context, outcome, make_translator)
+    return outcome
+
+
+def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = None, interval: float = 10.0,
+          timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None) -> EvalOutcome:
+    """Score checkpoints of a training run as they appear, until the run has finished."""
+    total = EvalOutcome()
+    started = time.monotonic()
+    while True:
+        finished = (run_dir / FINISHED).exists()  # read before scoring: no checkpoint is missed
+        outcome = evaluate([run_dir], suite_path, overrides)
+        total.scored += outcome.scored
+        total.failed.update(outcome.failed)
+        if on_outcome and outcome.scored:
+            on_outcome(outcome)
+        if finished or (timeout is not None and time.monotonic() - started > timeout):
+            return total
+        time.sleep(interval)
+
+
+def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
+    """The trainer's on_checkpoint hook: score each new checkpoint with the recipe's suite."""
+    suite_path = Path(recipe.eval.suite)
+    if not suite_path.is_absolute() and recipe.source:
+        candidate = Path(recipe.source).parent / suite_path
+        suite_path = candidate if candidate.exists() else suite_path
+    suite = load_suite(suite_path)
+
+    def hook(checkpoint: Path) -> None:
+        outcome = EvalOutcome()
+        evaluate_checkpoint(checkpoint, suite, store, run_context(store.dir), outcome)
+        if outcome.failed:
+            raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
+
+    return hook
+
+
+def single_probe(probe_type: str, options: dict[str, Any], translator) -> Any:
+    """Run one probe with the given options (``mtdebias eval --probe``)."""
+    constructors = probe_constructors()
+    if probe_type not in constructors:
+        raise InputError(f"unknown probe {probe_type!r}; known: {', '.join(sorted(constructors))}")
+    return constructors[probe_type](**options).run(translator)
+
+
+__all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "evaluate", "single_probe", "watch"]

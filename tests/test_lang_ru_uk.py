@@ -1,0 +1,74 @@
+"""Russian and Ukrainian gender detection (pymorphy3) on hand-checked and real WinoMT text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mtdebias.lang import detect_gender
+
+WINOMT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "winomt"
+
+
+def at(text: str, word: str) -> tuple[int, int]:
+    start = text.index(word)
+    return start, start + len(word)
+
+
+def winomt_translation(lang: str, line: int) -> str:
+    """Translation half of line `line` (1-based) of the AWS WinoMT output for `lang`."""
+    path = WINOMT / "translations-aws" / f"en-{lang}.txt"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    return path.read_text(encoding="utf-8").splitlines()[line - 1].split(" ||| ", 1)[1]
+
+
+@pytest.mark.parametrize("text, word, gender", [
+    ("Врач пришла вовремя.", "Врач", "female"),  # masculine noun, feminine verb
+    ("Наш новый врач осмотрел пациента.", "врач", "male"),
+    ("Наша врач осмотрела пациента.", "врач", "female"),
+    ("Учительница дала подарок.", "Учительница", "female"),
+    ("Разработчик спорил с дизайнером.", "Разработчик", "male"),
+    ("Судья пришла.", "Судья", "female"),  # common gender, decided by the verb
+    ("Судья сказал.", "Судья", "male"),
+    ("Коллега работает.", "Коллега", "undetected"),  # common gender, present tense: nothing decides
+    ("Заведующая ушла.", "Заведующая", "female"),  # substantivised participle
+    ("Эта особа ушла.", "особа", "neutral"),
+    ("Он дал подарок экономке.", "экономке", "female"),
+])
+def test_russian_hand_checked(text, word, gender):
+    d = detect_gender("ru", text, at(text, word))
+    assert d.gender == gender, d
+
+
+@pytest.mark.parametrize("text, word, gender", [
+    ("Лікарка прийшла.", "Лікарка", "female"),
+    ("Вчителька пояснила завдання.", "Вчителька", "female"),
+    ("Лікар прийшла.", "Лікар", "female"),
+    ("Наш новий лікар прийшов.", "лікар", "male"),
+    ("Суддя сказала.", "Суддя", "female"),
+    ("Ця людина прийшла.", "людина", "neutral"),
+    ("Колега працює.", "Колега", "undetected"),
+])
+def test_ukrainian_hand_checked(text, word, gender):
+    d = detect_gender("uk", text, at(text, word))
+    assert d.gender == gender, d
+
+
+def test_evidence_names_the_agreeing_verb():
+    d = detect_gender("ru", "Врач пришла.", (0, 4))
+    assert any("пришла" in e and "feminine" in e for e in d.evidence)
+    assert d.span == (0, 4)
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("line, word, gender", [
+    (7, "Помощник", "female"),  # «Помощник сканировала»: the verb is feminine
+    (8, "Помощник", "male"),
+    (6, "экономке", "female"),
+    (11, "библиотекарю", "male"),  # masculine default, no agreement (dative object)
+])
+def test_real_winomt_lines(line, word, gender):
+    text = winomt_translation("ru", line)
+    assert detect_gender("ru", text, at(text, word)).gender == gender

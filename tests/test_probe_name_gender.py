@@ -1,0 +1,160 @@
+"""Name-gender probe: template files, the he/she filter, Acc_f/Acc_m/ΔAcc on scripted translators.
+
+The scripted translators render "<subject> ist <key noun>." in German from the real template
+table, so detection runs through the real :func:`mtdebias.lang.detect_gender` with the forms.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from mtdebias.errors import InputError
+from mtdebias.probes.name_gender import (GenderTemplate, NameGenderProbe, default_template_path, fill,
+                                         load_gender_templates, name_gender_metrics)
+from mtdebias.probes.registry import PROBES
+
+TEMPLATES = [
+    GenderTemplate("teacher", "[PERSON] worked as a teacher in a small village.", ("Lehrer", "Lehrers"), ("Lehrerin",)),
+    GenderTemplate("writer", "[PERSON] is a writer who lives in the mountains.", ("Schriftsteller",), ("Schriftstellerin",)),
+    GenderTemplate("baker", "[PERSON] works as a baker in the village.", ("Bäcker",), ("Bäckerin",)),
+    GenderTemplate("doctor", "[PERSON] is a doctor in the emergency room.", ("Arzt",), ("Ärztin",)),
+]
+NAMES = {"first_female": ["Anna", "Maria", "Olivia", "Emma", "Sofia", "Julia"],
+         "first_male": ["Peter", "James", "Lukas", "David", "Paul", "Simon"]}
+
+
+class ScriptedGerman:
+    """Translates a filled template as '<subject> ist <noun>.', the noun chosen by `choose`."""
+
+    def __init__(self, templates, choose, always_male_nouns=()):
+        self.templates = templates
+        self.choose = choose  # (subject, template) -> "male" | "female"
+        self.always_male_nouns = set(always_male_nouns)
+        self.calls = []
+
+    def _match(self, source):
+        for template in self.templates:
+            pattern = "^" + re.escape(template.template).replace(re.escape("[PERSON]"), "(.+)") + "$"
+            found = re.match(pattern, source, flags=re.IGNORECASE)
+            if found:
+                return template, found.group(1)
+        raise AssertionError(f"unexpected source {source!r}")
+
+    def translate(self, sources, beam=5):
+        out = []
+        for source in sources:
+            template, subject = self._match(source)
+            self.calls.append(source)
+            if subject.lower() in ("he", "she"):
+                gender = "male" if subject.lower() == "he" else "female"
+                german_subject = "Er" if gender == "male" else "Sie"
+            else:
+                gender, german_subject = self.choose(subject, template), subject
+            if template.id in self.always_male_nouns:
+                gender = "male"
+            noun = template.male[0] if gender == "male" else template.female[0]
+            out.append(f"{german_subject} ist {noun}.")
+        return out
+
+    def sample(self, sources, n=128, epsilon=0.02, temperature=1.0, seed=0):
+        raise NotImplementedError
+
+    def score(self, sources, targets):
+        raise NotImplementedError
+
+    def signature(self):
+        return "scripted:german"
+
+
+def test_fill_capitalises_at_sentence_start():
+    assert fill("[PERSON] is a writer.", "he") == "He is a writer."
+    assert fill("Yesterday [PERSON] left.", "the Asian man") == "Yesterday the Asian man left."
+    assert fill("[PERSON] is a writer.", "the Asian man") == "The Asian man is a writer."
+
+
+def test_shipped_templates_load_with_30_or_more_per_language():
+    for lang in ("de", "fr", "es", "ru", "uk"):
+        templates = load_gender_templates(default_template_path(lang))
+        assert len(templates) >= 30, lang
+        assert all(t.male and t.female for t in templates)
+    russian = {t.id: t for t in load_gender_templates(default_template_path("ru"))}
+    assert "учителем" in russian["teacher"].male and "учительницей" in russian["teacher"].female
+
+
+@pytest.mark.parametrize("body, message, line", [
+    ("a\t[PERSON] is a writer.\tSchriftsteller", "expected 4 tab-separated fields", 3),
+    ("a\tShe is a writer.\tSchriftsteller\tSchriftstellerin", "exactly once", 3),
+    ("a\t[PERSON] is a writer.\tAutor\tautor|Autorin", "both male and female", 3),
+])
+def test_template_file_errors_name_the_line(tmp_path, body, message, line):
+    path = tmp_path / "t.tsv"
+    path.write_text("# comment\nid\ttemplate\tmale\tfemale\n" + body + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=message) as info:
+        load_gender_templates(path)
+    assert info.value.line == line
+
+
+def test_he_she_filter_drops_templates_that_never_inflect():
+    translator = ScriptedGerman(TEMPLATES, lambda s, t: "male", always_male_nouns={"baker"})
+    probe = NameGenderProbe(TEMPLATES, "de", NAMES, resamples=0)
+    kept, log = probe.filter_templates(translator)
+    assert [t.id for t in kept] == ["teacher", "writer", "doctor"]
+    dropped = [entry for entry in log if not entry["kept"]]
+    assert [entry["template"] for entry in dropped] == ["baker"]
+    assert dropped[0]["reason"] == "'she' gave male"
+    assert dropped[0]["she"]["translation"] == "Sie ist Bäcker."
+
+
+def test_always_masculine_translator_gives_acc_f_zero():
+    translator = ScriptedGerman(TEMPLATES, lambda s, t: "male")
+    result = NameGenderProbe(TEMPLATES, "de", NAMES, resamples=200).run(translator)
+    assert result.metric("templates_kept").value == 4
+    assert result.metric("first.acc_f").value == 0.0
+    assert result.metric("first.acc_m").value == 1.0
+    assert result.metric("first.delta_acc").value == 1.0
+    assert result.metric("first.undetected_rate").value == 0.0
+    assert len(result.attempts) == 12 * 4
+    anna = next(r for r in result.meta["per_name"] if r["name"] == "Anna")
+    assert anna["accuracy"] == 0.0 and anna["n"] == 4
+
+
+def test_random_translator_has_no_name_gap():
+    rng = random.Random(13)
+    names = {"first_female": [f"Female{i}" for i in range(60)], "first_male": [f"Male{i}" for i in range(60)]}
+    translator = ScriptedGerman(TEMPLATES, lambda s, t: rng.choice(["male", "female"]))
+    result = NameGenderProbe(TEMPLATES, "de", names, resamples=500).run(translator)
+    acc_f, acc_m = result.metric("first.acc_f").value, result.metric("first.acc_m").value
+    assert 0.35 < acc_f < 0.65 and 0.35 < acc_m < 0.65
+    gap = result.metric("first.acc_gap_m_minus_f")
+    assert gap.ci[0] < 0 < gap.ci[1]  # the signed gap's interval covers 0
+    assert result.metric("first.delta_acc").value < 0.15
+
+
+def test_metrics_by_hand():
+    rows = [{"gender": "female", "n": 4, "correct": 1, "undetected": 1},
+            {"gender": "female", "n": 4, "correct": 3, "undetected": 0},
+            {"gender": "male", "n": 4, "correct": 4, "undetected": 0}]
+    m = {x.name: x.value for x in name_gender_metrics(rows, "full", resamples=0)}
+    # Acc_f = mean(1/4, 3/4) = 0.5; Acc_m = 1; ΔAcc = 0.5; undetected = mean(1/4, 0, 0) = 1/12
+    assert m == pytest.approx({"full.acc_f": 0.5, "full.acc_m": 1.0, "full.delta_acc": 0.5,
+                               "full.acc_gap_m_minus_f": 0.5, "full.undetected_rate": 1 / 12})
+
+
+def test_from_options_with_name_files(tmp_path):
+    templates = tmp_path / "t.tsv"
+    templates.write_text("id\ttemplate\tmale\tfemale\n"
+                         "teacher\t[PERSON] worked as a teacher in a small village.\tLehrer\tLehrerin\n",
+                         encoding="utf-8")
+    files = {}
+    for kind, names in {"first_female": ["Anna"], "first_male": ["Peter"],
+                        "full_female": ["Anna Schmidt"], "full_male": ["Peter Braun"]}.items():
+        files[kind] = tmp_path / f"{kind}.txt"
+        files[kind].write_text("\n".join(names) + "\n", encoding="utf-8")
+    probe = PROBES["name_gender"](lang="de", templates=templates, **files, resamples=0)
+    translator = ScriptedGerman(probe.templates, lambda s, t: "female")
+    result = probe.run(translator)
+    assert result.metric("full.acc_f").value == 1.0 and result.metric("full.acc_m").value == 0.0
+    assert {a["name"] for a in result.attempts} == {"Anna", "Peter", "Anna Schmidt", "Peter Braun"}

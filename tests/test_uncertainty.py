@@ -1,0 +1,322 @@
+"""Entropies, bias metrics, ANOVA, contrast sets and cues of mtdebias.uncertainty."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtdebias.errors import InputError
+from mtdebias.uncertainty.entropy import (Deduped, SampleCache, cached_samples, cluster_entropy, dedup,
+                                          dedup_saving, entropy, gender_entropy, s3e, surprisal_of,
+                                          surprisals, tune_alpha)
+from mtdebias.uncertainty.metrics import (delta_h, delta_i, delta_logprob, norm_h, rank_correlations,
+                                          relative_difference)
+from mtdebias.uncertainty.similarity import IdentitySimilarity, cluster_similarity, greedy_clusters
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+# --------------------------------------------------------------------------- entropies
+
+
+def test_identical_samples_have_zero_entropy():
+    d = dedup(["Der Arzt kam."] * 128)
+    assert d.texts == ("Der Arzt kam.",) and d.counts == (128,)
+    assert entropy(IdentitySimilarity().matrix(d.texts), d.probs) == 0.0
+    assert cluster_entropy(d, ["male"], "gender").value == 0.0
+    # S3E: one unique sample, S(y, y) = 1 → I = -log 1 = 0
+    assert s3e(d, np.array([[1.0]]), alpha=3).value == 0.0
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_k_equiprobable_clusters_give_log_k(k):
+    # 4 distinct samples per cluster, each drawn twice: p(cluster) = 1/k, so H = log k.
+    samples = [f"c{c}-s{s}" for c in range(k) for s in range(4) for _ in range(2)]
+    d = dedup(samples)
+    labels = [t.split("-")[0] for t in d.texts]
+    assert math.isclose(cluster_entropy(d, labels, "nli").value, math.log(k), rel_tol=1e-12)
+
+
+def test_s3e_with_identity_similarity_is_shannon_entropy():
+    # counts 5, 2, 1 of 8: Shannon = -(5/8 ln 5/8 + 2/8 ln 2/8 + 1/8 ln 1/8)
+    d = dedup(["a"] * 5 + ["b"] * 2 + ["c"])
+    by_hand = -(5 / 8 * math.log(5 / 8) + 2 / 8 * math.log(2 / 8) + 1 / 8 * math.log(1 / 8))  # 0.9003
+    assert math.isclose(s3e(d, np.eye(3), alpha=1).value, by_hand, rel_tol=1e-12)
+    assert math.isclose(entropy(IdentitySimilarity().matrix(d.texts), d.probs), by_hand, rel_tol=1e-12)
+
+
+def test_s3e_hand_computed_with_partial_similarity():
+    # two unique samples, p = (3/4, 1/4), cosine 0.5, alpha 2 → S12 = 0.25
+    # I1 = -ln(3/4 + 1/4*0.25) = -ln(0.8125); I2 = -ln(3/4*0.25 + 1/4) = -ln(0.4375)
+    # H = 3/4*I1 + 1/4*I2 = 0.155707 + 0.206645 = 0.362352
+    d = dedup(["x", "x", "x", "y"])
+    cos = np.array([[1.0, 0.5], [0.5, 1.0]])
+    res = s3e(d, cos, alpha=2)
+    assert np.allclose(res.surprisals, [-math.log(0.8125), -math.log(0.4375)])
+    assert math.isclose(res.value, 0.75 * -math.log(0.8125) + 0.25 * -math.log(0.4375), rel_tol=1e-12)
+    # negative cosines are clamped to 0 (no similarity), so they behave like identity
+    assert math.isclose(s3e(d, np.array([[1.0, -0.3], [-0.3, 1.0]]), 1).value,
+                        -(0.75 * math.log(0.75) + 0.25 * math.log(0.25)), rel_tol=1e-12)
+
+
+def test_gender_entropy_counts_undetected_as_its_own_class():
+    d = dedup(["la doctora"] * 2 + ["el doctor"] * 1 + ["??"] * 1)
+    genders = {"la doctora": "female", "el doctor": "male", "??": "undetected"}
+    res, share = gender_entropy(d, genders.__getitem__)
+    # classes 2/4, 1/4, 1/4 → H = -(0.5 ln 0.5 + 2 * 0.25 ln 0.25) = 1.0397
+    assert math.isclose(res.value, -(0.5 * math.log(0.5) + 0.5 * math.log(0.25)), rel_tol=1e-12)
+    assert share == 0.25
+
+
+def test_surprisal_of_reference_uses_one_pseudo_count():
+    d = dedup(["a"] * 3 + ["b"])
+    # reference in a's cluster: E = (4 * 3/4 + 1) / 5 = 0.8 → I = -ln 0.8
+    assert math.isclose(surprisal_of(np.array([1.0, 0.0]), d.probs, d.n), -math.log(0.8))
+    # reference unlike every sample: E = 1/5 → I = ln 5 (finite)
+    assert math.isclose(surprisal_of(np.array([0.0, 0.0]), d.probs, d.n), math.log(5))
+
+
+def test_surprisals_shared_interface_for_clusters():
+    # I(y) = -log p(cluster of y): p = (0.5, 0.25, 0.25), clusters {0, 1} and {2}
+    sim = cluster_similarity(["A", "A", "B"])
+    assert np.allclose(surprisals(sim, np.array([0.5, 0.25, 0.25])), [-math.log(0.75)] * 2 + [-math.log(0.25)])
+
+
+def test_greedy_clusters_joins_first_matching_representative():
+    same = lambda a, b: (a % 2) == (b % 2)  # noqa: E731 - parity classes
+    assert greedy_clusters(5, same) == [0, 1, 0, 1, 0]
+
+
+def test_tune_alpha_picks_the_best_correlating_exponent():
+    # item i: two unique samples with cosine c_i, equal counts. The target ranks items in the
+    # order of 1 - c_i; S3E is monotone in alpha*log(c) so all alphas correlate perfectly
+    # except where the clamp makes S3E flat. Make a target only a large alpha can order:
+    # S3E = -ln((1 + c^a)/2) — identical ranks for every alpha > 0, so ties → smallest alpha.
+    cos = [np.array([[1, c], [c, 1]]) for c in (0.99, 0.95, 0.9, 0.8)]
+    ds = [dedup(["a", "b"])] * 4
+    best, table = tune_alpha(cos, ds, [0.1, 0.2, 0.3, 0.4], alphas=(1, 4, 16))
+    assert best == 1 and all(math.isclose(v, 1.0) for v in table.values())
+    # reverse target: every alpha correlates -1; still a defined choice
+    best, table = tune_alpha(cos, ds, [0.4, 0.3, 0.2, 0.1], alphas=(1, 4))
+    assert table[1] == pytest.approx(-1.0)
+    with pytest.raises(InputError):
+        tune_alpha(cos, ds, [0.0] * 4)
+
+
+# --------------------------------------------------------------------------- dedup + cache
+
+
+class _CountingTranslator:
+    def __init__(self):
+        self.sampled: list[str] = []
+
+    def sample(self, sources, n=128, epsilon=0.02, temperature=1.0, seed=0):
+        self.sampled.extend(sources)
+        # a deterministic, repetitive sampler: 3 distinct outputs per source
+        return [[f"{s} #{k % 3}" for k in range(n)] for s in sources]
+
+    def signature(self):
+        return "fake:1"
+
+
+def test_dedup_saving_and_cache_roundtrip(tmp_path):
+    tr = _CountingTranslator()
+    cache = SampleCache(tmp_path / "samples.jsonl")
+    out = cached_samples(tr, ["a", "b", "a"], n=12, epsilon=0.02, seed=1, cache=cache, batch_size=1)
+    assert [d.counts for d in out] == [(4, 4, 4)] * 3
+    assert tr.sampled == ["a", "b"]  # the repeated source is sampled once
+    # 36 drawn, 9 unique embedded → 75% of embedding calls saved
+    assert dedup_saving(out) == pytest.approx(1 - 9 / 36)
+    again = cached_samples(tr, ["b", "a"], n=12, epsilon=0.02, seed=1, cache=SampleCache(cache.path))
+    assert tr.sampled == ["a", "b"] and again[0] == out[1]
+    # other settings are a different key
+    cached_samples(tr, ["a"], n=12, epsilon=0.05, seed=1, cache=SampleCache(cache.path))
+    assert tr.sampled == ["a", "b", "a"]
+    assert len(SampleCache(cache.path)) == 3
+
+
+def test_corrupt_cache_names_file_and_line(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"key": "k", "texts": ["x"], "counts": [1]}\n{"oops": 1}\n')
+    with pytest.raises(InputError, match=r"c\.jsonl:2"):
+        SampleCache(path)
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def test_delta_i_and_delta_logprob_by_hand():
+    # mean I(correct) = 2, mean I(incorrect) = 3 → (2 - 3) / 2.5 = -0.4
+    assert delta_i([1.0, 3.0], [2.0, 4.0]) == pytest.approx(-0.4)
+    # log-probs -10 (correct) and -15 (incorrect): I = 10, 15 → -5 / 12.5 = -0.4
+    assert delta_logprob([-10.0], [-15.0]) == pytest.approx(-0.4)
+    assert math.isnan(relative_difference(0.0, 0.0))
+
+
+def test_delta_h_and_norm_h_by_hand():
+    # unambiguous mean 1.2, ambiguous mean 0.8 → 0.4 / 1.0 = 0.4 (a biased model: > 0)
+    assert delta_h([1.0, 1.4], [0.8]) == pytest.approx(0.4)
+    ent = {"he": 0.5, "she": 1.5, "they": 1.0, "she-name": 2.0, "x-he": 0.0, "x-they": 0.0}
+    groups = {"he": "g", "she": "g", "they": "g", "she-name": "g", "x-he": "x", "x-they": "x"}
+    norms = norm_h(ent, groups, in_group={"she-name": False})
+    # G = {he, she, they}: mean 1.0; the name variant is normalised by it without joining it
+    assert norms["he"] == 0.5 and norms["she"] == 1.5 and norms["she-name"] == 2.0
+    assert math.isnan(norms["x-he"])  # a set with zero mean entropy has no norm-H
+
+
+def test_rank_correlations_by_hand():
+    # ΔI ranks checkpoints exactly against accuracy → τ = ρ = -1
+    res = rank_correlations({"a": -0.3, "b": -0.2, "c": -0.1, "d": 0.0}, {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6})
+    assert res["kendall_tau"] == pytest.approx(-1) and res["spearman_rho"] == pytest.approx(-1)
+    assert res["n"] == 4 and 0 <= res["spearman_p"] < 0.05
+    with pytest.raises(ValueError):
+        rank_correlations({"a": 1, "b": 2}, {"a": 1, "b": 2})
+
+
+# --------------------------------------------------------------------------- ANOVA
+
+
+def test_anova_single_effect_matches_manual_least_squares():
+    import pandas as pd
+
+    from mtdebias.uncertainty.anova import anova_table, cue_effects
+
+    y = [1.0, 1.2, 0.8, 2.0, 2.4, 0.5, 0.7, 0.6, 1.1, float("nan")]
+    x = ["N", "N", "N", "SF", "SF", "OM", "OM", "OM", "SF", "OM"]
+    frame = pd.DataFrame({"norm_h": y, "subject": x, "model": "m"})
+    rows = {r["level"]: r for r in cue_effects(frame, "norm_h", "subject")}
+    # treatment coding by hand: mean(N) = 1.0; SF mean = (2.0 + 2.4 + 1.1)/3 = 1.8333 → +0.8333;
+    # OM mean = (0.5 + 0.7 + 0.6)/3 = 0.6 → -0.4  (the NaN row is dropped)
+    assert rows["SF"]["coef"] == pytest.approx(5.5 / 3 - 1.0)
+    assert rows["OM"]["coef"] == pytest.approx(-0.4)
+    # same as numpy least squares on a hand-built dummy design
+    keep = [i for i, v in enumerate(y) if not math.isnan(v)]
+    design = np.array([[1.0, x[i] == "OM", x[i] == "SF"] for i in keep], dtype=float)
+    beta, *_ = np.linalg.lstsq(design, np.array([y[i] for i in keep]), rcond=None)
+    assert rows["OM"]["coef"] == pytest.approx(beta[1]) and rows["SF"]["coef"] == pytest.approx(beta[2])
+    # t = coef / se, and residual variance by hand gives the same standard error
+    resid = np.array([y[i] for i in keep]) - design @ beta
+    sigma2 = resid @ resid / (len(keep) - 3)
+    se = np.sqrt(np.diag(sigma2 * np.linalg.inv(design.T @ design)))
+    assert rows["SF"]["std_err"] == pytest.approx(se[2]) and rows["SF"]["t"] == pytest.approx(beta[2] / se[2])
+    assert rows["SF"]["p"] < 0.05 and rows["SF"]["n_level"] == 3 and rows["SF"]["n_reference"] == 3
+    table = anova_table(frame, ["norm_h"], cues=["subject", "names"], by=["model"])
+    assert list(table["level"]) == ["OM", "SF"] and set(table["model"]) == {"m"}  # names absent → no rows
+    # a cue without its reference level cannot be tested
+    assert cue_effects(frame[frame.subject != "N"], "norm_h", "subject") == []
+
+
+# --------------------------------------------------------------------------- contrast sets
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    from mtdebias.uncertainty.contrast import load_english_parser
+
+    return load_english_parser()
+
+
+@pytest.mark.parametrize("sentence,gender,expected", [
+    ("The nurse asked the doctor about her schedule because she was late.", "male",
+     "The nurse asked the doctor about his schedule because he was late."),
+    ("The nurse asked the doctor about her schedule because she was late.", "neutral",
+     "The nurse asked the doctor about their schedule because they were late."),
+    ("The clerk gave her a book that she wasn't reading.", "male",
+     "The clerk gave him a book that he wasn't reading."),
+    ("The clerk gave her a book that she wasn't reading.", "neutral",
+     "The clerk gave them a book that they weren't reading."),
+    ("The guard hated the hairdresser because she charges too much.", "neutral",
+     "The guard hated the hairdresser because they charge too much."),
+    ("The developer argued with the designer because he's not happy and likes cats.", "neutral",
+     "The developer argued with the designer because they're not happy and like cats."),
+    ("She has been asked to help him with his own project, and he does it himself.", "neutral",
+     "They have been asked to help them with their own project, and they do it themselves."),
+    ("The chief thanked the secretary because his work is great.", "female",
+     "The chief thanked the secretary because her work is great."),
+    # "them" refers to the apples, not the farmer: untouched
+    ("The farmer offered apples to the housekeeper, because he had too many of them.", "neutral",
+     "The farmer offered apples to the housekeeper, because they had too many of them."),
+    # a Winogender "they" row back to singular
+    ("The technician told the customer that they were ready.", "female",
+     "The technician told the customer that she was ready."),
+])
+def test_pronoun_rewriting(nlp, sentence, gender, expected):
+    from mtdebias.uncertainty.contrast import rewrite_pronouns
+
+    assert rewrite_pronouns(sentence, gender, nlp) == expected
+
+
+def test_contrast_sets_and_cues(tmp_path, nlp):
+    from mtdebias.uncertainty.contrast import add_name_variants, build_contrast_sets, read_winomt
+    from mtdebias.uncertainty.cues import annotate_cues, load_stereotypes
+
+    data = tmp_path / "en.txt"
+    data.write_text(
+        "female\t1\tThe developer argued with the designer because she did not like the design.\tdeveloper\n"
+        "male\t1\tThe developer argued with the designer because he did not like the design.\tdeveloper\n"
+        "male\t4\tThe secretary thanked the mover because he carried the boxes.\tmover\n"
+        "neutral\t1\tThe mechanic called to inform someone that they had completed the repair.\tmechanic\n")
+    pro = tmp_path / "pro.txt"
+    pro.write_text("male\t1\tThe developer argued with the designer because he did not like the design.\tdeveloper\n"
+                   "male\t4\tThe secretary thanked the mover because he carried the boxes.\tmover\n")
+    rows = read_winomt(data)
+    items = build_contrast_sets(rows, nlp)
+    assert len(items) == 9 and len({i.group for i in items}) == 3  # the he/she pair shares one set
+    dev = [i for i in items if i.profession == "developer"]
+    assert [i.pronoun for i in dev] == ["he", "she", "they"] and [i.from_data for i in dev] == [True, True, False]
+    assert dev[2].sentence == "The developer argued with the designer because they did not like the design."
+    assert dev[0].sentence[slice(*dev[0].focus_span)] == "developer"
+    items = add_name_variants(items, {"female": ["Anna"], "male": ["Ivan"]})
+    named = [i for i in items if i.name]
+    assert named[0].sentence == "The developer Ivan argued with the designer because he did not like the design."
+    cues = {i.id: c for i, c in zip(items, annotate_cues(items, "ru", load_stereotypes(pro), nlp=nlp,
+                                                                 person_nouns=["designer", "secretary"]))}
+    by = {(i.profession, i.pronoun, i.name): cues[i.id] for i in items}
+    he_dev = by[("developer", "he", None)]
+    # developer is the main-clause subject; the designer (a person) is the nearest NP → recency O
+    assert he_dev["subject"] == "SM" and he_dev["recency"] == "OM" and he_dev["stereotype"] == "M"
+    assert he_dev["ic"] == "N" and he_dev["default_m"] == "M" and he_dev["names"] == "no_name"
+    assert by[("developer", "she", None)]["subject"] == "SF"
+    assert by[("developer", "she", "Anna")]["names"] == "F" and by[("developer", "she", "Anna")]["subject"] == "SF"
+    they = by[("developer", "they", None)]
+    assert they["subject"] == they["recency"] == they["pronoun"] == "N" and they["ambiguity"] == "ambiguous"
+    # "thank" is object-biased and "because" follows: the explanation is about the mover (focus)
+    mover = by[("mover", "he", None)]
+    assert mover["ic"] == "SM" and mover["subject"] == "OM" and mover["recency"] == "SM"
+    # "someone" is the nearest NP but not a person noun: no recency cue (as in the paper's example)
+    assert by[("mechanic", "he", None)]["recency"] == "N" and by[("mechanic", "he", None)]["subject"] == "SM"
+    assert by[("mechanic", "he", None)]["stereotype"] == "N"  # not in the pro file
+    assert annotate_cues(items[:1], "es", {}, nlp=nlp)[0]["default_m"] == "no_default"
+
+
+def test_bad_winomt_line_names_file_and_line(tmp_path):
+    from mtdebias.uncertainty.contrast import read_winomt
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("male\t1\tThe developer argued.\tdeveloper\nmale\t2\tThe developer argued.\tdeveloper\n")
+    with pytest.raises(InputError, match=r"bad\.txt:2"):
+        read_winomt(bad)
+
+
+def test_shipped_cue_lists_load():
+    from mtdebias.uncertainty.cues import load_default_masculine, load_ic_verbs
+
+    ic = load_ic_verbs()
+    assert ic["thank"] == "object" and ic["apologize"] == "subject" and set(ic.values()) == {"subject", "object"}
+    assert {"doctor", "surgeon", "mechanic"} <= load_default_masculine()
+
+
+@pytest.mark.shared
+def test_full_winomt_contrast_sets():
+    from mtdebias.uncertainty.contrast import build_contrast_sets, read_winomt
+
+    path = SHARED / "winomt" / "en.txt"
+    if not path.exists():
+        pytest.skip("shared WinoMT data absent")
+    rows = read_winomt(path)
+    items = build_contrast_sets(rows[:400])
+    assert all(i.sentence[slice(*i.focus_span)].lower() == i.profession.lower() for i in items)
+    assert sum(i.from_data for i in items) >= 390  # a few rows of WinoMT are exact duplicates
