@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: install demo test test-slow bench clean
+.PHONY: install demo test test-slow bench clean chromium
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,14 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/mtdebias ablate recipes/quickstart.toml --report runs/quickstart/report.html
 
-test: $(STAMP)
+# The report test renders the HTML in headless Chromium (Debian package); installed if missing
+# and possible (root + apt), otherwise that one test skips.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	  echo "chromium not installed: the headless-render test will skip"; }
+
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-slow: $(STAMP)

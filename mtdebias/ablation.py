@@ -100,3 +100,74 @@ def run_variants(recipe_path: Path, variants: list[Variant], base_overrides: Ite
     if failures:
         raise ConfigError(f"variants failed: {', '.join(failures)}; rerun the same command to resume them")
     return [recipe.run_dir for recipe in recipes]
+
+
+def _scored_finals(run_dir: Path, variant: str) -> list[tuple[str, Path]]:
+    """(label, eval folder) of a run's last scored checkpoint and of its debiased copy, if any."""
+    folder = run_dir / "eval"
+    scored = sorted(p for p in folder.glob("step-*") if (p / "results.jsonl").exists()) if folder.is_dir() else []
+    plain = [p for p in scored if not p.name.endswith("-debiased")]
+    out = [(variant, plain[-1])] if plain else []
+    debiased = [p for p in scored if p.name.endswith("-debiased")]
+    if debiased:
+        out.append((f"{variant}+debiased", debiased[-1]))
+    return out
+
+
+def compare_to_baseline(run_dirs: list[Path], baseline: str, resamples: int = 1000) -> list[dict]:
+    """Paired tests of each variant (and each debiased copy) against the baseline, seed by seed.
+
+    Per-item accuracies (attempts with a ``correct`` field: WinoMT, name-gender) get McNemar's
+    test; BLEU/chrF (quality attempts) a paired bootstrap. Items are paired by position and
+    checked to be the same sources, so only results of the same suite are compared.
+    """
+    from .atomic import read_jsonl
+    from .significance import mcnemar, paired_bootstrap_quality
+
+    by_seed: dict[str, list[tuple[str, Path]]] = {}
+    for run in run_dirs:
+        prefix_and_variant, _, seed = run.name.rpartition("-seed")
+        variant = next((v for v in [baseline] if prefix_and_variant.endswith(v)), prefix_and_variant)
+        by_seed.setdefault(seed, []).extend(_scored_finals(run, variant))
+    rows = []
+    for seed, entries in sorted(by_seed.items()):
+        base = next((folder for label, folder in entries if label == baseline), None)
+        if base is None:
+            continue
+        for label, folder in entries:
+            if folder == base:
+                continue
+            for attempts_file in sorted(base.glob("*.attempts.jsonl")):
+                twin = folder / attempts_file.name
+                if not twin.exists():
+                    continue
+                a, b = read_jsonl(attempts_file), read_jsonl(twin)
+                if len(a) != len(b) or [r.get("source") for r in a] != [r.get("source") for r in b]:
+                    continue
+                probe = attempts_file.name.removesuffix(".attempts.jsonl")
+                row = {"seed": seed, "variant": label, "baseline": baseline, "probe": probe,
+                       "checkpoints": f"{base.name} vs {folder.name}"}
+                if a and "correct" in a[0]:
+                    test = mcnemar([bool(r["correct"]) for r in a], [bool(r["correct"]) for r in b])
+                    rows.append({**row, "test": f"McNemar ({test.method})", "metric": "accuracy",
+                                 "baseline_value": sum(r["correct"] for r in a) / len(a),
+                                 "variant_value": sum(r["correct"] for r in b) / len(b), "p_value": test.p_value})
+                elif a and "hypothesis" in a[0]:
+                    refs = [r["reference"] for r in a]
+                    for metric in ("bleu", "chrf"):
+                        test = paired_bootstrap_quality([r["hypothesis"] for r in a], [r["hypothesis"] for r in b],
+                                                        refs, metric=metric, resamples=resamples)
+                        rows.append({**row, "test": "paired bootstrap", "metric": metric,
+                                     "baseline_value": test.score_a, "variant_value": test.score_b,
+                                     "p_value": test.p_value})
+    return rows
+
+
+def significance_markdown(rows: list[dict]) -> str:
+    if not rows:
+        return "No paired comparisons (no variant shares a suite and seed with the baseline).\n"
+    lines = ["| seed | variant | probe | metric | baseline | variant | p | test |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['seed']} | {r['variant']} | {r['probe']} | {r['metric']} | {r['baseline_value']:.3f} "
+                     f"| {r['variant_value']:.3f} | {r['p_value']:.4f} | {r['test']} |")
+    return "\n".join(lines) + "\n"

@@ -7,6 +7,13 @@ from pathlib import Path
 from .errors import InputError
 
 
+def looks_like_hub_id(text: str) -> bool:
+    """``org/name`` or ``name`` that is not an existing path: what a user copies from a model hub."""
+    path = Path(text).expanduser()
+    return (not path.is_absolute() and text.count("/") <= 1 and not text.startswith((".", "~"))
+            and not path.exists())
+
+
 def local_model_dir(name_or_path: str | Path, what: str = "model") -> Path:
     """Return ``name_or_path`` as an existing local directory, or explain what to pass.
 
@@ -17,9 +24,7 @@ def local_model_dir(name_or_path: str | Path, what: str = "model") -> Path:
     if path.is_dir():
         return path
     text = str(name_or_path)
-    looks_like_hub_id = (not path.is_absolute() and text.count("/") <= 1
-                         and not text.startswith((".", "~")) and not path.exists())
-    if looks_like_hub_id:
+    if looks_like_hub_id(text):
         raise InputError(
             f"'{text}' looks like a model hub name, but mtdebias never downloads models "
             f"(it runs without network access)",

@@ -16,6 +16,8 @@ from .tokenizer import EOS_ID, PAD_ID
 PRESETS: dict[str, dict[str, Any]] = {
     "tiny": dict(d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
                  decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256),
+    "mini": dict(d_model=128, encoder_layers=3, decoder_layers=3, encoder_attention_heads=4,
+                 decoder_attention_heads=4, encoder_ffn_dim=512, decoder_ffn_dim=512),
     "small": dict(d_model=256, encoder_layers=3, decoder_layers=3, encoder_attention_heads=4,
                   decoder_attention_heads=4, encoder_ffn_dim=1024, decoder_ffn_dim=1024),
     "base": dict(d_model=512, encoder_layers=6, decoder_layers=6, encoder_attention_heads=8,

@@ -24,7 +24,7 @@ def _training_data(recipe: Recipe):
         from .synth import generate  # the synthetic corpus is made by the run itself
 
         corpus = generate(data.tgt_lang, size=data.synth_size, seed=recipe.run.seed)
-        corpus.save(Path(data.train_src).parent)
+        corpus.write(Path(data.train_src).parent)
     return read_parallel(data.train_src, data.train_tgt)
 
 
@@ -83,14 +83,14 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
     augment = recipe.augment
     if augment.method == "none":
         return StaticPairs(sources, targets)
-    from .augment.annotate import annotate_corpus
+    from .augment.annotate import annotate_lists
     from .augment.switch import SwitchEntity
 
     annotated = Path(augment.annotated) if augment.annotated else store.dir / "annotated"
     if not augment.annotated:
-        annotate_corpus(sources, targets, recipe.data.src_lang, recipe.data.tgt_lang, annotated,
-                        aligner=augment.aligner, types=augment.types, two_sided=augment.two_sided,
-                        candidates=augment.candidates or None)
+        annotate_lists(sources, targets, annotated, recipe.data.src_lang, recipe.data.tgt_lang,
+                       aligner=augment.aligner, types=tuple(augment.types), two_sided=augment.two_sided,
+                       candidates=augment.candidates or None)
     elif not annotated.is_dir():
         raise InputError("augment.annotated directory not found", path=annotated,
                          hint="run `mtdebias annotate` first or leave augment.annotated empty")
@@ -107,10 +107,15 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     corpus = _training_data(recipe)
     model, tokenizer = build_model_and_tokenizer(recipe, corpus.sources, corpus.targets, store)
     source = pair_source(recipe, corpus.sources, corpus.targets, store)
+    debiaser = _debiaser(recipe)
+    if debiaser is not None and recipe.debias.when != "posthoc":
+        # untie shared embeddings before the optimizer is built, so the encoder's own copy trains
+        debiaser.prepare(model)
     trainer = Trainer(config=recipe.train, run_dir=store.dir, model=model, tokenizer=tokenizer, source=source,
                       seed=recipe.run.seed, dev=_dev_data(recipe), tgt_lang=recipe.data.tgt_lang)
     resumed = trainer.resume()
-    _wire_debiasing(recipe, trainer, resumed)
+    if debiaser is not None:
+        _wire_debiasing(recipe, debiaser, trainer, resumed)
     if recipe.eval.suite and recipe.eval.inline:
         from .runner import checkpoint_evaluator
 
@@ -127,20 +132,24 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     return store
 
 
-def _wire_debiasing(recipe: Recipe, trainer, resumed: bool) -> None:
+def _debiaser(recipe: Recipe):
     debias = recipe.debias
-    if debias.method == "none":
-        return
+    if debias.method == "none" or debias.when == "posthoc":
+        return None
     from .debias import EncoderDebiaser
 
-    debiaser = EncoderDebiaser(method=debias.method, words=debias.words, when=debias.when,
-                               multi_token=debias.multi_token, equalise=debias.equalise)
-    if debias.when == "init" and not resumed:
+    return EncoderDebiaser(method=debias.method, words=debias.words, when=debias.when,
+                           multi_token=debias.multi_token, equalise=debias.equalise)
+
+
+def _wire_debiasing(recipe: Recipe, debiaser, trainer, resumed: bool) -> None:
+    if recipe.debias.when == "init" and not resumed:
         debiaser.apply(trainer.unwrapped, trainer.tokenizer)
-    elif debias.when == "every_epoch":
+    elif recipe.debias.when == "every_epoch":
         # re-projecting before every save keeps each checkpoint's projection at zero; training
         # continues from the projected weights, which is what "every epoch" means
         trainer.before_save.append(lambda: debiaser.apply(trainer.unwrapped, trainer.tokenizer))
+        trainer.on_checkpoint.append(debiaser.write_last_report)
 
 
 def _debias_final_checkpoint(recipe: Recipe, store: RunStore) -> Path | None:
@@ -150,7 +159,7 @@ def _debias_final_checkpoint(recipe: Recipe, store: RunStore) -> Path | None:
     if debias.method == "none" or debias.when != "posthoc" or last is None:
         return None
     out = last.with_name(last.name + "-debiased")
-    if (out / "trainer_state.json").exists():
+    if (out / "debias_report.json").exists():
         return out
     from .debias import debias_checkpoint
 

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 from tqdm.auto import tqdm
 
 from .errors import CheckpointError, InputError, MtdebiasError
+from .signature import Signature, hash_file, hash_json
 from .store import RunStore
 from .suite import ProbeSpec, Suite, load_suite, probe_constructors
 
@@ -65,18 +66,26 @@ def evaluate_checkpoint(checkpoint: Path, suite: Suite, store: RunStore, context
     except (CheckpointError, InputError, OSError) as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
-    stored = store.signatures(checkpoint)
+    stored = {row.get("request") for row in store.results(checkpoint)}
     for spec, probe in probes:
-        signature = probe.signature(translator)
+        request = request_key(spec, translator)
         label = f"{checkpoint.name}: {spec.label}"
-        if signature in stored:
+        if request in stored:
             outcome.skipped.append(label)
             continue
         result = probe.run(translator)
         if result.attempts:
             store.write_attempts(checkpoint, spec.label, result.attempts)
-        store.add_results(checkpoint, [{**row, "label": spec.label} for row in result.rows()])
+        store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in result.rows()])
         outcome.scored.append(label)
+
+
+def request_key(spec: ProbeSpec, translator) -> str:
+    """What a stored result answers: probe type, options (with the content of files they name),
+    and the system. Probes' own signatures may depend on the run (a tuned α), so skipping uses
+    this key, known before anything is decoded."""
+    files = {k: hash_file(v) for k, v in spec.options.items() if isinstance(v, str) and v and Path(v).is_file()}
+    return str(Signature(f"request:{spec.type}", hash_json([spec.options, files]), translator.signature()))
 
 
 def _load_translator(checkpoint: Path):

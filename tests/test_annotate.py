@@ -108,6 +108,16 @@ def test_unaligned_and_non_contiguous_by_rule():
     assert stats.rejected == Counter({"unaligned": 1, "non_contiguous": 1})
 
 
+def test_punctuation_aligned_to_a_name_is_trimmed():
+    ann = PairAnnotator("en", "de", ("PERSON",), False, gender_of)
+    src, tgt = "Peter said Peter sings.", "Peter sagte, Peter singt."
+    # the comma (tgt 2) is linked to the second "Peter" (src 2) as well
+    al = Alignment(tokenize(src), tokenize(tgt), [(0, 0), (1, 1), (2, 2), (2, 3), (3, 4), (4, 5)])
+    ents = [Entity("Peter", 0, 5, "PERSON"), Entity("Peter", 11, 16, "PERSON")]
+    accepted, _ = ann.annotate(src, tgt, ents, None, al, ShardStats())
+    assert [tgt[a:b] for a, b in (e["tgt"] for e in accepted)] == ["Peter", "Peter"]
+
+
 def test_two_sided_requires_a_same_type_target_entity():
     ann = PairAnnotator("en", "fr", ("PERSON", "GPE"), True, gender_of)
     src, tgt = "Anna visits Paris.", "Anna visite Paris."

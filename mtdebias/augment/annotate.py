@@ -108,6 +108,12 @@ def _target_indices(al: Alignment, entity: Entity) -> tuple[list[int] | None, st
     """Contiguous target token indices of a source entity, or (None, reason)."""
     inside = {i for i, t in enumerate(al.src) if t.start < entity.end and t.end > entity.start}
     linked = sorted({j for i, j in al.links if i in inside})
+    # Punctuation aligned to a name ("Peter" ↔ ", Peter") is not part of it: trim it off the
+    # ends, or a switch would eat the comma.
+    while linked and not _is_word(al.tgt[linked[0]].text):
+        linked.pop(0)
+    while linked and not _is_word(al.tgt[linked[-1]].text):
+        linked.pop()
     if not linked:
         return None, "unaligned"
     outside_links: dict[int, list[int]] = {}

@@ -36,13 +36,20 @@ def run(args: argparse.Namespace) -> int:
             print(f"{variant.run_name:<40} {resolved.run_dir}  {' '.join(variant.overrides)}")
         return 0
     run_dirs = run_variants(args.recipe, variants, args.overrides, jobs=args.jobs)
+    from ..ablation import compare_to_baseline, significance_markdown
+    from ..atomic import write_json, write_text
     from ..report import build_report
 
-    out = args.report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html"
+    out = Path(args.report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html")
+    summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}")
     baseline = recipe.ablate.baseline or variants[0].name
-    summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}", baseline=baseline)
-    print(f"report: {out}")
-    markdown = Path(out).with_suffix(".md")
-    if markdown.exists():
-        print(markdown.read_text(encoding="utf-8"))
-    return 0 if summary is not None else 1
+    tests = compare_to_baseline(run_dirs, baseline)
+    write_json(out.with_name(out.stem + "-significance.json"), tests)
+    markdown = out.with_suffix(".md")
+    text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
+    text += f"\n## Paired tests against the baseline ({baseline})\n\n" + significance_markdown(tests)
+    write_text(markdown, text)
+    print(f"report: {out}\nsummary: {markdown}")
+    print(summary.headline_markdown)
+    print(significance_markdown(tests))
+    return 0

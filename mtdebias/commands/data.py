@@ -43,6 +43,8 @@ def add_parser(subparsers) -> None:
     professions = verbs.add_parser("professions",
                                    help="write professions_<lang>.tsv (english, masculine, feminine)")
     professions.add_argument("--out", type=Path, default=Path("data/synth"))
+    professions.add_argument("--templates-out", type=Path, default=Path("data/templates"),
+                             help="where name_gender_synth_<lang>.tsv (quickstart templates) go")
     professions.set_defaults(func=run)
 
 
@@ -70,9 +72,10 @@ def run(args: argparse.Namespace) -> int:
               f"data {manifest['data_hash']})")
         return 0
     if args.data_command == "professions":
-        from ..synth import write_profession_tables
+        from ..synth.export import write_profession_tables, write_synth_templates, write_synth_winomt
 
-        for path in write_profession_tables(args.out):
+        for path in [*write_profession_tables(args.out), *write_synth_templates(args.templates_out),
+                     write_synth_winomt(args.templates_out)]:
             print(f"wrote {path}")
         return 0
     raise ValueError(args.data_command)

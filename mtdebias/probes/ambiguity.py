@@ -104,7 +104,7 @@ class AmbiguityProbe:
 
             items = add_name_variants(items, {"female": load_name_list("first_female"),
                                               "male": load_name_list("first_male")}, seed=keep.get("seed", 0))
-        stereotypes = load_stereotypes(pro, anti) if pro is not None else {}
+        stereotypes = load_stereotypes(pro, anti) if pro else {}  # "" in a suite = no stereotype files
         cues = annotate_cues(items, lang, stereotypes, person_nouns=[r.profession for r in rows])
         refs = load_references(references) if references is not None else None
         data_hash = hash_json([[i.sentence for i in items], sorted(stereotypes.items()), names])

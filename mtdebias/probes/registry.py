@@ -10,10 +10,12 @@ from typing import Any, Callable
 
 from .name_gender import NameGenderProbe
 from .sentiment import SentimentProbe
+from .ambiguity import AmbiguityProbe
 from .winomt import WinoMTProbe
 
 PROBES: dict[str, Callable[..., Any]] = {
     "winomt": WinoMTProbe.from_options,
     "name_gender": NameGenderProbe.from_options,
     "sentiment": SentimentProbe.from_options,
+    "ambiguity": AmbiguityProbe.from_options,
 }

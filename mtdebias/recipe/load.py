@@ -37,6 +37,11 @@ def _coerce(value: Any, annotation: Any, where: str, path: Path | None, base: Pa
             raise ConfigError(f"{where} must be a path string, got {type(value).__name__}", path=path)
         resolved = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
         if not resolved.exists():
+            from ..hub import looks_like_hub_id
+
+            if looks_like_hub_id(value):
+                raise ConfigError(f"{where} = '{value}' looks like a model hub name; mtdebias never downloads "
+                                  "models", path=path, hint="download it elsewhere and give its local directory")
             raise ConfigError(f"{where} = '{value}': file not found ({resolved})", path=path,
                               hint="fix the path; relative paths are taken from the recipe's folder")
         return resolved

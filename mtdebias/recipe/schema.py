@@ -40,8 +40,8 @@ class TokenizerConfig:
 
 @dataclass(frozen=True)
 class ModelConfig:
-    preset: str = "tiny"  # tiny | small | base | big
-    init: str = ""  # a local checkpoint to fine-tune (its tokenizer is used too)
+    preset: str = "tiny"  # tiny | mini | small | base | big
+    init: Path | None = None  # a local checkpoint directory to fine-tune (its tokenizer is used too)
     max_positions: int = 256
     dropout: float = 0.1
 
@@ -122,7 +122,7 @@ class Recipe:
 
 
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("model", "preset"): ("tiny", "small", "base", "big"),
+    ("model", "preset"): ("tiny", "mini", "small", "base", "big"),
     ("train", "mixed_precision"): ("no", "fp16", "bf16"),
     ("augment", "method"): ("none", "switch_entity.v1"),
     ("augment", "unknown_policy"): ("among_unknown", "never"),

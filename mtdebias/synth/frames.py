@@ -313,6 +313,37 @@ def _stayed_home(rng, people, lang):
     return Rendered(f"{p.name} stayed at home because {_she(p)} was {s.en}.", tgt)
 
 
+# --- pronoun subjects (no name) ------------------------------------------------------------
+# "She works as a developer.": the pronoun alone fixes the gender, in equal shares for both,
+# so a model learns pronoun → agreement without the name imbalance. The template probes' he/she
+# filter and the WinoMT-style quickstart items rely on these frames.
+
+def _pronoun_gender(rng: random.Random) -> str:
+    return "f" if rng.random() < 0.5 else "m"
+
+
+@frame("pronoun_works_as", "pronoun_subject", 0, 2.5)
+def _pronoun_works_as(rng, people, lang):
+    g, n = _pronoun_gender(rng), rng.choice(PROFESSIONS)
+    b = _bare(lang, n, g)
+    female = g == "f"
+    tgt = _pick(lang, f"{'Sie' if female else 'Er'} arbeitet als {b}.",
+                f"{'Elle' if female else 'Il'} travaille comme {b}.",
+                f"{'Ella' if female else 'Él'} trabaja como {b}.")
+    return Rendered(f"{'She' if female else 'He'} works as {en_a(n.en)}.", tgt)
+
+
+@frame("pronoun_loves_job", "pronoun_subject", 0, 2.5)
+def _pronoun_loves_job(rng, people, lang):
+    g, n = _pronoun_gender(rng), rng.choice(PROFESSIONS)
+    b = _bare(lang, n, g)
+    female = g == "f"
+    tgt = _pick(lang, f"{'Sie' if female else 'Er'} liebt {'ihre' if female else 'seine'} Arbeit als {b}.",
+                f"{'Elle' if female else 'Il'} adore son travail {fr_de(b)}.",
+                f"{'Ella' if female else 'Él'} ama su trabajo de {b}.")
+    return Rendered(f"{'She' if female else 'He'} loves {'her' if female else 'his'} job as {en_a(n.en)}.", tgt)
+
+
 # --- two people ---------------------------------------------------------------------------
 
 @frame("relation_of", "two_person", 2)

@@ -1,0 +1,99 @@
+"""The evaluation runner: skip on stored signatures, resume after interruption, broken checkpoints."""
+
+import shutil
+
+import pytest
+
+from mtdebias.errors import ConfigError
+from mtdebias.runner import evaluate
+from mtdebias.store import RunStore
+from mtdebias.testing import toy_corpus
+from mtdebias.translators.hf import HFTranslator
+
+SUITE = """
+[suite]
+name = "t"
+
+[[probe]]
+type = "quality"
+label = "quality_beam1"
+src = "{data}/test.en"
+ref = "{data}/test.de"
+beam = 1
+
+[[probe]]
+type = "quality"
+label = "quality_beam2"
+src = "{data}/test.en"
+ref = "{data}/test.de"
+beam = 2
+"""
+
+
+@pytest.fixture
+def run_dir(tmp_path, tiny_checkpoint):
+    """A run directory holding two good checkpoints and one with truncated weights."""
+    run = tmp_path / "run"
+    for name in ("step-0000100", "step-0000200"):
+        shutil.copytree(tiny_checkpoint, run / "checkpoints" / name)
+    broken = run / "checkpoints" / "step-0000300"
+    shutil.copytree(tiny_checkpoint, broken)
+    weights = broken / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:500])
+    data = tmp_path / "data"
+    data.mkdir()
+    src, tgt = toy_corpus(30, seed=9)
+    (data / "test.en").write_text("\n".join(src) + "\n")
+    (data / "test.de").write_text("\n".join(tgt) + "\n")
+    (tmp_path / "suite.toml").write_text(SUITE)
+    return run
+
+
+def test_broken_checkpoint_is_reported_and_the_rest_scored(run_dir):
+    outcome = evaluate([run_dir], run_dir.parent / "suite.toml", {"data": str(run_dir.parent / "data")})
+    assert list(outcome.failed) == ["step-0000300"]
+    assert "could not be loaded" in outcome.failed["step-0000300"]
+    assert len(outcome.scored) == 4  # 2 good checkpoints × 2 probes
+    rows = RunStore(run_dir).results(run_dir / "checkpoints" / "step-0000100")
+    assert sorted((r["label"], r["metric"]) for r in rows) == [
+        ("quality_beam1", "bleu"), ("quality_beam1", "chrf"), ("quality_beam2", "bleu"), ("quality_beam2", "chrf")]
+    assert all(r["signature"].startswith("quality.v1|") for r in rows)
+    # a second run finds everything stored and decodes nothing
+    again = evaluate([run_dir], run_dir.parent / "suite.toml", {"data": str(run_dir.parent / "data")})
+    assert again.scored == [] and len(again.skipped) == 4
+
+
+def test_interrupted_suite_resumes_without_loss_or_duplicates(run_dir):
+    overrides = {"data": str(run_dir.parent / "data")}
+    checkpoint = run_dir / "checkpoints" / "step-0000100"
+    shutil.rmtree(run_dir / "checkpoints" / "step-0000300")
+    calls = {"translate": 0}
+
+    class Interrupting(HFTranslator):
+        def translate(self, sources, beam=5):
+            calls["translate"] += 1
+            if beam == 2:  # the second probe: the user presses Ctrl-C
+                raise KeyboardInterrupt
+            return super().translate(sources, beam=beam)
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate([checkpoint], run_dir.parent / "suite.toml", overrides, make_translator=Interrupting)
+    stored = RunStore(run_dir).results(checkpoint)
+    assert {r["label"] for r in stored} == {"quality_beam1"}  # the finished probe was kept
+    first_bleu = [r["value"] for r in stored if r["metric"] == "bleu"]
+
+    outcome = evaluate([checkpoint], run_dir.parent / "suite.toml", overrides)
+    assert outcome.skipped == ["step-0000100: quality_beam1"]
+    assert outcome.scored == ["step-0000100: quality_beam2"]
+    rows = RunStore(run_dir).results(checkpoint)
+    assert len(rows) == 4 and len({(r["label"], r["metric"]) for r in rows}) == 4
+    assert [r["value"] for r in rows if r["metric"] == "bleu" and r["label"] == "quality_beam1"] == first_bleu
+
+
+def test_unfilled_placeholder_and_unknown_probe_fail_before_any_work(run_dir, tmp_path):
+    with pytest.raises(ConfigError, match=r"no value for \{data\}"):
+        evaluate([run_dir], run_dir.parent / "suite.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[probe]]\ntype = "winomtt"\n')
+    with pytest.raises(ConfigError, match="did you mean 'winomt'"):
+        evaluate([run_dir], bad)
