@@ -89,7 +89,8 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
     annotated = Path(augment.annotated) if augment.annotated else store.dir / "annotated"
     if not augment.annotated:
         annotate_lists(sources, targets, annotated, recipe.data.src_lang, recipe.data.tgt_lang,
-                       aligner=augment.aligner, types=tuple(augment.types), two_sided=augment.two_sided,
+                       aligner=augment.aligner, types=tuple(augment.types),
+                       two_sided=None if augment.two_sided else False,  # None: where a target NER model exists
                        candidates=augment.candidates or None)
     elif not annotated.is_dir():
         raise InputError("augment.annotated directory not found", path=annotated,

@@ -39,7 +39,7 @@ def _coerce(value: Any, annotation: Any, where: str, path: Path | None, base: Pa
         if not resolved.exists():
             from ..hub import looks_like_hub_id
 
-            if looks_like_hub_id(value):
+            if where == "model.init" and looks_like_hub_id(value):
                 raise ConfigError(f"{where} = '{value}' looks like a model hub name; mtdebias never downloads "
                                   "models", path=path, hint="download it elsewhere and give its local directory")
             raise ConfigError(f"{where} = '{value}': file not found ({resolved})", path=path,
