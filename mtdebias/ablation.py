@@ -68,24 +68,28 @@ def variant_overrides(recipe: Recipe, variant: Variant) -> list[str]:
 
 
 def validate_variants(recipe_path: Path, variants: list[Variant], base_overrides: Iterable[str] = ()) -> list[Recipe]:
+    """Each variant's resolved recipe (all validated before anything runs)."""
     raw = tomllib.loads(recipe_path.read_text(encoding="utf-8"))
     base = parse_recipe(apply_overrides(raw, base_overrides), path=recipe_path)
     return [parse_recipe(apply_overrides(raw, [*base_overrides, *variant_overrides(base, v)]), path=recipe_path)
             for v in variants]
 
 
+def variant_command(recipe_path: Path, recipe: Recipe, variant: Variant, base_overrides: Iterable[str]) -> list[str]:
+    """The `mtdebias train` call for one variant, with the overrides that made ``recipe``."""
+    sets = [*base_overrides, *variant.overrides, f"run.seed={variant.seed}", f'run.name="{recipe.run.name}"']
+    return [sys.executable, "-m", "mtdebias", "train", str(recipe_path), *[a for s in sets for a in ("--set", s)]]
+
+
 def run_variants(recipe_path: Path, variants: list[Variant], base_overrides: Iterable[str] = (),
                  jobs: int = 1) -> list[Path]:
     """Train every variant (each in its own process; ``jobs`` at a time). Returns run directories."""
     recipes = validate_variants(recipe_path, variants, base_overrides)
-    base = recipes[0]
     pending = []
     for variant, recipe in zip(variants, recipes):
         if (recipe.run_dir / "finished.json").exists():
             continue
-        command = [sys.executable, "-m", "mtdebias", "train", str(recipe_path),
-                   *[arg for item in [*base_overrides, *variant_overrides(base, variant)] for arg in ("--set", item)]]
-        pending.append((variant, command))
+        pending.append((variant, variant_command(recipe_path, recipe, variant, base_overrides)))
     running: list[tuple[Variant, subprocess.Popen]] = []
     failures = []
     env = {**os.environ, "OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // max(jobs, 1)))}

@@ -76,3 +76,17 @@ def test_compare_to_baseline_pairs_items_by_seed(tmp_path):
     assert len(rows) == 1
     assert rows[0]["p_value"] == pytest.approx(0.125)
     assert rows[0]["baseline_value"] == pytest.approx(0.8) and rows[0]["variant_value"] == pytest.approx(0.3)
+
+
+def test_variant_command_trains_into_the_validated_run_directory(recipe_path):
+    """The command a variant runs must resolve to the same recipe (and run directory) as validated."""
+    from mtdebias.ablation import variant_command
+
+    recipe = load_recipe(recipe_path)
+    variants = expand(recipe)
+    resolved = validate_variants(recipe_path, variants, ["train.epochs=2"])
+    command = variant_command(recipe_path, resolved[2], variants[2], ["train.epochs=2"])
+    sets = [command[i + 1] for i, arg in enumerate(command) if arg == "--set"]
+    rerun = load_recipe(recipe_path, sets)
+    assert rerun == resolved[2]
+    assert rerun.run_dir.name == "abl-switch-seed1"

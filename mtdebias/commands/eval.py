@@ -37,6 +37,9 @@ def add_parser(subparsers) -> None:
                                                "or a plain file aligned with --src")
     single.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="any other probe option (value read as JSON if it parses)")
+    single.add_argument("--allow-missing", action="store_true",
+                        help="with --translations: sources missing from the file give an empty translation "
+                             "(counted undetected) instead of an error")
     single.add_argument("--attempts", type=Path, help="write the per-item log (JSON lines) here")
     single.add_argument("--json", action="store_true", help="print the metrics as JSON")
     parser.set_defaults(func=run)
@@ -97,7 +100,8 @@ def _run_single(args: argparse.Namespace) -> int:
         # 'source ||| translation' lines stand alone; a plain file needs --src beside it
         with open(args.translations, encoding="utf-8", errors="replace") as handle:
             paired = "|||" in handle.readline()
-        translator = FileTranslator(args.translations, sources=None if paired else args.src)
+        translator = FileTranslator(args.translations, sources=None if paired else args.src,
+                                    allow_missing=args.allow_missing)
     elif args.targets:
         from ..translators.hf import HFTranslator
 
@@ -105,6 +109,9 @@ def _run_single(args: argparse.Namespace) -> int:
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = single_probe(args.probe, options, translator)
+    missing = getattr(translator, "missing", [])
+    if missing:
+        print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)
     if args.attempts:
         write_jsonl(args.attempts, result.attempts)
     if args.json:

@@ -18,8 +18,13 @@ SEPARATOR = " ||| "
 
 
 class FileTranslator:
-    def __init__(self, translations: str | Path, sources: str | Path | None = None):
+    def __init__(self, translations: str | Path, sources: str | Path | None = None, *,
+                 allow_missing: bool = False):
+        """``allow_missing``: a source the file lacks translates to "" (and is listed in
+        ``missing``) instead of stopping the probe; the probe then counts it undetected."""
         self.path = Path(translations)
+        self.allow_missing = allow_missing
+        self.missing: list[str] = []
         lines = read_lines(self.path)
         self._table: dict[str, str] = {}
         if sources is None:
@@ -44,11 +49,15 @@ class FileTranslator:
     def translate(self, sources: Sequence[str], beam: int = 5) -> list[str]:
         out = []
         for source in sources:
-            try:
-                out.append(self._table[source.strip()])
-            except KeyError:
-                raise InputError(f"no translation for source sentence {source!r}", path=self.path,
-                                 hint="the file must hold every sentence the probe asks for") from None
+            translation = self._table.get(source.strip())
+            if translation is None:
+                if not self.allow_missing:
+                    raise InputError(f"no translation for source sentence {source!r}", path=self.path,
+                                     hint="the file must hold every sentence the probe asks for "
+                                          "(or pass --allow-missing to count such items as undetected)")
+                self.missing.append(source)
+                translation = ""
+            out.append(translation)
         return out
 
     def sample(self, sources, n=128, epsilon=0.02, temperature=1.0, seed=0):

