@@ -118,21 +118,24 @@ def _scored_finals(run_dir: Path, variant: str) -> list[tuple[str, Path]]:
     return out
 
 
-def compare_to_baseline(run_dirs: list[Path], baseline: str, resamples: int = 1000) -> list[dict]:
+def compare_to_baseline(run_dirs: list[Path], baseline: str, prefix: str = "", resamples: int = 1000) -> list[dict]:
     """Paired tests of each variant (and each debiased copy) against the baseline, seed by seed.
 
     Per-item accuracies (attempts with a ``correct`` field: WinoMT, name-gender) get McNemar's
     test; BLEU/chrF (quality attempts) a paired bootstrap. Items are paired by position and
-    checked to be the same sources, so only results of the same suite are compared.
+    checked to be the same sources, so only results of the same suite are compared. Run
+    directories are named ``<prefix><variant>-seed<k>`` (as :func:`variant_overrides` makes them).
     """
     from .atomic import read_jsonl
     from .significance import mcnemar, paired_bootstrap_quality
 
     by_seed: dict[str, list[tuple[str, Path]]] = {}
     for run in run_dirs:
-        prefix_and_variant, _, seed = run.name.rpartition("-seed")
-        variant = next((v for v in [baseline] if prefix_and_variant.endswith(v)), prefix_and_variant)
-        by_seed.setdefault(seed, []).extend(_scored_finals(run, variant))
+        prefixed, _, seed = run.name.rpartition("-seed")
+        by_seed.setdefault(seed, []).extend(_scored_finals(run, prefixed.removeprefix(prefix)))
+    if not any(label == baseline for entries in by_seed.values() for label, _ in entries):
+        raise ConfigError(f"baseline variant '{baseline}' has no scored run among {[r.name for r in run_dirs]}",
+                          hint="set ablate.baseline to one of the variant names")
     rows = []
     for seed, entries in sorted(by_seed.items()):
         base = next((folder for label, folder in entries if label == baseline), None)

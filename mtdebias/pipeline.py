@@ -6,6 +6,9 @@ Rerunning a recipe whose run directory holds checkpoints resumes it.
 
 from __future__ import annotations
 
+import os
+import shutil
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -20,12 +23,30 @@ from .textio import read_parallel
 
 def _training_data(recipe: Recipe):
     data = recipe.data
-    if data.synth and not Path(data.train_src).exists():
+    folder = Path(data.train_src).parent
+    # synth.json is written last: without it the folder is incomplete (an interrupted write)
+    if data.synth and not (folder / "synth.json").exists():
         from .synth import generate  # the synthetic corpus is made by the run itself
 
         corpus = generate(data.tgt_lang, size=data.synth_size, seed=recipe.run.seed)
-        corpus.write(Path(data.train_src).parent)
+        with _folder_lock(folder):
+            if not (folder / "synth.json").exists():  # another variant may have written it meanwhile
+                corpus.write(folder)
     return read_parallel(data.train_src, data.train_tgt)
+
+
+@contextmanager
+def _folder_lock(folder: Path):
+    """An exclusive lock on a folder shared by runs in parallel (ablation variants)."""
+    import fcntl
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _dev_data(recipe: Recipe) -> tuple[list[str], list[str]] | None:
@@ -50,7 +71,11 @@ def prepare_run(recipe: Recipe) -> RunStore:
                           hint="choose another run.name (or --set run.name=...), or delete the old run")
     store.dir.mkdir(parents=True, exist_ok=True)
     write_text(recipe_file, resolved)
-    store.write_environment(recipe.run.seed)
+    from .runner import FINISHED
+
+    (store.dir / FINISHED).unlink(missing_ok=True)  # this run is going on again
+    if not (store.dir / "environment.json").exists():  # the record of the run's first start
+        store.write_environment(recipe.run.seed)
     return store
 
 
@@ -66,11 +91,12 @@ def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[
         init = local_model_dir(recipe.model.init, what="model.init checkpoint")
         return load_model(init), AutoTokenizer.from_pretrained(init)
     tok_dir = store.dir / "tokenizer"
-    if (tok_dir / "vocab.json").exists():  # resumed run: the tokenizer is fixed once trained
-        tokenizer = load_tokenizer(tok_dir)
-    else:
-        tokenizer = train_tokenizer(sources, targets, tok_dir, vocab_size=recipe.tokenizer.vocab_size,
-                                    joint=recipe.tokenizer.joint)
+    if not tok_dir.is_dir():  # trained once, in a temporary folder renamed when complete
+        tmp = store.dir / ".tokenizer.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        train_tokenizer(sources, targets, tmp, vocab_size=recipe.tokenizer.vocab_size, joint=recipe.tokenizer.joint)
+        os.replace(tmp, tok_dir)
+    tokenizer = load_tokenizer(tok_dir)
     src_vocab, tgt_vocab = vocab_sizes(tokenizer)
     config = marian_config(recipe.model.preset, src_vocab, tgt_vocab, max_positions=recipe.model.max_positions,
                            dropout=recipe.model.dropout)
@@ -104,10 +130,14 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     """Train (or resume) the run a recipe describes; returns its store."""
     from .train.trainer import Trainer
 
-    store = prepare_run(recipe)
-    corpus = _training_data(recipe)
-    model, tokenizer = build_model_and_tokenizer(recipe, corpus.sources, corpus.targets, store)
-    source = pair_source(recipe, corpus.sources, corpus.targets, store)
+    from accelerate import PartialState
+
+    state = PartialState()
+    with state.main_process_first():  # data, tokenizer and annotation are made once, by the main process
+        store = prepare_run(recipe) if state.is_main_process else RunStore(recipe.run_dir)
+        corpus = _training_data(recipe)
+        model, tokenizer = build_model_and_tokenizer(recipe, corpus.sources, corpus.targets, store)
+        source = pair_source(recipe, corpus.sources, corpus.targets, store)
     debiaser = _debiaser(recipe)
     if debiaser is not None and recipe.debias.when != "posthoc":
         # untie shared embeddings before the optimizer is built, so the encoder's own copy trains
@@ -120,16 +150,22 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     if recipe.eval.suite and recipe.eval.inline:
         from .runner import checkpoint_evaluator
 
-        trainer.on_checkpoint.append(checkpoint_evaluator(recipe, store))
+        evaluator = checkpoint_evaluator(recipe, store)
+        trainer.on_checkpoint.append(evaluator)
+        if resumed and state.is_main_process:
+            for checkpoint in store.checkpoints():  # finish evaluations a kill cut short (stored ones skip)
+                evaluator(checkpoint)
     trainer.on_checkpoint.extend(extra_checkpoint_hooks)
     trainer.train()
-    debiased = _debias_final_checkpoint(recipe, store)
-    if debiased is not None:
-        for hook in trainer.on_checkpoint:
-            hook(debiased)
-    from .runner import FINISHED
+    if state.is_main_process:
+        debiased = _debias_final_checkpoint(recipe, store)
+        if debiased is not None:
+            for hook in trainer.on_checkpoint:
+                hook(debiased)
+        from .runner import FINISHED
 
-    write_json(store.dir / FINISHED, {"step": trainer.state.step, "epoch": trainer.state.epoch})
+        write_json(store.dir / FINISHED, {"step": trainer.state.step, "epoch": trainer.state.epoch})
+    state.wait_for_everyone()
     return store
 
 

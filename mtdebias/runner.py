@@ -129,11 +129,7 @@ def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = No
 
 def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     """The trainer's on_checkpoint hook: score each new checkpoint with the recipe's suite."""
-    suite_path = Path(recipe.eval.suite)
-    if not suite_path.is_absolute() and recipe.source:
-        candidate = Path(recipe.source).parent / suite_path
-        suite_path = candidate if candidate.exists() else suite_path
-    suite = load_suite(suite_path)
+    suite = load_suite(recipe.eval.suite)
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()

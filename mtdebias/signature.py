@@ -55,7 +55,7 @@ def hash_file(path: str | Path) -> str:
 _MODEL_FILE_SUFFIXES = (".safetensors", ".bin", ".json", ".spm", ".model", ".vocab")
 # tokenizer_config.json and generation_config.json are left out too: transformers writes
 # load-time details into them (e.g. "is_local"), so a re-saved copy would hash differently.
-_IGNORED = {"trainer_state.json", "optimizer.pt", "scheduler.pt", "rng_state.pt", "tokenizer_config.json",
+_IGNORED = {"trainer_state.json", "tokenizer_config.json", "debias_report.json",
             "generation_config.json"}
 
 

@@ -101,4 +101,9 @@ def load_suite(path: str | Path) -> Suite:
         specs.append(ProbeSpec(kind, {k: v for k, v in table.items() if k != "type"}))
     if not specs:
         raise ConfigError("the suite names no [[probe]]", path=path)
+    labels = [spec.label for spec in specs]
+    for label in labels:
+        if labels.count(label) > 1:  # per-item logs are stored under the label
+            raise ConfigError(f"two probes share the label '{label}'", path=path,
+                              hint="give one of them label = \"...\"")
     return Suite(raw.get("suite", {}).get("name", path.stem), tuple(specs), str(path))

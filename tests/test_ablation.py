@@ -72,10 +72,13 @@ def test_compare_to_baseline_pairs_items_by_seed(tmp_path):
 
     base = write("x-vanilla-seed1", [True] * 8 + [False] * 2)
     other = write("x-switch-seed1", [False] * 6 + [True] * 2 + [True, False])
-    rows = compare_to_baseline([base, other], "vanilla")
+    rows = compare_to_baseline([base, other], "vanilla", prefix="x-")
     assert len(rows) == 1
     assert rows[0]["p_value"] == pytest.approx(0.125)
     assert rows[0]["baseline_value"] == pytest.approx(0.8) and rows[0]["variant_value"] == pytest.approx(0.3)
+    assert rows[0]["variant"] == "switch"
+    with pytest.raises(ConfigError, match="baseline variant 'vanila'"):
+        compare_to_baseline([base, other], "vanila", prefix="x-")
 
 
 def test_variant_command_trains_into_the_validated_run_directory(recipe_path):

@@ -165,3 +165,13 @@ def test_sigkill_and_resume_is_exact(tmp_path):
     assert steps == sorted(set(steps))
     state = json.loads((store.latest_checkpoint() / "trainer_state.json").read_text())
     assert state["epoch"] == 3
+
+
+def test_sampling_leaves_the_callers_rng_alone(tiny_checkpoint):
+    """Inline evaluation samples in the middle of training: the training RNG must not move."""
+    translator = HFTranslator(tiny_checkpoint)
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    translator.sample(["The red dog sleeps."], n=4, seed=9)
+    assert torch.equal(torch.rand(3), expected)

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html")
     summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}")
     baseline = recipe.ablate.baseline or variants[0].name
-    tests = compare_to_baseline(run_dirs, baseline)
+    tests = compare_to_baseline(run_dirs, baseline, prefix=f"{recipe.run.name}-")
     write_json(out.with_name(out.stem + "-significance.json"), tests)
     markdown = out.with_suffix(".md")
     text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""

@@ -15,7 +15,7 @@ def add_parser(subparsers) -> None:
                         help="print N ε-samples per line instead (tab-separated)")
     parser.add_argument("--epsilon", type=float, default=0.02, help="ε for sampling (default 0.02)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 … (default: cuda when available)")
     parser.add_argument("--src-lang", default=None, help="source language code (M2M100/NLLB only)")
     parser.add_argument("--tgt-lang", default=None, help="target language code (M2M100/NLLB only)")
     parser.set_defaults(func=run)

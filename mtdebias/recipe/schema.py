@@ -14,7 +14,7 @@ from pathlib import Path
 @dataclass(frozen=True)
 class RunConfig:
     name: str
-    dir: str = "runs"  # the run directory is <dir>/<name>
+    dir: str = "runs"  # the run directory is <dir>/<name>, relative to the working directory
     seed: int = 1
 
 
@@ -91,7 +91,7 @@ class DebiasConfig:
 
 @dataclass(frozen=True)
 class EvalConfig:
-    suite: str = ""  # an eval suite TOML; empty = BLEU/chrF only
+    suite: Path | None = None  # an eval suite TOML; none = dev BLEU/chrF from training only
     inline: bool = True  # score each checkpoint as it is saved (else run `mtdebias eval` later)
 
 

@@ -62,7 +62,7 @@ def make_batches(encoded: Encoded, max_tokens: int, seed: int, epoch: int) -> li
     return batches
 
 
-def collate(encoded: Encoded, batch: Sequence[int], pad_id: int) -> dict[str, torch.Tensor]:
+def collate(encoded: Encoded, batch: Sequence[int], pad_id: int, start_id: int | None = None) -> dict[str, torch.Tensor]:
     src = [encoded.src[i] for i in batch]
     tgt = [encoded.tgt[i] for i in batch]
     src_len = max(len(s) for s in src)
@@ -72,8 +72,9 @@ def collate(encoded: Encoded, batch: Sequence[int], pad_id: int) -> dict[str, to
     for row, (s, t) in enumerate(zip(src, tgt)):
         input_ids[row, :len(s)] = torch.tensor(s)
         labels[row, :len(t)] = torch.tensor(t)
-    # decoder input = labels shifted right, starting from the decoder start token (= pad)
+    # decoder input = labels shifted right, starting from the decoder start token (Marian: pad)
     decoder_input_ids = torch.full_like(labels, pad_id)
+    decoder_input_ids[:, 0] = pad_id if start_id is None else start_id
     decoder_input_ids[:, 1:] = labels[:, :-1].masked_fill(labels[:, :-1] == -100, pad_id)
     return {"input_ids": input_ids, "attention_mask": (input_ids != pad_id).long(),
             "decoder_input_ids": decoder_input_ids, "labels": labels}

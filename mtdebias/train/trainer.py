@@ -58,6 +58,7 @@ class TrainerState:
     tokens: int = 0  # target tokens trained on
     best: dict = field(default_factory=dict)  # metric -> {"value", "checkpoint"}
     history: list = field(default_factory=list)  # one validation record per checkpoint
+    num_processes: int = 1  # batches are sharded by process: a resume must use the same count
 
 
 class Trainer:
@@ -73,14 +74,20 @@ class Trainer:
         self.seed = seed
         self.dev = dev
         self.tgt_lang = tgt_lang
+        # step_scheduler_with_optimizer=False: accelerate would otherwise step the schedule once
+        # per process, running warm-up N times too fast on N GPUs
         self.accelerator = accelerator or Accelerator(
-            mixed_precision=config.mixed_precision if torch.cuda.is_available() else "no", cpu=not torch.cuda.is_available())
+            mixed_precision=config.mixed_precision if torch.cuda.is_available() else "no",
+            cpu=not torch.cuda.is_available(), step_scheduler_with_optimizer=False)
         self.on_epoch_start: list[Callable[[int], None]] = []
         self.on_checkpoint: list[Callable[[Path], None]] = []
         self.before_save: list[Callable[[], None]] = []
-        self.state = TrainerState()
+        self.state = TrainerState(num_processes=self.accelerator.num_processes)
         self.pad_id = tokenizer.pad_token_id
-        _seed_everything(seed)
+        # Marian starts decoding from pad; M2M100/NLLB/mBART from eos or a language token
+        start = getattr(model.config, "decoder_start_token_id", None)
+        self.start_id = self.pad_id if start is None else start
+        _seed_everything(seed + self.accelerator.process_index)
         self.model = model
         decay, no_decay = [], []
         for name, param in model.named_parameters():
@@ -99,6 +106,8 @@ class Trainer:
         """Load the latest complete checkpoint of the run, if any. True when resumed."""
         checkpoint = self.store.latest_checkpoint()
         if checkpoint is None:
+            if self.accelerator.is_main_process:
+                self.store.truncate_log(0)  # lines of an attempt killed before its first save
             return False
         from safetensors.torch import load_file
 
@@ -109,8 +118,17 @@ class Trainer:
         self.optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt", map_location="cpu",
                                                   weights_only=False))
         self.scheduler.load_state_dict(torch.load(checkpoint / "scheduler.pt", weights_only=False))
-        self.state = TrainerState(**json.loads((checkpoint / COMPLETE_MARKER).read_text()))
-        _set_rng_state(torch.load(checkpoint / "rng_state.pt", weights_only=False))
+        state = TrainerState(**json.loads((checkpoint / COMPLETE_MARKER).read_text()))
+        if state.num_processes != self.accelerator.num_processes:
+            from ..errors import CheckpointError
+
+            raise CheckpointError(f"{checkpoint} was written by {state.num_processes} process(es), this run has "
+                                  f"{self.accelerator.num_processes}: batches would be split differently, so the "
+                                  "resume would skip or repeat data; resume with the same process count")
+        self.state = state
+        if self.accelerator.scaler is not None and (checkpoint / "scaler.pt").exists():
+            self.accelerator.scaler.load_state_dict(torch.load(checkpoint / "scaler.pt", weights_only=False))
+        _set_rng_state(torch.load(checkpoint / f"rng_state_{self.accelerator.process_index}.pt", weights_only=False))
         if self.accelerator.is_main_process:
             self.store.truncate_log(self.state.step)
         return True
@@ -133,11 +151,12 @@ class Trainer:
             progress = tqdm(total=len(batches), initial=start, desc=f"epoch {epoch + 1}/{epochs}",
                             disable=None if acc.is_local_main_process else True, leave=False, unit="batch")
             window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
+            step_tokens = 0
             self.model.train()
             for index in range(start, len(batches)):
                 micro = index - start
                 last_in_group = (micro + 1) % config.grad_accum == 0 or index == len(batches) - 1
-                batch = {k: v.to(acc.device) for k, v in collate(encoded, batches[index], self.pad_id).items()}
+                batch = {k: v.to(acc.device) for k, v in collate(encoded, batches[index], self.pad_id, self.start_id).items()}
                 n_tokens = int((batch["labels"] != -100).sum())
                 context = acc.no_sync(self.model) if not last_in_group else _null_context()
                 with context:
@@ -147,6 +166,7 @@ class Trainer:
                     acc.backward(loss / max(n_tokens, 1) / config.grad_accum)
                 window_loss += loss.detach().item()
                 window_tokens += n_tokens
+                step_tokens += n_tokens
                 progress.update(1)
                 if not last_in_group:
                     continue
@@ -157,7 +177,8 @@ class Trainer:
                 self.optimizer.zero_grad(set_to_none=True)
                 self.state.step += 1
                 self.state.batch_in_epoch = index + 1
-                self.state.tokens += window_tokens
+                self.state.tokens += _sum_over_processes(acc, step_tokens)
+                step_tokens = 0
                 if self.state.step % config.log_every_steps == 0 and acc.is_main_process:
                     elapsed = time.perf_counter() - window_start
                     self.store.log({"step": self.state.step, "epoch": epoch,
@@ -204,11 +225,12 @@ class Trainer:
         model = self.unwrapped
         model.eval()
         sources, references = list(self.dev[0]), list(self.dev[1])
-        encoded = encode_pairs(self.tokenizer, sources, references, 10_000)
+        encoded = encode_pairs(self.tokenizer, sources, references,
+                               min(self.config.max_len, model.config.max_position_embeddings))
         total, count = 0.0, 0
         with torch.inference_mode():
             for batch_ids in make_batches(encoded, self.config.max_tokens, 0, 0):
-                batch = {k: v.to(self.accelerator.device) for k, v in collate(encoded, batch_ids, self.pad_id).items()}
+                batch = {k: v.to(self.accelerator.device) for k, v in collate(encoded, batch_ids, self.pad_id, self.start_id).items()}
                 labels = batch.pop("labels")
                 logits = model(**batch).logits.float()
                 total += float(torch.nn.functional.cross_entropy(
@@ -225,25 +247,24 @@ class Trainer:
         return record
 
     def save(self) -> Path | None:
-        """Write a complete checkpoint atomically; run validation and the checkpoint hooks."""
+        """Write a complete checkpoint atomically; run validation and the checkpoint hooks.
+
+        Every rank runs ``before_save`` hooks (they change weights) and writes its own RNG
+        state; the main process writes everything else, renames the folder into place and
+        runs the ``on_checkpoint`` hooks (evaluation), so nothing is done twice.
+        """
         acc = self.accelerator
         acc.wait_for_everyone()
         name = f"step-{self.state.step:07d}"
         final = self.store.checkpoint_dir / name
-        if final.exists():
+        if _main_decides(acc, final.exists()):  # the same branch on every rank
             return final
         for hook in self.before_save:
             hook()
-        record = {"step": self.state.step, "epoch": self.state.epoch, **self.validate()}
-        for metric, lower_is_better in (("dev_loss", True), ("bleu", False), ("chrf", False)):
-            if metric not in record:
-                continue
-            old = self.state.best.get(metric)
-            if old is None or (record[metric] < old["value"] if lower_is_better else record[metric] > old["value"]):
-                self.state.best[metric] = {"value": record[metric], "checkpoint": name}
-        self.state.history.append(record)
+        tmp = self.store.checkpoint_dir / f".{name}.tmp"
         if acc.is_main_process:
-            tmp = self.store.checkpoint_dir / f".{name}.tmp"
+            record = {"step": self.state.step, "epoch": self.state.epoch, **self.validate()}
+            self._track_best(record, name)
             if tmp.exists():
                 shutil.rmtree(tmp)
             tmp.mkdir(parents=True)
@@ -251,16 +272,44 @@ class Trainer:
             self.tokenizer.save_pretrained(tmp)
             torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
             torch.save(self.scheduler.state_dict(), tmp / "scheduler.pt")
-            torch.save(_get_rng_state(), tmp / "rng_state.pt")
+            if acc.scaler is not None:  # fp16 loss scale, or resume restarts it at 65536
+                torch.save(acc.scaler.state_dict(), tmp / "scaler.pt")
+        acc.wait_for_everyone()
+        torch.save(_get_rng_state(), tmp / f"rng_state_{acc.process_index}.pt")
+        acc.wait_for_everyone()
+        if acc.is_main_process:
             write_json(tmp / COMPLETE_MARKER, asdict(self.state))
             os.replace(tmp, final)
             write_json(self.store.dir / "best.json", self.state.best)
             self.store.log({"step": self.state.step, "epoch": self.state.epoch, "checkpoint": name,
                             **{k: v for k, v in record.items() if k not in ("step", "epoch")}})
+            for hook in self.on_checkpoint:
+                hook(final)
         acc.wait_for_everyone()
-        for hook in self.on_checkpoint:
-            hook(final)
         return final
+
+    def _track_best(self, record: dict, name: str) -> None:
+        for metric, lower_is_better in (("dev_loss", True), ("bleu", False), ("chrf", False)):
+            if metric not in record:
+                continue
+            old = self.state.best.get(metric)
+            if old is None or (record[metric] < old["value"] if lower_is_better else record[metric] > old["value"]):
+                self.state.best[metric] = {"value": record[metric], "checkpoint": name}
+        self.state.history.append(record)
+
+
+def _main_decides(acc, flag: bool) -> bool:
+    if acc.num_processes == 1:
+        return flag
+    from accelerate.utils import broadcast_object_list
+
+    return bool(broadcast_object_list([flag])[0])
+
+
+def _sum_over_processes(acc, count: int) -> int:
+    if acc.num_processes == 1:
+        return count
+    return int(acc.reduce(torch.tensor(count, device=acc.device), reduction="sum").item())
 
 
 class _null_context:

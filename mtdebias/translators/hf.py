@@ -38,7 +38,7 @@ def length_batches(lengths: Sequence[int], max_tokens: int, max_items: int | Non
 
 class HFTranslator:
     def __init__(self, checkpoint: str | Path | None = None, *, model: PreTrainedModel | None = None,
-                 tokenizer=None, device: str = "cpu", batch_tokens: int = 4000,
+                 tokenizer=None, device: str | None = None, batch_tokens: int = 4000,
                  max_new_tokens: int = 128, src_lang: str | None = None, tgt_lang: str | None = None,
                  identity: str | None = None):
         """Load ``checkpoint`` (a local directory), or wrap an in-memory ``model``/``tokenizer``
@@ -52,6 +52,7 @@ class HFTranslator:
             except Exception as exc:
                 raise CheckpointError(f"{checkpoint}: tokenizer files missing or unreadable ({exc})") from exc
             identity = identity or f"hf:{hash_checkpoint(checkpoint)}"
+        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.model = model.to(device).eval()
         self.tokenizer = tokenizer
         self.device = device
@@ -104,16 +105,22 @@ class HFTranslator:
         out: list[list[str]] = [[] for _ in sources]
         generator_seed = torch.Generator().manual_seed(seed)
         per_item_tokens = max(self.batch_tokens // max(n, 1), 1)
-        for batch in length_batches(self._lengths(sources), per_item_tokens * 8, max_items=max(1, 4096 // n)):
-            torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator_seed)))
-            generated = self.model.generate(
-                **self._encode([sources[i] for i in batch]), do_sample=True, num_beams=1, top_k=0,
-                top_p=1.0, epsilon_cutoff=epsilon if epsilon > 0 else None, temperature=temperature,
-                num_return_sequences=n, max_new_tokens=self.max_new_tokens, **self._gen_kwargs)
-            texts = self._decode(generated)
-            for position, index in enumerate(batch):
-                out[index] = texts[position * n:(position + 1) * n]
+        # generate() draws from the global RNG: seed it per batch inside fork_rng, so the caller's
+        # RNG (e.g. a training run's dropout stream, evaluated inline) is left exactly as it was
+        with torch.random.fork_rng(devices=[self.model.device] if self.model.device.type == "cuda" else []):
+            for batch in length_batches(self._lengths(sources), per_item_tokens * 8, max_items=max(1, 4096 // n)):
+                torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator_seed)))
+                texts = self._sample_batch([sources[i] for i in batch], n, epsilon, temperature)
+                for position, index in enumerate(batch):
+                    out[index] = texts[position * n:(position + 1) * n]
         return out
+
+    def _sample_batch(self, sources: list[str], n: int, epsilon: float, temperature: float) -> list[str]:
+        generated = self.model.generate(
+            **self._encode(sources), do_sample=True, num_beams=1, top_k=0, top_p=1.0,
+            epsilon_cutoff=epsilon if epsilon > 0 else None, temperature=temperature,
+            num_return_sequences=n, max_new_tokens=self.max_new_tokens, **self._gen_kwargs)
+        return self._decode(generated)
 
     @torch.inference_mode()
     def score(self, sources: Sequence[str], targets: Sequence[str]) -> list[Scored]:
