@@ -112,15 +112,12 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
     from .augment.annotate import annotate_lists
     from .augment.switch import SwitchEntity
 
-    annotated = Path(augment.annotated) if augment.annotated else store.dir / "annotated"
-    if not augment.annotated:
+    annotated = augment.annotated or store.dir / "annotated"
+    if augment.annotated is None:
         annotate_lists(sources, targets, annotated, recipe.data.src_lang, recipe.data.tgt_lang,
                        aligner=augment.aligner, types=tuple(augment.types),
                        two_sided=None if augment.two_sided else False,  # None: where a target NER model exists
-                       candidates=augment.candidates or None)
-    elif not annotated.is_dir():
-        raise InputError("augment.annotated directory not found", path=annotated,
-                         hint="run `mtdebias annotate` first or leave augment.annotated empty")
+                       candidates=augment.candidates)
     return SwitchEntity(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
                         match_gender=augment.match_gender, unknown_policy=augment.unknown_policy,
                         swap_log=store.dir / "swaps" if augment.swap_log else None)

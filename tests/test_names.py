@@ -160,3 +160,19 @@ def test_rebuild_reproduces_shipped_files_byte_for_byte(tmp_path):
 def test_unknown_list_kind():
     with pytest.raises(InputError, match="unknown name list"):
         load_name_list("first_other")
+
+
+def test_switch_candidates_avoid_probe_names_and_rebuild_identically(tmp_path):
+    from mtdebias.names import load_name_list
+    from mtdebias.names.build import switch_candidates, write_switch_candidates
+
+    rows = switch_candidates(per_gender=300, seed=13)
+    assert [g for g, _ in rows].count("female") == 300 and [g for g, _ in rows].count("male") == 300
+    probe = {n.split()[0] for kind in ("first_female", "first_male", "full_female", "full_male")
+             for n in load_name_list(kind)}
+    assert not probe & {name for _, name in rows}
+    lexicon = NameGenderLexicon.load()
+    assert all(lexicon.gender(name) == gender for gender, name in rows)
+    shipped = Path(__file__).resolve().parents[1] / "data" / "names" / "switch_candidates.tsv"
+    rebuilt = write_switch_candidates(tmp_path / "c.tsv", 300, 13)
+    assert rebuilt.read_text().splitlines()[2:] == shipped.read_text().splitlines()[2:]

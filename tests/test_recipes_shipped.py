@@ -13,7 +13,7 @@ REAL = ["wmt_en_de_base.toml", "iwslt_en_fr_small.toml", "opus_mt_finetune_en_de
 
 def test_quickstart_validates():
     recipe = load_recipe(RECIPES / "quickstart.toml")
-    assert recipe.data.synth and len(recipe.ablate.variants) == 2
+    assert recipe.data.synth and len(recipe.ablate.variants) == 3
 
 
 @pytest.fixture(scope="module")

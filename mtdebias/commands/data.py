@@ -9,7 +9,7 @@ from pathlib import Path
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("data", help="build data files: name lists, professions, synthetic corpus")
-    verbs = parser.add_subparsers(dest="data_command", metavar="{names,synth,professions}")
+    verbs = parser.add_subparsers(dest="data_command", metavar="{names,synth,professions,candidates}")
     verbs.required = True
 
     names = verbs.add_parser("names", help="rebuild the SSA name-gender lexicon and the probe name lists")
@@ -22,6 +22,13 @@ def add_parser(subparsers) -> None:
     names.add_argument("--top-k", type=int, default=1000,
                        help="lists sample from the top-K gendered names of each gender (default 1000)")
     names.set_defaults(func=run)
+
+    candidates = verbs.add_parser("candidates", help="write a SwitchEntity candidate list of names outside the "
+                                                     "probe lists (for augment.candidates)")
+    candidates.add_argument("--per-gender", type=int, default=300)
+    candidates.add_argument("--seed", type=int, default=13)
+    candidates.add_argument("--out", type=Path, default=Path("data/names/switch_candidates.tsv"))
+    candidates.set_defaults(func=run)
 
     synth = verbs.add_parser("synth", help="generate the synthetic biased en→X corpus (train/dev/test + synth.json)")
     synth.add_argument("--tgt-lang", required=True, choices=["de", "fr", "es"])
@@ -70,6 +77,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}: train {sizes['train']}, dev {sizes['dev']}, test {sizes['test']} "
               f"(en-{args.tgt_lang}, female share {manifest['female_share']['train']:.3f}, "
               f"data {manifest['data_hash']})")
+        return 0
+    if args.data_command == "candidates":
+        from ..names.build import write_switch_candidates
+
+        print(f"wrote {write_switch_candidates(args.out, args.per_gender, args.seed)}")
         return 0
     if args.data_command == "professions":
         from ..synth.export import write_profession_tables, write_synth_templates, write_synth_winomt

@@ -135,3 +135,38 @@ def build_names(out: str | Path, seed: int = DEFAULT_SEED, ratio: float = DEFAUL
     }
     write_json(out / "build.json", manifest)
     return manifest
+
+
+def switch_candidates(per_gender: int = 300, seed: int = DEFAULT_SEED, top_k: int = DEFAULT_TOP_K,
+                      lexicon: str | Path | None = None) -> list[tuple[str, str]]:
+    """(gender, name) rows for a SwitchEntity candidate list (``augment.candidates``).
+
+    Sampled from the top-``top_k`` gendered names of the shipped lexicon, leaving out every
+    first name of the probe lists, so that the name-gender probe keeps measuring names the
+    model never saw in training: the list adds *other* names, which is what lets a model
+    generalise gender agreement to names it has not met.
+    """
+    from .lexicon import NameGenderLexicon
+    from .lists import load_name_list
+
+    entries = NameGenderLexicon.load(lexicon).entries()
+    probe_names = {full.split()[0] for kind in ("first_female", "first_male", "full_female", "full_male")
+                   for full in load_name_list(kind)}
+    rng = random.Random(seed)
+    rows = []
+    for gender in ("female", "male"):
+        pool = [n for n in top_gendered(entries, gender, top_k) if n not in probe_names]
+        if len(pool) < per_gender:
+            raise InputError(f"only {len(pool)} {gender} names outside the probe lists, asked for {per_gender}")
+        rows += [(gender, name) for name in rng.sample(pool, per_gender)]
+    return rows
+
+
+def write_switch_candidates(out: str | Path, per_gender: int = 300, seed: int = DEFAULT_SEED) -> Path:
+    """Write the candidate list as ``PERSON<TAB>gender<TAB>name<TAB>name<TAB>1`` lines (the name is
+    the same on both sides for Latin-script targets)."""
+    lines = [f"# SwitchEntity candidates: {per_gender} female + {per_gender} male SSA names outside the probe lists,",
+             f"# seed {seed}; rebuild: mtdebias data candidates --per-gender {per_gender} --seed {seed} --out {out}"]
+    lines += [f"PERSON\t{gender}\t{name}\t{name}\t1" for gender, name in switch_candidates(per_gender, seed)]
+    write_text(out, "\n".join(lines) + "\n")
+    return Path(out)

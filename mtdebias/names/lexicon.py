@@ -63,6 +63,9 @@ class NameGenderLexicon:
         self.wgnd_fallback = wgnd_fallback
         self._wgnd = None
 
+    def entries(self) -> list[NameEntry]:
+        return list(self._entries.values())
+
     @classmethod
     def load(cls, path: str | Path | None = None, *, wgnd_fallback: bool = False) -> "NameGenderLexicon":
         """Read a lexicon TSV (``None`` = the shipped SSA table).

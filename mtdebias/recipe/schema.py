@@ -69,14 +69,14 @@ class TrainConfig:
 @dataclass(frozen=True)
 class AugmentConfig:
     method: str = "none"  # none | switch_entity.v1
-    annotated: str = ""  # output of `mtdebias annotate`; empty = annotate the training data in the run
+    annotated: Path | None = None  # output of `mtdebias annotate`; none = annotate the training data in the run
     p: float = 1.0
     types: tuple[str, ...] = ("PERSON",)
     match_gender: bool = True
     unknown_policy: str = "among_unknown"  # among_unknown | never
     aligner: str = "fast_align"  # fast_align | eflomal
     two_sided: bool = True  # use target-side NER where the target language has a model
-    candidates: str = ""  # a user-supplied candidate list merged with the corpus's own
+    candidates: Path | None = None  # a user-supplied candidate list merged with the corpus's own
     swap_log: bool = False
 
 
