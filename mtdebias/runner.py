@@ -76,7 +76,8 @@ def evaluate_checkpoint(checkpoint: Path, suite: Suite, store: RunStore, context
         result = probe.run(translator)
         if result.attempts:
             store.write_attempts(checkpoint, spec.label, result.attempts)
-        store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in result.rows()])
+        store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in result.rows()],
+                          label=spec.label)
         outcome.scored.append(label)
 
 

@@ -66,11 +66,14 @@ class RunStore:
     def signatures(self, checkpoint: str | Path) -> set[str]:
         return {row["signature"] for row in self.results(checkpoint)}
 
-    def add_results(self, checkpoint: str | Path, rows: Iterable[dict[str, Any]]) -> None:
-        """Store result rows, replacing earlier rows with the same signature and metric."""
+    def add_results(self, checkpoint: str | Path, rows: Iterable[dict[str, Any]], label: str | None = None) -> None:
+        """Store result rows, replacing earlier rows with the same signature and metric, and —
+        given a suite ``label`` — every earlier row of that label (the suite entry was rerun with
+        other options, so its old numbers are superseded)."""
         rows = list(rows)
         new_keys = {(r["signature"], r["metric"]) for r in rows}
-        kept = [r for r in self.results(checkpoint) if (r["signature"], r["metric"]) not in new_keys]
+        kept = [r for r in self.results(checkpoint) if (r["signature"], r["metric"]) not in new_keys
+                and (label is None or r.get("label") != label)]
         write_jsonl(self.eval_dir(checkpoint) / "results.jsonl", kept + rows)
 
     def write_attempts(self, checkpoint: str | Path, probe: str, attempts: list[dict[str, Any]]) -> Path:
@@ -105,9 +108,19 @@ class RunStore:
             handle.write(json.dumps(row, sort_keys=True) + "\n")
 
     def truncate_log(self, last_step: int) -> None:
-        """Drop log lines past ``last_step`` (written after the checkpoint a resume starts from)."""
-        rows = [r for r in read_jsonl(self.dir / "log.jsonl") if r.get("step", 0) <= last_step]
-        write_jsonl(self.dir / "log.jsonl", rows)
+        """Drop log lines past ``last_step`` (written after the checkpoint a resume starts from),
+        and a last line cut short by a kill."""
+        path = self.dir / "log.jsonl"
+        rows = []
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # only the line being written at the kill can be damaged
+                if row.get("step", 0) <= last_step:
+                    rows.append(row)
+        write_jsonl(path, rows)
 
     def read_log(self) -> list[dict[str, Any]]:
         return read_jsonl(self.dir / "log.jsonl")

@@ -97,3 +97,30 @@ def test_unfilled_placeholder_and_unknown_probe_fail_before_any_work(run_dir, tm
     bad.write_text('[[probe]]\ntype = "winomtt"\n')
     with pytest.raises(ConfigError, match="did you mean 'winomt'"):
         evaluate([run_dir], bad)
+
+
+def test_watch_scores_new_checkpoints_until_the_run_finishes(run_dir):
+    import threading
+
+    from mtdebias.runner import FINISHED, watch
+
+    shutil.rmtree(run_dir / "checkpoints" / "step-0000300")
+    later = run_dir / "checkpoints" / "step-0000200"
+    parked = run_dir.parent / "parked"
+    later.rename(parked)  # only step-0000100 exists when watching starts
+
+    def training_goes_on():
+        import time
+
+        time.sleep(1.0)
+        parked.rename(later)  # a new checkpoint appears …
+        time.sleep(1.0)
+        (run_dir / FINISHED).write_text("{}")  # … and training ends
+
+    thread = threading.Thread(target=training_goes_on)
+    thread.start()
+    outcome = watch(run_dir, run_dir.parent / "suite.toml", {"data": str(run_dir.parent / "data")},
+                    interval=0.3, timeout=120)
+    thread.join()
+    assert sorted(outcome.scored) == ["step-0000100: quality_beam1", "step-0000100: quality_beam2",
+                                      "step-0000200: quality_beam1", "step-0000200: quality_beam2"]

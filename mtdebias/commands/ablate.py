@@ -36,12 +36,19 @@ def run(args: argparse.Namespace) -> int:
             print(f"{variant.run_name:<40} {resolved.run_dir}  {' '.join(variant.overrides)}")
         return 0
     run_dirs = run_variants(args.recipe, variants, args.overrides, jobs=args.jobs)
+    if recipe.eval.suite is not None:  # finished runs too: a changed suite is scored, stored results skip
+        from ..runner import evaluate
+
+        outcome = evaluate(run_dirs, recipe.eval.suite)
+        print(f"[ablate] evaluation: {len(outcome.scored)} scored, {len(outcome.skipped)} already stored, "
+              f"{len(outcome.failed)} failed")
     from ..ablation import compare_to_baseline, significance_markdown
     from ..atomic import write_json, write_text
     from ..report import build_report
 
     out = Path(args.report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html")
-    summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}")
+    summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}",
+                           metrics=list(recipe.ablate.metrics) or None)
     baseline = recipe.ablate.baseline or variants[0].name
     tests = compare_to_baseline(run_dirs, baseline, prefix=f"{recipe.run.name}-")
     write_json(out.with_name(out.stem + "-significance.json"), tests)

@@ -101,6 +101,7 @@ class AblateConfig:
     variants: tuple[str, ...] = ()
     seeds: tuple[int, ...] = ()
     baseline: str = ""  # the variant the others are tested against (default: the first)
+    metrics: tuple[str, ...] = ()  # headline columns of the report, "probe:metric" patterns
 
 
 @dataclass(frozen=True)
