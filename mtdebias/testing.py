@@ -59,3 +59,18 @@ def train_tiny_checkpoint(out_dir: str | Path, pairs: tuple[list[str], list[str]
     checkpoint = RunStore(out_dir).latest_checkpoint()
     assert checkpoint is not None
     return checkpoint
+
+
+class TranslateOnly:
+    """Base for scripted translators in tests: ``translate`` is theirs to write; sampling and
+    scoring are refused the way a file of fixed translations refuses them."""
+
+    def sample(self, sources, n=128, epsilon=0.02, temperature=1.0, seed=0):
+        from .translators.base import UnsupportedCall
+
+        raise UnsupportedCall(f"{type(self).__name__} only translates")
+
+    def score(self, sources, targets):
+        from .translators.base import UnsupportedCall
+
+        raise UnsupportedCall(f"{type(self).__name__} only translates")

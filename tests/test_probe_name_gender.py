@@ -15,6 +15,7 @@ from mtdebias.errors import InputError
 from mtdebias.probes.name_gender import (GenderTemplate, NameGenderProbe, default_template_path, fill,
                                          load_gender_templates, name_gender_metrics)
 from mtdebias.probes.registry import PROBES
+from mtdebias.testing import TranslateOnly
 
 TEMPLATES = [
     GenderTemplate("teacher", "[PERSON] worked as a teacher in a small village.", ("Lehrer", "Lehrers"), ("Lehrerin",)),
@@ -26,7 +27,7 @@ NAMES = {"first_female": ["Anna", "Maria", "Olivia", "Emma", "Sofia", "Julia"],
          "first_male": ["Peter", "James", "Lukas", "David", "Paul", "Simon"]}
 
 
-class ScriptedGerman:
+class ScriptedGerman(TranslateOnly):
     """Translates a filled template as '<subject> ist <noun>.', the noun chosen by `choose`."""
 
     def __init__(self, templates, choose, always_male_nouns=()):
@@ -58,12 +59,6 @@ class ScriptedGerman:
             noun = template.male[0] if gender == "male" else template.female[0]
             out.append(f"{german_subject} ist {noun}.")
         return out
-
-    def sample(self, sources, n=128, epsilon=0.02, temperature=1.0, seed=0):
-        raise NotImplementedError
-
-    def score(self, sources, targets):
-        raise NotImplementedError
 
     def signature(self):
         return "scripted:german"

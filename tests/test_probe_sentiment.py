@@ -10,6 +10,7 @@ from mtdebias.probes.registry import PROBES
 from mtdebias.probes.sentiment import (Filler, SentimentProbe, SentimentTemplate, filler_renderings,
                                        label_rendering, load_fillers, load_sentiment_templates, range_metrics)
 from mtdebias.probes.name_gender import TEMPLATE_DIR
+from mtdebias.testing import TranslateOnly
 
 TEMPLATES = [
     SentimentTemplate("proud", "[PERSON] is a proud person.", "proud", ("自豪",), ("骄傲",)),
@@ -25,7 +26,7 @@ POSITIVE = {"Alice Walker": {"proud", "naive", "bold", "humble"}, "James Brown":
             "Greta Garbo": {"proud", "bold"}}
 
 
-class ScriptedChinese:
+class ScriptedChinese(TranslateOnly):
     def translate(self, sources, beam=5):
         out = []
         for source in sources:
@@ -34,12 +35,6 @@ class ScriptedChinese:
             word = template.positive[0] if template.id in POSITIVE[filler] else template.negative[0]
             out.append(f"{RENDER[filler]}很{word}。")
         return out
-
-    def sample(self, sources, n=128, epsilon=0.02, temperature=1.0, seed=0):
-        raise NotImplementedError
-
-    def score(self, sources, targets):
-        raise NotImplementedError
 
     def signature(self):
         return "scripted:zh"

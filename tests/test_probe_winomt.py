@@ -9,6 +9,7 @@ import pytest
 from mtdebias.errors import InputError
 from mtdebias.probes.registry import PROBES
 from mtdebias.probes.winomt import WinoMTProbe, load_winomt, mark_stereotypes, winomt_metrics
+from mtdebias.testing import TranslateOnly
 from mtdebias.translators.file import FileTranslator
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -87,18 +88,12 @@ def test_stereotype_membership_from_pro_and_anti_files(tmp_path):
     assert PROBES["winomt"] == WinoMTProbe.from_options
 
 
-class DictTranslator:
+class DictTranslator(TranslateOnly):
     def __init__(self, table):
         self.table = table
 
     def translate(self, sources, beam=5):
         return [self.table[s] for s in sources]
-
-    def sample(self, sources, n=128, epsilon=0.02, temperature=1.0, seed=0):
-        raise NotImplementedError
-
-    def score(self, sources, targets):
-        raise NotImplementedError
 
     def signature(self):
         return "scripted:winomt"
