@@ -152,6 +152,8 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
         if resumed and state.is_main_process:
             for checkpoint in store.checkpoints():  # finish evaluations a kill cut short (stored ones skip)
                 evaluator(checkpoint)
+    if recipe.eval.suite and not recipe.eval.inline and state.is_main_process:
+        _start_watcher(recipe, store)
     trainer.on_checkpoint.extend(extra_checkpoint_hooks)
     trainer.train()
     if state.is_main_process:
@@ -164,6 +166,18 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
         write_json(store.dir / FINISHED, {"step": trainer.state.step, "epoch": trainer.state.epoch})
     state.wait_for_everyone()
     return store
+
+
+def _start_watcher(recipe: Recipe, store: RunStore):
+    """eval.inline = false: a separate `mtdebias eval --watch` process scores checkpoints as they
+    appear (training does not wait for it) and stops once the run has finished."""
+    import subprocess
+    import sys
+
+    log = open(store.dir / "eval-watch.log", "a", encoding="utf-8")
+    return subprocess.Popen([sys.executable, "-m", "mtdebias", "eval", str(store.dir), "--suite",
+                             str(recipe.eval.suite), "--watch", "--interval", "15"],
+                            stdout=log, stderr=subprocess.STDOUT)
 
 
 def _debiaser(recipe: Recipe):

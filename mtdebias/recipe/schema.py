@@ -92,7 +92,7 @@ class DebiasConfig:
 @dataclass(frozen=True)
 class EvalConfig:
     suite: Path | None = None  # an eval suite TOML; none = dev BLEU/chrF from training only
-    inline: bool = True  # score each checkpoint as it is saved (else run `mtdebias eval` later)
+    inline: bool = True  # score each checkpoint as it is saved; false = a separate `eval --watch` process
 
 
 @dataclass(frozen=True)
