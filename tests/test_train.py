@@ -175,3 +175,38 @@ def test_sampling_leaves_the_callers_rng_alone(tiny_checkpoint):
     torch.manual_seed(123)
     translator.sample(["The red dog sleeps."], n=4, seed=9)
     assert torch.equal(torch.rand(3), expected)
+
+
+def test_m2m100_checkpoint_gets_its_target_language_token(tmp_path):
+    """M2M100/NLLB-style models: the translator forces the target-language token first."""
+    import json as _json
+    import shutil
+
+    from transformers import M2M100Config, M2M100ForConditionalGeneration, M2M100Tokenizer
+
+    from mtdebias.tokenizer import train_tokenizer
+
+    src, tgt = toy_corpus(200)
+    marian = train_tokenizer(src, tgt, tmp_path / "spm", vocab_size=150)
+    pieces = [p for p in marian.encoder if p not in ("</s>", "<unk>", "<pad>")]
+    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, **{p: i + 4 for i, p in enumerate(pieces)}}
+    (tmp_path / "vocab.json").write_text(_json.dumps(vocab))
+    shutil.copy(tmp_path / "spm" / "source.spm", tmp_path / "sentencepiece.bpe.model")
+    tokenizer = M2M100Tokenizer(str(tmp_path / "vocab.json"), str(tmp_path / "sentencepiece.bpe.model"))
+    size = max(tokenizer.get_lang_id(code) for code in tokenizer.lang_code_to_token) + 1 + 8  # + 8 "madeup" words
+    config = M2M100Config(vocab_size=size, d_model=32, encoder_layers=1, decoder_layers=1,
+                          encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
+                          decoder_ffn_dim=64, max_position_embeddings=64, pad_token_id=1, bos_token_id=0,
+                          eos_token_id=2, decoder_start_token_id=2)
+    torch.manual_seed(0)
+    model = M2M100ForConditionalGeneration(config)
+    model.save_pretrained(tmp_path / "m2m")
+    tokenizer.save_pretrained(tmp_path / "m2m")
+    translator = HFTranslator(tmp_path / "m2m", src_lang="en", tgt_lang="de")
+    de_id = tokenizer.get_lang_id("de")
+    assert translator._gen_kwargs == {"forced_bos_token_id": de_id}
+    enc = translator._encode(["The red dog sleeps."])
+    assert int(enc["input_ids"][0, 0]) == tokenizer.get_lang_id("en")  # source language prefix
+    out = translator.model.generate(**enc, num_beams=1, max_new_tokens=5, **translator._gen_kwargs)
+    assert int(out[0, 1]) == de_id  # decoder start, then the forced target-language token
+    assert len(translator.translate(["The red dog sleeps."], beam=2)) == 1
