@@ -50,7 +50,8 @@ def expand(recipe: Recipe, grid: list[tuple[str, list[str]]] = (), seeds: Iterab
         keys = [key for key, _ in grid]
         for combo in itertools.product(*[values for _, values in grid]):
             overrides = tuple(f"{k}={v}" for k, v in zip(keys, combo))
-            named.append((",".join(f"{k.split('.', 1)[1]}={v}" for k, v in zip(keys, combo)), overrides))
+            # a name that is also a tidy folder name: "p-0.5_method-none"
+            named.append(("_".join(f"{k.split('.', 1)[1]}-{v}" for k, v in zip(keys, combo)), overrides))
     else:
         for spec in recipe.ablate.variants or ("base",):
             name, _, rest = spec.partition(":")

@@ -35,7 +35,7 @@ def test_grid_is_the_cartesian_product_times_seeds(recipe_path):
     recipe = load_recipe(recipe_path)
     variants = expand(recipe, parse_grid(["augment.p=0,0.5,1", "debias.method=none,hard"]), seeds=[1, 2, 3])
     assert len(variants) == 3 * 2 * 3
-    assert variants[0].name == "p=0,method=none" and variants[0].overrides == ("augment.p=0", "debias.method=none")
+    assert variants[0].name == "p-0_method-none" and variants[0].overrides == ("augment.p=0", "debias.method=none")
     assert {v.seed for v in variants} == {1, 2, 3}
     assert len({v.run_name for v in variants}) == len(variants)
 

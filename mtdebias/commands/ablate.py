@@ -49,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html")
     summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}",
                            metrics=list(recipe.ablate.metrics) or None)
-    baseline = recipe.ablate.baseline or variants[0].name
+    names = [variant.name for variant in variants]
+    # a grid replaces the recipe's named variants, and with them its baseline
+    baseline = recipe.ablate.baseline if recipe.ablate.baseline in names else names[0]
     tests = compare_to_baseline(run_dirs, baseline, prefix=f"{recipe.run.name}-")
     write_json(out.with_name(out.stem + "-significance.json"), tests)
     markdown = out.with_suffix(".md")
