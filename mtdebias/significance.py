@@ -64,7 +64,7 @@ def mcnemar_from_counts(b: int, c: int, method: str = "auto") -> McNemarResult:
         return McNemarResult(b, c, None, float(binomtest(min(b, c), n, 0.5).pvalue), "exact")
     from scipy.stats import chi2
 
-    statistic = (abs(b - c) - 1) ** 2 / n
+    statistic = max(abs(b - c) - 1, 0) ** 2 / n  # the correction never makes |b - c| negative
     return McNemarResult(b, c, float(statistic), float(chi2.sf(statistic, 1)), "chi2-cc")
 
 

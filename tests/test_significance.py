@@ -181,3 +181,9 @@ def test_seed_interval_single_seed_and_nan():
     assert single.format() == "0.700"
     with pytest.raises(ValueError):
         seed_interval([float("nan")])
+
+
+def test_mcnemar_chi2_with_equal_discordant_counts_is_one():
+    # b = c = 13: no evidence either way; the continuity correction must not push the statistic above 0
+    result = mcnemar_from_counts(13, 13, "chi2")
+    assert result.statistic == 0.0 and result.p_value == 1.0

@@ -160,3 +160,26 @@ def test_switch_throughput_over_200k_pairs_per_second(de_dir, tmp_path):
     sources, _ = switch.pairs(1)
     rate = len(sources) / (time.perf_counter() - start)
     assert rate > 200_000, rate
+
+
+def test_a_name_with_one_unswitchable_mention_keeps_all_its_mentions(tmp_path):
+    """Czech keeps a replacement only where the target form is the base form: "Petrův" (possessive)
+    cannot be replaced, so the base-form mention "Petr" must not be replaced either."""
+    src = "Peter saw Peter's dog."
+    tgt = "Petr viděl Petrova psa."
+
+    def entity(s0, s1, t0, t1, case):
+        return {"key": "PERSON/male", "type": "PERSON", "gender": "male", "src": [s0, s1], "src_text": "Peter",
+                "tgt": [t0, t1], "tgt_text": tgt[t0:t1], "tgt_form": tgt[t0:t1], "tgt_case": case}
+
+    record = {"line": 1, "src": src, "tgt": tgt, "rejected": [],
+              "entities": [entity(0, 5, 0, 4, "base"), entity(10, 15, 11, 17, "poss")]}
+    (tmp_path / "annotated.jsonl").write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    (tmp_path / "candidates.json").write_text(json.dumps({
+        "src_lang": "en", "tgt_lang": "cs",
+        "lists": {"PERSON/male": [{"src": "John", "tgt": "John", "count": 1}]}}), encoding="utf-8")
+    switch = SwitchEntity(tmp_path, seed=1, p=1.0)
+    for epoch in range(3):
+        sources, targets = switch.pairs(epoch)
+        assert (sources, targets) == ([src], [tgt])
+    assert switch.last_stats.get("skipped_other_mention_unswitchable") == 1

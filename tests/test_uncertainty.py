@@ -12,7 +12,7 @@ from mtdebias.errors import InputError
 from mtdebias.uncertainty.entropy import (Deduped, SampleCache, cached_samples, cluster_entropy, dedup,
                                           dedup_saving, entropy, gender_entropy, s3e, surprisal_of,
                                           surprisals, tune_alpha)
-from mtdebias.uncertainty.metrics import (delta_h, delta_i, delta_logprob, norm_h, rank_correlations,
+from mtdebias.uncertainty.metrics import (delta_h, delta_i, delta_i_of_means, delta_logprob, norm_h, rank_correlations,
                                           relative_difference)
 from mtdebias.uncertainty.similarity import IdentitySimilarity, cluster_similarity, greedy_clusters
 
@@ -149,8 +149,12 @@ def test_corrupt_cache_names_file_and_line(tmp_path):
 
 
 def test_delta_i_and_delta_logprob_by_hand():
-    # mean I(correct) = 2, mean I(incorrect) = 3 → (2 - 3) / 2.5 = -0.4
-    assert delta_i([1.0, 3.0], [2.0, 4.0]) == pytest.approx(-0.4)
+    # per item: (1 - 2) / 1.5 = -2/3 and (3 - 4) / 3.5 = -2/7; mean = -(2/3 + 2/7) / 2 = -10/21
+    assert delta_i([1.0, 3.0], [2.0, 4.0]) == pytest.approx(-10 / 21)
+    # of the means: mean I(correct) = 2, mean I(incorrect) = 3 → (2 - 3) / 2.5 = -0.4
+    assert delta_i_of_means([1.0, 3.0], [2.0, 4.0]) == pytest.approx(-0.4)
+    # an item whose reference gender could not be detected (NaN) is left out
+    assert delta_i([1.0, float("nan")], [2.0, 4.0]) == pytest.approx(-2 / 3)
     # log-probs -10 (correct) and -15 (incorrect): I = 10, 15 → -5 / 12.5 = -0.4
     assert delta_logprob([-10.0], [-15.0]) == pytest.approx(-0.4)
     assert math.isnan(relative_difference(0.0, 0.0))

@@ -119,13 +119,17 @@ class SwitchEntity:
                 rejected_texts = {src[a:b] for a, b in (r["src"] for r in row.get("rejected", ()))}
                 slots: dict[tuple[int, str], int] = {}
                 found = []
-                for ent in row["entities"]:
-                    name = self._list_of(ent["key"])
+                listed = [(ent, self._list_of(ent["key"])) for ent in row["entities"]]
+                reasons = [self._unswitchable(ent, name, rejected_texts) if name is not None else None
+                           for ent, name in listed]
+                # one unswitchable mention of a name keeps every mention of it: otherwise the pair
+                # would name two different people
+                frozen = {ent["src_text"] for (ent, _), reason in zip(listed, reasons) if reason}
+                for (ent, name), reason in zip(listed, reasons):
                     if name is None:
                         continue
-                    reason = self._unswitchable(ent, name, rejected_texts)
-                    if reason:
-                        self.skipped[reason] += 1
+                    if reason or ent["src_text"] in frozen:
+                        self.skipped[reason or "other_mention_unswitchable"] += 1
                         continue
                     list_id = self._list_index[name]
                     slot_key = (list_id, ent["src_text"])
@@ -204,7 +208,7 @@ class SwitchEntity:
         switched_n = kept_n = 0
         # the hot loop: plain tuples and local names, one splice per side and pair
         for k, found in self._mentions.items():
-            src_parts, tgt_parts = [], []
+            planned, failed = [], None
             for s0, s1, t0, t1, slot, case, gender in found:
                 if not switched_l[slot]:
                     kept_n += 1
@@ -214,17 +218,21 @@ class SwitchEntity:
                     new_tgt, reason = self._target_form(new_tgt, case, gender)
                     if new_tgt is None:
                         stats[reason] += 1
+                        failed = (failed or set()) | {slot}
                         continue
-                src_parts.append((s0, s1, new_src))
-                tgt_parts.append((t0, t1, new_tgt))
-                switched_n += 1
-                if log is not None:
-                    src, tgt = self.sources[k], self.targets[k]
-                    log.append({"pair": k, "src": [src[s0:s1], new_src],
-                                "tgt": [tgt[t0:t1], new_tgt]})
-            if src_parts:
-                sources[k] = _splice(self.sources[k], src_parts)
-                targets[k] = _splice(self.targets[k], tgt_parts)
+                planned.append((s0, s1, t0, t1, slot, new_src, new_tgt))
+            if failed:  # a name one of whose mentions cannot be switched keeps all its mentions
+                stats["kept_with_unswitchable_mention"] += sum(1 for p in planned if p[4] in failed)
+                planned = [p for p in planned if p[4] not in failed]
+            if not planned:
+                continue
+            switched_n += len(planned)
+            sources[k] = _splice(self.sources[k], [(s0, s1, new_src) for s0, s1, _, _, _, new_src, _ in planned])
+            targets[k] = _splice(self.targets[k], [(t0, t1, new_tgt) for _, _, t0, t1, _, _, new_tgt in planned])
+            if log is not None:
+                src, tgt = self.sources[k], self.targets[k]
+                log.extend({"pair": k, "src": [src[s0:s1], new_src], "tgt": [tgt[t0:t1], new_tgt]}
+                           for s0, s1, t0, t1, _, new_src, new_tgt in planned)
         if switched_n:
             stats["switched"] = switched_n
         if kept_n:

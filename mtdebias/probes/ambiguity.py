@@ -20,6 +20,8 @@ norm-H and bias cues, ready for :func:`mtdebias.uncertainty.anova.anova_table` t
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -34,7 +36,7 @@ from ..uncertainty.contrast import ContrastItem, add_name_variants, build_contra
 from ..uncertainty.cues import annotate_cues, load_stereotypes
 from ..uncertainty.entropy import (UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
                                    dedup_saving, s3e, surprisal_of, tune_alpha)
-from ..uncertainty.metrics import delta_h, delta_i, delta_logprob, finite_mean, norm_h
+from ..uncertainty.metrics import delta_h, delta_i, delta_i_of_means, delta_logprob, finite_mean, norm_h
 from ..uncertainty.similarity import CosineThresholdClusterer, NLIClusterer, cosine_matrix, load_embedder
 from .base import Metric, ProbeResult
 
@@ -223,13 +225,17 @@ class AmbiguityProbe:
                     row[f"s3e_{name}"] = surprisal_of(np.clip(cos, 0.0, 1.0) ** alpha, d.probs, d.n)
                     row[f"se_{name}"] = surprisal_of(self._same_cluster(clusterer, ref, d, cos), d.probs, d.n)
                     g = gender_of[(item.id, ref)]
-                    row[f"ge_{name}"] = surprisal_of(
+                    # an undetected reference says nothing about gender: its GE surprisal would
+                    # only count undetected samples, so the item is left out of ΔI(GE)
+                    row[f"ge_{name}"] = float("nan") if g == UNDETECTED else surprisal_of(
                         np.array([1.0 if gender_of[(item.id, t)] == g else 0.0 for t in d.texts]), d.probs, d.n)
                 ref_rows[i] = row
             for kind in ENTROPIES:
                 c = [r[f"{kind}_correct"] for r in ref_rows.values()]
                 w = [r[f"{kind}_incorrect"] for r in ref_rows.values()]
-                metrics.append(Metric(f"delta_i_{kind}", delta_i(c, w), None, len(c)))
+                kept = sum(not (math.isnan(a) or math.isnan(b)) for a, b in zip(c, w))
+                metrics.append(Metric(f"delta_i_{kind}", delta_i(c, w), None, kept))
+                metrics.append(Metric(f"delta_i_{kind}_of_means", delta_i_of_means(c, w), None, kept))
             metrics.append(Metric("delta_logprob", delta_logprob([r["logprob_correct"] for r in ref_rows.values()],
                                                                  [r["logprob_incorrect"] for r in ref_rows.values()]),
                                   None, len(ref_rows)))
