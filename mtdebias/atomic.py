@@ -49,19 +49,6 @@ def write_jsonl(path: str | Path, rows: Iterable[Any]) -> None:
             handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
 
 
-def append_jsonl(path: str | Path, row: Any) -> None:
-    """Append one record as a single complete line.
-
-    The whole file is rewritten atomically (old lines + the new one), so a crash between two
-    appends can never leave a truncated record; result files are small enough for this.
-    """
-    path = Path(path)
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    if old and not old.endswith("\n"):
-        old += "\n"
-    write_text(path, old + json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-
-
 def read_jsonl(path: str | Path) -> list[Any]:
     path = Path(path)
     if not path.exists():

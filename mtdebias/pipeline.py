@@ -15,7 +15,7 @@ from typing import Callable
 import tomli_w
 
 from .atomic import write_json, write_text
-from .errors import ConfigError, InputError
+from .errors import ConfigError
 from .recipe import Recipe, recipe_to_dict
 from .store import RunStore
 from .textio import read_parallel
@@ -28,10 +28,9 @@ def _training_data(recipe: Recipe):
     if data.synth and not (folder / "synth.json").exists():
         from .synth import generate  # the synthetic corpus is made by the run itself
 
-        corpus = generate(data.tgt_lang, size=data.synth_size, seed=recipe.run.seed)
         with _folder_lock(folder):
             if not (folder / "synth.json").exists():  # another variant may have written it meanwhile
-                corpus.write(folder)
+                generate(data.tgt_lang, size=data.synth_size, seed=recipe.run.seed).write(folder)
     return read_parallel(data.train_src, data.train_tgt)
 
 

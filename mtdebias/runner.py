@@ -56,11 +56,24 @@ def locate(target: Path) -> tuple[RunStore, list[Path]]:
     return RunStore(target.parent / f"{target.name}.mtdebias"), [target]
 
 
-def evaluate_checkpoint(checkpoint: Path, suite: Suite, store: RunStore, context: dict[str, str],
-                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None) -> None:
-    specs = [spec.resolved(context) for spec in suite.probes]
+ProbeCache = dict[tuple, list[tuple[ProbeSpec, Any]]]
+
+
+def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None = None) -> list[tuple[ProbeSpec, Any]]:
+    """The suite's probes with placeholders filled from ``context``. Building one can be costly
+    (data loading, parsing contrast sets), so checkpoints of a run share them through ``cache``."""
+    key = (suite.path, suite.name, tuple(sorted(context.items())))
+    if cache is not None and key in cache:
+        return cache[key]
     constructors = probe_constructors()
-    probes = [(spec, constructors[spec.type](**spec.options)) for spec in specs]
+    probes = [(spec, constructors[spec.type](**spec.options)) for spec in (s.resolved(context) for s in suite.probes)]
+    if cache is not None:
+        cache[key] = probes
+    return probes
+
+
+def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], store: RunStore,
+                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None) -> None:
     try:
         translator = (make_translator or _load_translator)(checkpoint)
     except (CheckpointError, InputError, OSError) as exc:
@@ -96,8 +109,9 @@ def _load_translator(checkpoint: Path):
 
 
 def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str] | None = None,
-             make_translator: Callable[[Path], Any] | None = None) -> EvalOutcome:
+             make_translator: Callable[[Path], Any] | None = None, cache: ProbeCache | None = None) -> EvalOutcome:
     suite = load_suite(suite_path)
+    cache = {} if cache is None else cache
     outcome = EvalOutcome()
     jobs = []
     for target in targets:
@@ -107,7 +121,7 @@ def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str
             spec.resolved(context)
         jobs += [(store, checkpoint, context) for checkpoint in checkpoints]
     for store, checkpoint, context in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
-        evaluate_checkpoint(checkpoint, suite, store, context, outcome, make_translator)
+        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, make_translator)
     return outcome
 
 
@@ -116,9 +130,10 @@ def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = No
     """Score checkpoints of a training run as they appear, until the run has finished."""
     total = EvalOutcome()
     started = time.monotonic()
+    cache: ProbeCache = {}  # probes are built once, not at every look
     while True:
         finished = (run_dir / FINISHED).exists()  # read before scoring: no checkpoint is missed
-        outcome = evaluate([run_dir], suite_path, overrides)
+        outcome = evaluate([run_dir], suite_path, overrides, cache=cache)
         total.scored += outcome.scored
         total.failed.update(outcome.failed)
         if on_outcome and outcome.scored:
@@ -131,10 +146,11 @@ def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = No
 def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     """The trainer's on_checkpoint hook: score each new checkpoint with the recipe's suite."""
     suite = load_suite(recipe.eval.suite)
+    cache: ProbeCache = {}
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
-        evaluate_checkpoint(checkpoint, suite, store, run_context(store.dir), outcome)
+        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store.dir), cache), store, outcome)
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
 

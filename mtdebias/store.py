@@ -26,7 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
-from .atomic import append_jsonl, read_jsonl, write_json, write_jsonl
+from .atomic import read_jsonl, write_json, write_jsonl
 
 CHECKPOINTS = "checkpoints"
 COMPLETE_MARKER = "trainer_state.json"
@@ -134,5 +134,3 @@ def _git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
 
-
-__all__ = ["RunStore", "append_jsonl"]

@@ -10,8 +10,6 @@ the decoder start token, as in Marian).
 
 from __future__ import annotations
 
-import io
-import json
 import shutil
 import tempfile
 from pathlib import Path

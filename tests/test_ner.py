@@ -1,6 +1,5 @@
 """Real NER models on hand-written sentences: spans, normalised types, batching."""
 
-import pytest
 
 from mtdebias.ner import Entity, load_tagger, types_compatible
 

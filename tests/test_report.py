@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import io
 import json
 import re
 import shutil
@@ -14,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtdebias.atomic import write_json, write_jsonl
+from mtdebias.atomic import write_json
 from mtdebias.errors import InputError
 from mtdebias.report import build_report
 from mtdebias.report.plots import png_is_blank

@@ -1,4 +1,3 @@
-from pathlib import Path
 
 from mtdebias.probes.name_gender import load_gender_templates
 from mtdebias.synth.export import TEMPLATE_DIR, synth_template_table

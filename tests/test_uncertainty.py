@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mtdebias.errors import InputError
-from mtdebias.uncertainty.entropy import (Deduped, SampleCache, cached_samples, cluster_entropy, dedup,
+from mtdebias.uncertainty.entropy import (SampleCache, cached_samples, cluster_entropy, dedup,
                                           dedup_saving, entropy, gender_entropy, s3e, surprisal_of,
                                           surprisals, tune_alpha)
 from mtdebias.uncertainty.metrics import (delta_h, delta_i, delta_i_of_means, delta_logprob, norm_h, rank_correlations,

@@ -91,8 +91,8 @@ def _run_single(args: argparse.Namespace) -> int:
     from ..runner import single_probe
 
     options = {k: v for k, v in {"lang": args.lang, "data": args.data, "pro": args.pro, "anti": args.anti,
-                                 "templates": args.templates, "src": args.src, "ref": args.ref,
-                                 "tgt_lang": args.lang}.items() if v is not None}
+                                 "templates": args.templates, "src": args.src, "ref": args.ref}.items()
+               if v is not None}
     options.update(_parse_pairs(args.option))
     if args.translations:
         from ..translators.file import FileTranslator

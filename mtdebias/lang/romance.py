@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .base import (FEMALE, MALE, NEUTRAL, Cue, Detection, Word, between_is_plain,
+from .base import (FEMALE, MALE, NEUTRAL, Cue, Detection, between_is_plain,
                    clause_words_after, cue, resolve, words, words_in_span)
 from .lexicons import person_lexicon, word_set
 

@@ -11,8 +11,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from ..translators.base import Translator
 
@@ -57,10 +57,3 @@ class Probe(Protocol):
 
     def run(self, translator: Translator) -> ProbeResult: ...
 
-
-def as_dict(obj: Any) -> Any:
-    """dataclass → dict, leaving other objects as they are (for attempt logs)."""
-    try:
-        return asdict(obj)
-    except TypeError:
-        return obj

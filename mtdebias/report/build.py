@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import fnmatch
 import html as html_lib
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -18,6 +18,7 @@ import os
 import random
 import shutil
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
@@ -158,7 +159,7 @@ class Trainer:
                 last_in_group = (micro + 1) % config.grad_accum == 0 or index == len(batches) - 1
                 batch = {k: v.to(acc.device) for k, v in collate(encoded, batches[index], self.pad_id, self.start_id).items()}
                 n_tokens = int((batch["labels"] != -100).sum())
-                context = acc.no_sync(self.model) if not last_in_group else _null_context()
+                context = acc.no_sync(self.model) if not last_in_group else nullcontext()
                 with context:
                     labels = batch.pop("labels")
                     logits = self.model(**batch).logits
@@ -310,14 +311,6 @@ def _sum_over_processes(acc, count: int) -> int:
     if acc.num_processes == 1:
         return count
     return int(acc.reduce(torch.tensor(count, device=acc.device), reduction="sum").item())
-
-
-class _null_context:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _seed_everything(seed: int) -> None:
