@@ -160,6 +160,16 @@ def compare_to_baseline(run_dirs: list[Path], baseline: str, prefix: str = "", r
                     rows.append({**row, "test": f"McNemar ({test.method})", "metric": "accuracy",
                                  "baseline_value": sum(r["correct"] for r in a) / len(a),
                                  "variant_value": sum(r["correct"] for r in b) / len(b), "p_value": test.p_value})
+                    # items that carry a group (name-gender: "first.unseen.female") are also
+                    # tested group by group: a pooled test hides opposite moves of two groups
+                    for group in sorted({r["group"] for r in a if r.get("group")}):
+                        ga = [r for r in a if r.get("group") == group]
+                        gb = [r for r, s in zip(b, a) if s.get("group") == group]
+                        test = mcnemar([bool(r["correct"]) for r in ga], [bool(r["correct"]) for r in gb])
+                        rows.append({**row, "probe": f"{probe}[{group}]", "test": f"McNemar ({test.method})",
+                                     "metric": "accuracy", "baseline_value": sum(r["correct"] for r in ga) / len(ga),
+                                     "variant_value": sum(r["correct"] for r in gb) / len(gb),
+                                     "p_value": test.p_value})
                 elif a and "hypothesis" in a[0]:
                     refs = [r["reference"] for r in a]
                     for metric in ("bleu", "chrf"):

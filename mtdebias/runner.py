@@ -66,7 +66,13 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
     if cache is not None and key in cache:
         return cache[key]
     constructors = probe_constructors()
-    probes = [(spec, constructors[spec.type](**spec.options)) for spec in (s.resolved(context) for s in suite.probes)]
+    probes = []
+    for spec in (s.resolved(context) for s in suite.probes):
+        if not spec.available():  # optional data (if_exists) absent: the probe is left out
+            print(f"suite {suite.name}: probe '{spec.label}' left out: {spec.options['if_exists']} not found",
+                  flush=True)
+            continue
+        probes.append((spec, constructors[spec.type](**spec.probe_options)))
     if cache is not None:
         cache[key] = probes
     return probes

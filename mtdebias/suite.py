@@ -15,6 +15,9 @@
     lang = "{tgt_lang}"
     names_limit = 20
 
+A probe with ``if_exists = "PATH"`` is left out (and said so) when PATH does not exist, so a
+suite can use data that is not shipped (WinoMT from ../shared) where it is present.
+
 Placeholders in string options are filled from the run being scored (``{src_lang}``,
 ``{tgt_lang}``, ``{data_dir}`` = folder of the training source file, ``{run_dir}``) or from
 ``--set key=value`` on the command line. Unknown probe types and unfilled placeholders are
@@ -31,6 +34,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import ConfigError
+
+IF_EXISTS = "if_exists"
 
 
 def probe_constructors() -> dict[str, Callable[..., Any]]:
@@ -60,6 +65,16 @@ class ProbeSpec:
     @property
     def label(self) -> str:
         return self.options.get("label", self.type)
+
+    def available(self) -> bool:
+        """False when the probe names optional data (``if_exists``) that is not there."""
+        path = self.options.get(IF_EXISTS)
+        return path is None or Path(path).exists()
+
+    @property
+    def probe_options(self) -> dict[str, Any]:
+        """The options the probe's constructor takes (suite-level keys removed)."""
+        return {k: v for k, v in self.options.items() if k != IF_EXISTS}
 
 
 @dataclass(frozen=True)

@@ -193,3 +193,14 @@ def test_cli_data_bible(library, tmp_path, capsys):
                  "--sword-path", str(library / "none")])
     assert code == 2
     assert "SWORD module 'NoSuch' not found" in capsys.readouterr().err
+
+
+def test_max_words_leaves_out_long_verses(library, tmp_path):
+    # English words: train Gen 1:1 10, Gen 1:2 8, Exod 2:1 18, Ps 3:1 12, Matt 1:6 21; dev Joel 1:1 13;
+    # test Ruth 1:16 16. At most 12: train keeps 3 (Gen 1:1, 1:2, Ps 3:1), dev 0, test 0
+    summary = build_bible("KJV", "SpaRV", tmp_path / "w", sword_path=library, max_words=12)
+    assert summary["sizes"] == {"train": 3, "dev": 0, "test": 0}
+    assert summary["too_long"] == {"train": 2, "dev": 1, "test": 1}
+    assert (tmp_path / "w" / "train.refs").read_text().split() == ["Gen.1.1", "Gen.1.2", "Ps.3.1"]
+    with pytest.raises(InputError, match="max-words"):
+        build_bible("KJV", "SpaRV", tmp_path / "w", sword_path=library, max_words=0)

@@ -102,9 +102,13 @@ def _book_list(books: Sequence[str], option: str) -> list[str]:
 def build_bible(src_module: str, tgt_module: str, out: str | Path, *,
                 test_books: Sequence[str] = DEFAULT_TEST_BOOKS, dev_books: Sequence[str] = DEFAULT_DEV_BOOKS,
                 sword_path: str | Path | None = None,
-                max_length_deviation: float = MAX_LENGTH_DEVIATION) -> dict[str, Any]:
+                max_length_deviation: float = MAX_LENGTH_DEVIATION, max_words: int | None = None) -> dict[str, Any]:
     """Align two modules verse by verse, split by book and write ``{split}.{lang}``,
-    ``{split}.refs`` (one OSIS reference per line) and ``summary.json``. Returns the summary."""
+    ``{split}.refs`` (one OSIS reference per line) and ``summary.json``. Returns the summary.
+    ``max_words``: leave out pairs whose source verse has more words (all splits; counted), for
+    a corpus small enough to train on a CPU in minutes."""
+    if max_words is not None and max_words < 1:
+        raise InputError(f"--max-words must be >= 1, got {max_words}")
     src_conf, tgt_conf = find_module(src_module, sword_path), find_module(tgt_module, sword_path)
     if src_conf.versification != tgt_conf.versification:
         raise InputError(f"{src_conf.name} uses the {src_conf.versification} versification and "
@@ -139,9 +143,15 @@ def build_bible(src_module: str, tgt_module: str, out: str | Path, *,
         aligned.append((s, t))
     dropped = misaligned_chapters(aligned, empty_refs, max_length_deviation)
     pairs: dict[str, list[tuple[Verse, Verse]]] = {s: [] for s in SPLITS}
+    too_long = Counter()
     for s, t in aligned:
-        if (s.book, s.chapter) not in dropped:
-            pairs[split_of.get(s.book, "train")].append((s, t))
+        if (s.book, s.chapter) in dropped:
+            continue
+        split = split_of.get(s.book, "train")
+        if max_words is not None and len(s.text.split()) > max_words:
+            too_long[split] += 1
+            continue
+        pairs[split].append((s, t))
 
     out = Path(out)
     files = {}
@@ -159,7 +169,7 @@ def build_bible(src_module: str, tgt_module: str, out: str | Path, *,
         for book, n in counts.items():
             per_book[book][f"missing_{side}"] = n
     settings = {"src": src_conf.name, "tgt": tgt_conf.name, "test_books": test, "dev_books": dev,
-                "max_length_deviation": max_length_deviation}
+                "max_length_deviation": max_length_deviation, "max_words": max_words}
     data_hash = hash_json(files)
     summary = {
         "reader": READER,
@@ -178,13 +188,15 @@ def build_bible(src_module: str, tgt_module: str, out: str | Path, *,
         "dropped_chapters": {f"{b}.{c}": reason for (b, c), reason in sorted(
             dropped.items(), key=lambda kv: (BOOK_ORDER.index(kv[0][0]), kv[0][1]))},
         "dropped_pairs": sum(1 for s, _ in aligned if (s.book, s.chapter) in dropped),
+        "too_long": {split: too_long[split] for split in SPLITS},
         "per_book": {b: per_book[b] for b in BOOK_ORDER if b in per_book},
         "words": {split: {lang: sum(len(v.text.split()) for pair in pairs[split] for v in pair[i:i + 1])
                           for i, lang in ((0, src_lang), (1, tgt_lang))} for split in SPLITS},
         "files": files,
         "data_hash": data_hash,
         "signature": str(Signature(READER, data=data_hash, settings={
-            "src": src_conf.name, "tgt": tgt_conf.name, "test": "+".join(test), "dev": "+".join(dev)})),
+            "src": src_conf.name, "tgt": tgt_conf.name, "test": "+".join(test), "dev": "+".join(dev),
+            "max_words": max_words or "-"})),
     }
     write_json(out / "summary.json", summary)
     return summary

@@ -12,7 +12,10 @@ measure the noun's own bias, not the name's) and the drops are logged.
 
 Metrics per name kind (``first``, ``full``): Acc_f, Acc_m, ΔAcc = |Acc_m − Acc_f|, the signed
 gap Acc_m − Acc_f (whose interval says whether the gap is distinguishable from 0) and the
-undetected rate. Accuracies are means over names of per-name accuracy; intervals bootstrap over
+undetected rate. With ``seen_in`` (a model's training source text) every name is also marked
+seen or unseen — seen when its given name (first token) occurs there as a whole word — and the
+same metrics are reported per kind and split (``first.seen.acc_f``, ``first.unseen.acc_f``…):
+the SwitchEntity paper's claim is about names a model has rarely or never seen. Accuracies are means over names of per-name accuracy; intervals bootstrap over
 names, the independent unit here (every name meets the same templates).
 
 Template files (see ``data/templates/README.md``) are tab-separated with a header line
@@ -24,6 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
+
+import re
+from collections import Counter
 
 import numpy as np
 
@@ -137,6 +143,19 @@ def read_name_file(path: str | Path) -> list[str]:
     return names
 
 
+_WORD = re.compile(r"\w+(?:-\w+)*")    # hyphens join (Beth-lehem); apostrophes split (Mary’s)
+
+
+def given_name_counts(names: Sequence[str], path: str | Path) -> dict[str, int]:
+    """How often each name's given name (its first token: "Mary" of "Mary of Bethany") occurs
+    as a whole, case-sensitive word in the text file at ``path`` ("Mary’s" counts; "Maryland"
+    does not)."""
+    counts: Counter = Counter()
+    for line in read_lines(path):
+        counts.update(_WORD.findall(line))
+    return {name: counts.get(name.split()[0], 0) for name in names if name.split()}
+
+
 # --------------------------------------------------------------------------- metric arithmetic
 
 def name_gender_metrics(per_name: Sequence[Mapping[str, Any]], prefix: str, *, resamples: int = 1000,
@@ -186,7 +205,7 @@ class NameGenderProbe:
 
     def __init__(self, templates: Sequence[GenderTemplate], lang: str, names: Mapping[str, Sequence[str]],
                  *, beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
-                 detect: Callable[..., Any] | None = None):
+                 detect: Callable[..., Any] | None = None, seen_counts: Mapping[str, int] | None = None):
         if not templates:
             raise InputError("the name-gender probe needs at least one template")
         unknown = set(names) - set(NAME_KINDS)
@@ -202,16 +221,19 @@ class NameGenderProbe:
         self.data_hash = data_hash or hash_json([[t.id, t.template, t.male, t.female] for t in self.templates]
                                                 + sorted(self.names.items()))
         self._detect = detect
+        # name → occurrences of its given name in the training text; None: no seen/unseen split
+        self.seen_counts = dict(seen_counts) if seen_counts is not None else None
 
     @classmethod
     def from_options(cls, lang: str, templates: str | Path | None = None, *,
                      first_female: str | Path | None = None, first_male: str | Path | None = None,
                      full_female: str | Path | None = None, full_male: str | Path | None = None,
                      names_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0,
-                     **_ignored: Any) -> "NameGenderProbe":
+                     seen_in: str | Path | None = None, **_ignored: Any) -> "NameGenderProbe":
         """Templates default to the shipped ``data/templates/name_gender_<lang>.tsv``; each name
         list defaults to :func:`mtdebias.names.load_name_list` and may be replaced by a file
-        with one name per line. ``names_limit`` keeps the first N names of each list."""
+        with one name per line. ``names_limit`` keeps the first N names of each list.
+        ``seen_in``: a training source file; metrics are then also split by seen/unseen names."""
         path = Path(templates) if templates else default_template_path(lang)
         if not path.is_file():
             raise InputError(f"no name-gender templates for language {lang!r}", path=path,
@@ -229,12 +251,22 @@ class NameGenderProbe:
                 names[kind] = load_name_list(kind)
             if names_limit is not None:
                 names[kind] = names[kind][:names_limit]
-        data_hash = hash_json([hash_file(path), sorted(names.items())])
-        return cls(loaded, lang, names, beam=beam, resamples=resamples, seed=seed, data_hash=data_hash)
+        hashes = [hash_file(path), sorted(names.items())]
+        seen_counts = None
+        if seen_in:
+            seen_counts = given_name_counts([n for values in names.values() for n in values], seen_in)
+            hashes.append(hash_file(seen_in))
+        return cls(loaded, lang, names, beam=beam, resamples=resamples, seed=seed, data_hash=hash_json(hashes),
+                   seen_counts=seen_counts)
 
     def signature(self, translator: Translator) -> str:
-        return str(Signature(self.name, self.data_hash, translator.signature(),
-                             {"lang": self.lang, "beam": self.beam}, self.seed))
+        settings = {"lang": self.lang, "beam": self.beam}
+        if self.seen_counts is not None:
+            settings["split"] = "seen"
+        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
+
+    def seen(self, name: str) -> bool | None:
+        return None if self.seen_counts is None else self.seen_counts.get(name, 0) > 0
 
     def _detect_fn(self):
         return self._detect or _default_detector()
@@ -282,12 +314,17 @@ class NameGenderProbe:
             gender = kind.split("_")[1]
             detection = detect(self.lang, translation, None, forms=template.forms())
             correct = detection.gender == gender
-            attempts.append({"kind": kind, "name": name, "gender": gender, "template": template.id,
+            seen = self.seen(name)
+            extra = {} if seen is None else {"seen": seen, "group": f"{kind.split('_')[0]}."
+                                                                    f"{'seen' if seen else 'unseen'}.{gender}"}
+            attempts.append({"kind": kind, "name": name, "gender": gender, "template": template.id, **extra,
                              "source": fill(template.template, name), "translation": translation,
                              "detected": detection.gender, "evidence": list(detection.evidence),
                              "span": list(detection.span) if detection.span else None, "correct": correct})
             row = per_name.setdefault((kind, name), {"kind": kind, "name": name, "gender": gender,
-                                                     "n": 0, "correct": 0, "undetected": 0})
+                                                     "n": 0, "correct": 0, "undetected": 0, **(
+                                                         {} if seen is None else
+                                                         {"seen": seen, "train_count": self.seen_counts.get(name, 0)})})
             row["n"] += 1
             row["correct"] += int(correct)
             row["undetected"] += int(detection.gender == "undetected")
@@ -298,4 +335,13 @@ class NameGenderProbe:
             rows = [r for r in per_name.values() if r["kind"].startswith(prefix + "_")]
             if rows:
                 metrics += name_gender_metrics(rows, prefix, resamples=self.resamples, seed=self.seed)
+            if self.seen_counts is not None:
+                for split, flag in (("seen", True), ("unseen", False)):
+                    part = [r for r in rows if r["seen"] is flag]
+                    if part:
+                        metrics += name_gender_metrics(part, f"{prefix}.{split}", resamples=self.resamples,
+                                                       seed=self.seed)
+        if self.seen_counts is not None:
+            meta["seen_names"] = {kind: sum(self.seen(n) for n in names) for kind, names in self.names.items()}
+            meta["unseen_names"] = {kind: sum(not self.seen(n) for n in names) for kind, names in self.names.items()}
         return ProbeResult(self.name, metrics, signature, attempts, meta)

@@ -1,0 +1,106 @@
+"""The Bible experiment's pieces: the recipe and its variants validate on a corpus the tests
+build from a SWORD fixture, its suite's optional probes are left out when their data is
+absent, and name-gender items are tested group by group (seen/unseen × gender)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mtdebias.ablation import compare_to_baseline, expand, validate_variants
+from mtdebias.corpora.bible import build_bible
+from mtdebias.probes.name_gender import load_gender_templates
+from mtdebias.recipe import load_recipe
+from mtdebias.runner import build_probes
+from mtdebias.suite import load_suite
+from tests.sword_fixture import write_module
+from tests.test_bible import EN, ES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    library = tmp_path / "sword"
+    write_module(library, "engTEST", "en", EN, abbreviation="KJV")
+    write_module(library, "spaRV1909eb", "es", ES)
+    out = tmp_path / "bible-data"
+    build_bible("KJV", "SpaRV", out, sword_path=library)
+    return out
+
+
+def _paths(corpus: Path, tmp_path: Path) -> list[str]:
+    return [f'data.train_src="{corpus}/train.en"', f'data.train_tgt="{corpus}/train.es"',
+            f'data.dev_src="{corpus}/dev.en"', f'data.dev_tgt="{corpus}/dev.es"', f'run.dir="{tmp_path}/runs"']
+
+
+def test_recipe_and_its_four_variants_validate(corpus, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)       # shipped data paths in the suite are relative to the repository root
+    overrides = _paths(corpus, tmp_path)
+    recipe = load_recipe(ROOT / "recipes/bible_en_es.toml", overrides)
+    assert (recipe.data.src_lang, recipe.data.tgt_lang, recipe.ablate.baseline) == ("en", "es", "vanilla")
+    variants = expand(recipe, seeds=[1, 2, 3])
+    assert [v.run_name for v in variants][:3] == ["vanilla-seed1", "vanilla-seed2", "vanilla-seed3"]
+    resolved = validate_variants(ROOT / "recipes/bible_en_es.toml", variants, overrides)
+    by_name = {v.run_name: r for v, r in zip(variants, resolved)}
+    assert by_name["vanilla-seed2"].debias.method == "hard" and by_name["vanilla-seed2"].debias.when == "posthoc"
+    assert by_name["switch_entity-seed1"].augment.method == "switch_entity.v1"
+    assert by_name["switch_entity-seed1"].augment.candidates is None
+    assert by_name["switch_entity_names-seed3"].augment.candidates.name == "switch_candidates_es.tsv"
+
+
+def test_suite_builds_and_leaves_out_absent_optional_data(corpus, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    suite = load_suite(ROOT / "eval/bible.toml")
+    context = {"src_lang": "en", "tgt_lang": "es", "data_dir": str(corpus), "run_dir": str(tmp_path)}
+    assert [spec.label for spec in suite.probes] == ["quality", "name_gender", "winomt", "ambiguity"]
+    # the suite with its optional data pointed at a missing folder: both WinoMT probes are left out
+    text = (ROOT / "eval/bible.toml").read_text(encoding="utf-8").replace(
+        'if_exists = "../shared/data/winomt/en.txt"', f'if_exists = "{tmp_path}/no/winomt/en.txt"')
+    (tmp_path / "suite.toml").write_text(text, encoding="utf-8")
+    built = build_probes(load_suite(tmp_path / "suite.toml"), context)
+    assert [spec.label for spec, _ in built] == ["quality", "name_gender"]
+    name_gender = built[1][1]
+    # given names seen in the fixture's training verses: only David (Ps 3:1 once, Matt 1:6 twice)
+    assert {n: c for n, c in name_gender.seen_counts.items() if c} == {"David": 3}
+
+
+def test_shipped_bible_templates_and_names():
+    templates = load_gender_templates(ROOT / "data/templates/name_gender_bible_es.tsv")
+    assert len(templates) >= 30
+    lists = {kind: (ROOT / f"data/bible/names/{kind}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+             for kind in ("first_female", "first_male", "full_female", "full_male")}
+    assert {k: len(v) for k, v in lists.items()} == {"first_female": 30, "first_male": 30,
+                                                     "full_female": 10, "full_male": 10}
+    assert not set(lists["first_female"]) & set(lists["first_male"])
+    candidates = [line.split("\t") for line in (ROOT / "data/bible/switch_candidates_es.tsv").read_text(
+        encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    probe_given = {n.split()[0] for names in lists.values() for n in names}
+    assert not probe_given & {c[2] for c in candidates}      # no candidate is a probe name
+
+
+def test_name_gender_groups_get_their_own_mcnemar(tmp_path):
+    """Pooled: baseline right on 6 of 8, variant on 6 of 8 → b = 2, c = 2, p = 1. Per group:
+    unseen.female: baseline 1/4, variant 3/4 (b = 0, c = 2 → exact p = 2 · (1/2)^2 = 0.5);
+    seen.male: baseline 4/4, variant 2/4 (b = 2, c = 0 → p = 0.5)."""
+    def write(run, correct):
+        folder = tmp_path / run / "eval" / "step-0000010"
+        folder.mkdir(parents=True)
+        (folder / "results.jsonl").write_text('{"metric": "accuracy"}\n')
+        groups = ["first.unseen.female"] * 4 + ["first.seen.male"] * 4
+        rows = [{"source": f"s{i}", "correct": c, "group": g} for i, (c, g) in enumerate(zip(correct, groups))]
+        (folder / "name_gender.attempts.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+        return tmp_path / run
+
+    base = write("b-vanilla-seed1", [True, False, False, False] + [True] * 4)
+    other = write("b-switch-seed1", [True, True, True, False] + [True, True, False, False])
+    rows = {r["probe"]: r for r in compare_to_baseline([base, other], "vanilla", prefix="b-")}
+    assert set(rows) == {"name_gender", "name_gender[first.seen.male]", "name_gender[first.unseen.female]"}
+    assert rows["name_gender"]["p_value"] == pytest.approx(1.0)
+    female = rows["name_gender[first.unseen.female]"]
+    assert (female["baseline_value"], female["variant_value"]) == (0.25, 0.75)
+    assert female["p_value"] == pytest.approx(0.5)
+    male = rows["name_gender[first.seen.male]"]
+    assert (male["baseline_value"], male["variant_value"], male["p_value"]) == (1.0, 0.5, pytest.approx(0.5))
