@@ -104,3 +104,26 @@ def test_name_gender_groups_get_their_own_mcnemar(tmp_path):
     assert female["p_value"] == pytest.approx(0.5)
     male = rows["name_gender[first.seen.male]"]
     assert (male["baseline_value"], male["variant_value"], male["p_value"]) == (1.0, 0.5, pytest.approx(0.5))
+
+
+def test_readme_table_is_copied_from_the_report(tmp_path):
+    from mtdebias.errors import InputError
+    from mtdebias.report.readme import main
+
+    report = tmp_path / "report.md"
+    report.write_text("# Ablation\n\n## Headline\n\nnote\n\n| variant | acc |\n|---|---|\n| vanilla | 0.5 [0.4, 0.6] |\n\n"
+                      "## Runs\n\nignored\n\n## Paired tests against the baseline (vanilla)\n\n| p |\n|---|\n| 0.1 |\n",
+                      encoding="utf-8")
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- begin: t -->\nold numbers\n<!-- end: t -->\nafter\n", encoding="utf-8")
+    assert main([str(report), str(readme), "--marker", "t"]) == 0
+    text = readme.read_text(encoding="utf-8")
+    assert "old numbers" not in text and "ignored" not in text
+    assert "| vanilla | 0.5 [0.4, 0.6] |" in text and "| 0.1 |" in text
+    assert text.startswith("intro\n<!-- begin: t -->\n<!-- generated from") and text.endswith("<!-- end: t -->\nafter\n")
+    assert main([str(report), str(readme), "--marker", "missing"]) == 2
+    with pytest.raises(InputError, match="no '## Headline'"):
+        from mtdebias.report.readme import excerpt
+
+        (tmp_path / "x.md").write_text("# nothing\n")
+        excerpt(tmp_path / "x.md")
