@@ -76,15 +76,18 @@ def _has_drop_caps(verses: Sequence[Verse]) -> bool:
 
 
 def _proper_nouns(verses: Sequence[Verse]) -> set[str]:
-    """Capitalised words seen after a lower-case word: proper nouns, not sentence starts."""
-    found: set[str] = set()
+    """Words that are proper nouns in this module: capitalised after a lower-case word (not a
+    sentence start) more often than they occur in lower case ("Jehová", "Joram"; not "El", which
+    a name like "El-bethel" capitalises but "el" outnumbers)."""
+    capitalised: Counter = Counter()
+    lower: Counter = Counter()
     for v in verses:
-        words = v.text.split()
-        for prev, word in zip(words, words[1:]):
-            core = word.strip("¡¿\"'«(),.;:!?»")
-            if core[:1].isupper() and core[1:].islower() and prev[-1:].islower():
-                found.add(core)
-    return found
+        words = [w.strip("¡¿\"'«(),.;:!?»") for w in v.text.split()]
+        for prev, word in zip(v.text.split(), words[1:]):
+            if word[:1].isupper() and word[1:].islower() and prev[-1:].islower():
+                capitalised[word] += 1
+        lower.update(w for w in words if w.islower())
+    return {w for w, n in capitalised.items() if n > lower[w.lower()]}
 
 
 def _book_list(books: Sequence[str], option: str) -> list[str]:
