@@ -11,7 +11,8 @@ from ..corpora.bible import DEFAULT_DEV_BOOKS, DEFAULT_TEST_BOOKS
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("data", help="build data files: name lists, professions, synthetic corpus")
-    verbs = parser.add_subparsers(dest="data_command", metavar="{names,synth,professions,candidates,bible}")
+    verbs = parser.add_subparsers(dest="data_command",
+                                  metavar="{names,name-locales,synth,professions,candidates,bible}")
     verbs.required = True
 
     names = verbs.add_parser("names", help="rebuild the SSA name-gender lexicon and the probe name lists")
@@ -24,6 +25,14 @@ def add_parser(subparsers) -> None:
     names.add_argument("--top-k", type=int, default=1000,
                        help="lists sample from the top-K gendered names of each gender (default 1000)")
     names.set_defaults(func=run)
+
+    locales = verbs.add_parser("name-locales", help="rebuild the per-locale given-name/surname tables "
+                                                    "(faker, pymorphy3; see data/names/README.md)")
+    locales.add_argument("--out", type=Path, default=Path("data/names/locale"),
+                         help="output folder (default data/names/locale)")
+    locales.add_argument("--locale", action="append", default=None,
+                         help="rebuild only this locale (repeatable; default all)")
+    locales.set_defaults(func=run)
 
     candidates = verbs.add_parser("candidates", help="write a SwitchEntity candidate list of names outside the "
                                                      "probe lists (for augment.candidates)")
@@ -95,6 +104,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}: train {sizes['train']}, dev {sizes['dev']}, test {sizes['test']} "
               f"(en-{args.tgt_lang}, female share {manifest['female_share']['train']:.3f}, "
               f"data {manifest['data_hash']})")
+        return 0
+    if args.data_command == "name-locales":
+        from ..names.locale_build import FAKER_LOCALES, build_locales
+        from ..errors import InputError
+
+        chosen = tuple(args.locale or FAKER_LOCALES)
+        unknown = [loc for loc in chosen if loc not in FAKER_LOCALES]
+        if unknown:
+            raise InputError(f"no sources for locale(s) {', '.join(unknown)}",
+                             hint=f"choose among {', '.join(FAKER_LOCALES)}")
+        manifest = build_locales(args.out, chosen)
+        for loc in chosen:
+            c = manifest["locales"][loc]
+            print(f"{loc}: {c['given']} given names ({c['male']} male, {c['female']} female, "
+                  f"{c['unknown']} unknown), {c['surnames']} surnames")
         return 0
     if args.data_command == "candidates":
         from ..names.build import write_switch_candidates
