@@ -31,7 +31,7 @@ sword-bibles:
 	       "run 'sudo apt-get install sword-text-kjv sword-text-sparv', or put the modules under ~/.sword"; }
 
 $(BIBLE_DATA)/summary.json: | sword-bibles
-	$(BIN)/mtdebias data bible --src-module KJV --tgt-module SpaRV --max-words 20 --out $(BIBLE_DATA)
+	$(BIN)/mtdebias data bible --src-module KJV --tgt-module SpaRV --max-words 15 --out $(BIBLE_DATA)
 
 demo-real: $(STAMP) $(BIBLE_DATA)/summary.json
 	$(BIN)/mtdebias ablate recipes/bible_en_es.toml --report runs/bible/report.html
