@@ -11,8 +11,9 @@ Backends, picked per language (nothing is downloaded at run time):
 
 Why sets: the probe only asks "is lemma L in this translation?", so a token that *could* be L
 should match. Each token's candidates are the backend's lemma(s), simplemma's lemma of the
-form as written and lower-cased (German nouns are capitalised, sentence-initial words are not
-nouns), and the lower-cased form itself (items list some lemmas as the form a translation
+form as written, lower-cased and capitalised (for German only the form as written, plus the
+lower-cased form at the start of a sentence: German capitalises nouns), and the lower-cased
+form itself (items list some lemmas as the form a translation
 uses). Comparison is case-folded; Russian «ё» is folded to «е».
 """
 
@@ -98,16 +99,27 @@ def backend_for(lang: str, prefer: str = "auto") -> str:
     return prefer
 
 
-def _simplemma_candidates(word: str, lang: str) -> set[str]:
+def _simplemma_candidates(word: str, lang: str, sentence_initial: bool = True) -> set[str]:
     import simplemma
 
     out = {fold(word)}
-    for form in {word, word.lower(), word[:1].upper() + word[1:].lower()}:
+    forms = {word, word.lower(), word[:1].upper() + word[1:].lower()}
+    if lang == "de" and not sentence_initial:
+        # German capitalises nouns: inside a sentence the case as written is evidence, and the
+        # lower-cased form would turn a noun into a verb reading («Anklage» → «anklagen»)
+        forms = {word}
+    for form in forms:
         try:
             out.add(fold(simplemma.lemmatize(form, lang=lang)))
         except ValueError:  # a language simplemma does not know
             break
     return out
+
+
+def _initial(text: str, start: int) -> bool:
+    """Does the word at ``start`` open a sentence (nothing but quotes/brackets since the last stop)?"""
+    before = text[:start].rstrip(" \t\"'«»„“”‚‘’()[]-–—")
+    return not before or before[-1] in ".!?:;…"
 
 
 class Lemmatizer:
@@ -133,13 +145,13 @@ class Lemmatizer:
             for tok in doc:
                 if tok.is_punct or tok.is_space:
                     continue
-                lemmas = _simplemma_candidates(tok.text, self.lang) | {fold(tok.lemma_)}
+                lemmas = _simplemma_candidates(tok.text, self.lang, _initial(text, tok.idx)) | {fold(tok.lemma_)}
                 out.append(LemmaToken(tok.text, tok.idx, tok.idx + len(tok.text), frozenset(lemmas)))
             return out
         out = []
         for match in _WORD_RE.finditer(text):
             word = match.group()
-            lemmas = _simplemma_candidates(word, self.lang)
+            lemmas = _simplemma_candidates(word, self.lang, _initial(text, match.start()))
             if self.backend == "pymorphy3":
                 lemmas |= {fold(p.normal_form) for p in _pymorphy(self.lang).parse(word)}
             out.append(LemmaToken(word, match.start(), match.end(), frozenset(lemmas)))
