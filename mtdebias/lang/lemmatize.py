@@ -42,6 +42,7 @@ class LemmaToken:
     start: int
     end: int
     lemmas: frozenset[str]  # case-folded candidates
+    clause_final: bool = False  # followed by punctuation or the end of the text
 
     def has(self, lemma: str) -> bool:
         return fold(lemma) in self.lemmas
@@ -147,7 +148,7 @@ class Lemmatizer:
                     continue
                 lemmas = _simplemma_candidates(tok.text, self.lang, _initial(text, tok.idx)) | {fold(tok.lemma_)}
                 out.append(LemmaToken(tok.text, tok.idx, tok.idx + len(tok.text), frozenset(lemmas)))
-            return out
+            return _mark_clause_ends(text, out)
         out = []
         for match in _WORD_RE.finditer(text):
             word = match.group()
@@ -155,7 +156,16 @@ class Lemmatizer:
             if self.backend == "pymorphy3":
                 lemmas |= {fold(p.normal_form) for p in _pymorphy(self.lang).parse(word)}
             out.append(LemmaToken(word, match.start(), match.end(), frozenset(lemmas)))
-        return out
+        return _mark_clause_ends(text, out)
+
+
+def _mark_clause_ends(text: str, tokens: list[LemmaToken]) -> list[LemmaToken]:
+    out = []
+    for k, tok in enumerate(tokens):
+        gap = text[tok.end:tokens[k + 1].start] if k + 1 < len(tokens) else text[tok.end:]
+        final = k + 1 == len(tokens) or any(c in ".,;:!?…)–—" for c in gap)
+        out.append(LemmaToken(tok.text, tok.start, tok.end, tok.lemmas, final))
+    return out
 
 
 @lru_cache(maxsize=None)
@@ -167,7 +177,9 @@ def lemmatizer(lang: str, prefer: str = "auto") -> Lemmatizer:
 
 # German separable verb particles: «anrufen» appears as «ruft … an» in a main clause.
 GERMAN_PARTICLES = ("ab", "an", "auf", "aus", "bei", "ein", "fest", "fort", "her", "hin", "los", "mit",
-                    "nach", "vor", "weg", "zu", "zurück", "zusammen", "weiter", "um", "durch", "über")
+                    "nach", "vor", "weg", "zu", "zurück", "zusammen", "weiter", "um", "durch", "über",
+                    "groß", "hoch", "frei", "fern", "heim", "statt", "teil", "wieder", "vorbei", "heraus",
+                    "hinaus", "herum", "zurecht", "kennen", "bekannt", "dar")
 
 
 @dataclass(frozen=True)
@@ -188,8 +200,8 @@ def find_lemma(tokens: Sequence[LemmaToken], lemma: str, lang: str, *, compounds
       having the corresponding word as a candidate — or, with ``word_lemmas`` (the lemmatiser
       applied to one word), sharing a candidate with it: the words of a multi-word lemma are
       written as they stand in the phrase («летучая»), not each in its dictionary form.
-    * German only: a particle verb («anrufen») matches its base («ruft») followed later in the
-      sentence by the particle as a word of its own («… an»); with ``compounds``, a noun lemma
+    * German only: a particle verb («anrufen») matches its base («ruft») followed later by
+      the particle as a word of its own that ends its clause («… an.»); with ``compounds``, a noun lemma
       of 3+ letters matches a longer token whose lemma ends in it — the compound's head
       («Flussufer» → «Ufer»). Both are weaker evidence, and the caller prefers exact matches.
     """
@@ -207,12 +219,14 @@ def find_lemma(tokens: Sequence[LemmaToken], lemma: str, lang: str, *, compounds
         return out
     word = words[0]
     folded = fold(word)
-    for particle in sorted(GERMAN_PARTICLES, key=len, reverse=True):
+    for particle in sorted(map(fold, GERMAN_PARTICLES), key=len, reverse=True):
         base = folded[len(particle):]
         if folded.startswith(particle) and len(base) >= 3 and not word[:1].isupper():
             for i, tok in enumerate(tokens):
                 if base in tok.lemmas:
-                    later = [j for j in range(i + 1, len(tokens)) if fold(tokens[j].text) == particle]
+                    # the separated particle closes its clause («… vier Kinder groß.»)
+                    later = [j for j in range(i + 1, len(tokens))
+                             if fold(tokens[j].text) == particle and tokens[j].clause_final]
                     if later:
                         j = later[0]
                         out.append(LemmaMatch(lemma, tok.start, tokens[j].end, "particle verb", (i, j)))
