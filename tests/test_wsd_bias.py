@@ -14,7 +14,7 @@ from mtdebias.lang.lemmatize import find_lemma, lemmatizer
 from mtdebias.lang.wordnet import WordNet, wordnet_available
 from mtdebias.probes.wsd_bias import DEFAULT_ITEMS, WSDBiasProbe, classify
 from mtdebias.probes.wsd_items import load_items, parse_item
-from mtdebias.probes.wsd_metrics import item_rows, wsd_metrics
+from mtdebias.probes.wsd_metrics import group_accuracies, item_rows, wsd_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_wordnet = pytest.mark.skipif(not wordnet_available(), reason="WordNet 3.0 (Debian wordnet-base, "
@@ -165,10 +165,12 @@ def test_metrics_by_hand():
     assert metrics["mfs"].value == pytest.approx(2 / 4) and metrics["mfs"].n == 4
     # MFS+: μ̂ < μ: item 2 (2 < 1 no), 4 (1 < 2), 5 (1 < 3), 7 (2 < 3) → 3/4
     assert metrics["mfs_plus"].value == pytest.approx(3 / 4)
-    assert metrics["accuracy.mu_1"].value == pytest.approx(1 / 2) and metrics["accuracy.mu_1"].n == 2
-    assert metrics["accuracy.mu_2"].value == pytest.approx(2 / 3)
-    assert metrics["accuracy.mu_3"].value == 0.0 and metrics["accuracy.mu_3"].n == 2
-    assert metrics["accuracy.delta_10"].value == 1.0
+    by_mu = {g["group"]: g for g in group_accuracies(rows, "mu", resamples=0)}
+    assert by_mu[1]["accuracy"] == pytest.approx(1 / 2) and by_mu[1]["n"] == 2
+    assert by_mu[2]["accuracy"] == pytest.approx(2 / 3) and by_mu[2]["bad"] == 1
+    assert by_mu[3]["accuracy"] == 0.0 and by_mu[3]["n"] == 2  # the MISS item is not counted
+    by_delta = {g["group"]: g["accuracy"] for g in group_accuracies(rows, "delta", resamples=0)}
+    assert by_delta == {3: pytest.approx(2 / 3), 5: 0.0, 10: 1.0}
     assert "forced_bad_preferred" not in metrics  # no forced-decoding results
     lo, hi = metrics["accuracy"].ci
     assert lo <= 3 / 7 <= hi and lo < hi
@@ -329,3 +331,49 @@ def test_matcher_agrees_with_hand_labelled_gold(lang, floor):
     result = module.agreement(lang)
     assert result["n"] >= 100
     assert result["agreement"] >= floor, [(r["id"], r["label"], a["status"]) for r, a in result["wrong"]]
+
+
+# --------------------------------------------------------------------------- suites and the report
+
+def test_full_suite_names_the_probe():
+    from mtdebias.suite import load_suite
+
+    suite = load_suite(ROOT / "eval" / "full.toml")
+    [spec] = [s for s in suite.probes if s.type == "wsd_bias"]
+    assert spec.resolved({"tgt_lang": "de"}).options["lang"] == "de"
+
+
+def test_suite_on_a_checkpoint_and_report_section(tiny_checkpoint, tmp_path):
+    import shutil
+
+    from mtdebias.report.build import build_report
+    from mtdebias.report.plots import png_is_blank
+    from mtdebias.report.wsd import accuracy_by_group, wsd_groups
+    from mtdebias.runner import evaluate
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_checkpoint, run / "checkpoints" / tiny_checkpoint.name)
+    items = [{"id": f"a{k}", "sentence": f"The red {animal} sleeps.", "word": {"lemma": animal, "span": [8, 8 + len(animal)]},
+              "pos": "NOUN", "sense": "animal", "mu": {"animal": mu, "other": 1}, "delta": delta,
+              "targets": {"de": {"good": [tier], "bad": [{"lemma": "Tisch", "senses": ["other"]}]}}}
+             for k, (animal, tier, mu, delta) in enumerate([("dog", "Hund", 1, 3), ("cat", "Katze", 2, 3),
+                                                            ("horse", "Pferd", 2, 5), ("bird", "Vogel", 3, 5)])]
+    data = _write(tmp_path, items)
+    suite = tmp_path / "suite.toml"
+    suite.write_text(f'[suite]\nname = "wsd"\n\n[[probe]]\ntype = "wsd_bias"\nlang = "de"\ndata = "{data}"\n'
+                     'resamples = 50\n', encoding="utf-8")
+    outcome = evaluate([run], suite)
+    assert outcome.scored and not outcome.failed
+    report = build_report([run], tmp_path / "report.html")
+    captions = [c for c in report.figures if "accuracy by" in c]
+    assert len(captions) == 2 and any("μ" in c for c in captions) and any("δ" in c for c in captions)
+    assert "wsd_accuracy_by_group" in report.tables
+    from mtdebias.store import RunStore
+
+    rows = RunStore(run).results(run / "checkpoints" / tiny_checkpoint.name)
+    [by] = wsd_groups(rows).values()  # the probe's own group accuracies, as stored: what the plots show
+    assert {g["group"] for g in by["accuracy_by_mu"]} <= {1, 2, 3} and by["accuracy_by_delta"]
+    assert sum(g["n"] for g in by["accuracy_by_mu"]) == next(r["n"] for r in rows if r["metric"] == "accuracy")
+    png = accuracy_by_group({"a": [{"group": 1, "accuracy": 0.5, "ci": [0.2, 0.8], "n": 4},
+                                   {"group": 2, "accuracy": 1.0, "ci": None, "n": 1}]}, "μ", "t")
+    assert not png_is_blank(png)

@@ -40,7 +40,7 @@ from ..signature import Signature, hash_file, hash_json
 from ..translators.base import Translator, UnsupportedCall
 from .base import Metric, ProbeResult
 from .wsd_items import WSDItem, item_to_json, load_items
-from .wsd_metrics import BAD, GOOD, MISS, item_rows, wsd_metrics
+from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, item_rows, wsd_metrics
 
 PROBE_NAME = "wsd_bias.v1"
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "wsd"
@@ -266,12 +266,19 @@ class WSDBiasProbe:
                 entry["bad_preferred"] = best_bad > best_good
         return results
 
-    def metrics(self, attempts: Sequence[dict[str, Any]]) -> list[Metric]:
-        rows = item_rows([a["status"] for a in attempts], [a["mu"] for a in attempts],
+    @staticmethod
+    def _rows(attempts: Sequence[dict[str, Any]]):
+        return item_rows([a["status"] for a in attempts], [a["mu"] for a in attempts],
                          [a["delta"] for a in attempts],
                          [a["chosen_mu"] if a["status"] == BAD else None for a in attempts],
                          [a["forced"]["bad_preferred"] if a.get("forced") else None for a in attempts])
-        return wsd_metrics(rows, resamples=self.resamples, seed=self.seed)
+
+    def metrics(self, attempts: Sequence[dict[str, Any]]) -> list[Metric]:
+        return wsd_metrics(self._rows(attempts), resamples=self.resamples, seed=self.seed)
+
+    def accuracy_by(self, attempts: Sequence[dict[str, Any]], by: str) -> list[dict[str, Any]]:
+        """Accuracy per μ group (``by="mu"``) or δ group (``"delta"``), with intervals."""
+        return group_accuracies(self._rows(attempts), by, resamples=self.resamples, seed=self.seed)
 
     # ------------------------------------------------------------------ today's runner
     def run(self, translator: Translator) -> ProbeResult:
@@ -291,5 +298,7 @@ class WSDBiasProbe:
                 "both_found": sum(n for r, n in rules.items() if r.startswith("both found")),
                 "without_mu": sum(1 for a in attempts if a["mu"] is None),
                 "without_delta": sum(1 for a in attempts if a["delta"] is None),
-                "forced_items": sum(1 for a in attempts if a.get("forced"))}
+                "forced_items": sum(1 for a in attempts if a.get("forced")),
+                "accuracy_by_mu": self.accuracy_by(attempts, "mu"),
+                "accuracy_by_delta": self.accuracy_by(attempts, "delta")}
         return ProbeResult(self.name, self.metrics(attempts), signature, attempts, meta)

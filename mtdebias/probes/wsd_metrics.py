@@ -89,15 +89,8 @@ def forced_bad_preferred(a: np.ndarray) -> float:
     return float(np.mean(a[keep, FORCED] == 1)) if np.any(keep) else float("nan")
 
 
-def _group_label(value: float) -> str:
-    return str(int(value))
-
-
-def wsd_metrics(rows: np.ndarray, *, resamples: int = 1000, seed: int = 0, by_group: bool = True) -> list[Metric]:
-    """Every metric with its bootstrap interval and item count; undefined metrics are left out.
-
-    ``by_group`` adds ``accuracy.mu_K`` and ``accuracy.delta_K`` (accuracy within each group),
-    the numbers behind the report's accuracy-by-μ/δ plots."""
+def wsd_metrics(rows: np.ndarray, *, resamples: int = 1000, seed: int = 0) -> list[Metric]:
+    """Every metric with its bootstrap interval and item count; undefined metrics are left out."""
     status = rows[:, STATUS]
     decided = status != _CODE[MISS]
     bad = status == _CODE[BAD]
@@ -110,13 +103,6 @@ def wsd_metrics(rows: np.ndarray, *, resamples: int = 1000, seed: int = 0, by_gr
         ("mfs_plus", mfs_plus, int(np.sum(bad & ~np.isnan(rows[:, CHOSEN_MU]) & ~np.isnan(rows[:, MU])))),
         ("forced_bad_preferred", forced_bad_preferred, int(np.sum(~np.isnan(rows[:, FORCED])))),
     ]
-    if by_group:
-        for column, name in ((MU, "mu"), (DELTA, "delta")):
-            values = rows[decided, column]
-            for g in np.unique(values[~np.isnan(values)]):
-                functions.append((f"accuracy.{name}_{_group_label(g)}",
-                                  lambda a, c=column, v=g: group_accuracy(a, c, v),
-                                  int(np.sum(decided & (rows[:, column] == g)))))
     metrics = []
     for name, fn, n in functions:
         value = fn(rows)
@@ -125,3 +111,18 @@ def wsd_metrics(rows: np.ndarray, *, resamples: int = 1000, seed: int = 0, by_gr
         ci = bootstrap_ci(rows, fn, resamples=resamples, seed=seed) if resamples else None
         metrics.append(Metric(name, value, ci, n))
     return metrics
+
+
+def group_accuracies(rows: np.ndarray, by: str, *, resamples: int = 1000, seed: int = 0) -> list[dict]:
+    """Accuracy within each μ group (``by="mu"``) or δ group (``by="delta"``): the numbers behind
+    SFII/SPDI and the report's accuracy-by-μ/δ plots. Rows: ``group``, ``accuracy``, ``ci``
+    (bootstrap over the group's items), ``n`` (GOOD + BAD items), ``bad``."""
+    column = {"mu": MU, "delta": DELTA}[by]
+    decided = rows[rows[:, STATUS] != _CODE[MISS]]
+    out = []
+    for g in np.unique(decided[~np.isnan(decided[:, column]), column]):
+        group = decided[decided[:, column] == g]
+        ci = bootstrap_ci(group, accuracy, resamples=resamples, seed=seed) if resamples else None
+        out.append({"group": int(g), "accuracy": accuracy(group), "ci": list(ci) if ci else None, "n": len(group),
+                    "bad": int(np.sum(group[:, STATUS] == _CODE[BAD]))})
+    return out
