@@ -321,7 +321,7 @@ def test_forced_decoding_and_run_on_a_trained_checkpoint(tiny_checkpoint, tmp_pa
 
 # --------------------------------------------------------------------------- gold sets
 
-@pytest.mark.parametrize("lang, floor", [("de", 0.95), ("es", 0.95)])
+@pytest.mark.parametrize("lang, floor", [("de", 0.95), ("es", 0.95), ("ru", 0.95)])
 def test_matcher_agrees_with_hand_labelled_gold(lang, floor):
     import importlib.util
 
