@@ -118,6 +118,9 @@ def test_unknown_sense_key_is_an_error_with_wordnet(tmp_path):
     item["targets"]["de"]["bad"][0]["senses"] = ["bank%1:14:00::"]
     with pytest.raises(InputError, match=r":1: sense key 'bank%1:99:00::' is not in WordNet"):
         load_items(_write(tmp_path, [item]))
+    item["sense"] = "bank%1:17:01::"  # without mu/delta in the item, WordNet fills them in
+    [loaded] = load_items(_write(tmp_path, [item]))
+    assert loaded.correct_mu == 1 and loaded.sense_mu("bank%1:14:00::") == 2 and loaded.delta == 10
 
 
 def test_shipped_items_cover_the_issue():

@@ -221,7 +221,8 @@ def load_items(path: str | Path, *, wordnet: WordNet | None | bool = None) -> li
     """Read and validate a JSONL item file, then fill μ/δ from WordNet where missing.
 
     ``wordnet``: a :class:`WordNet`, ``False`` to never use one, or ``None`` to use the
-    system's WordNet 3.0 when it is installed. A sense key WordNet does not know is an error.
+    system's WordNet 3.0 when it is installed and some item lacks μ or δ. A sense key WordNet
+    does not know is then an error.
     """
     path = Path(path)
     if not path.is_file():
@@ -245,10 +246,16 @@ def load_items(path: str | Path, *, wordnet: WordNet | None | bool = None) -> li
     if not items:
         raise InputError("no items in file", path=path, hint="one JSON object per line")
     if wordnet is None:
-        wordnet = load_wordnet() if wordnet_available() else False
+        # reading WordNet takes seconds: only when some item lacks a statistic it could give
+        wordnet = load_wordnet() if wordnet_available() and any(map(_needs_wordnet, items)) else False
     if wordnet:
         items = [with_wordnet_stats(item, wordnet) for item in items]
     return items
+
+
+def _needs_wordnet(item: WSDItem) -> bool:
+    senses = [item.sense] + [s for side in item.targets.values() for bad in side.bad for s in bad.senses]
+    return item.delta is None or any("%" in s and s not in item.mu for s in senses)
 
 
 def with_wordnet_stats(item: WSDItem, wordnet: WordNet) -> WSDItem:
