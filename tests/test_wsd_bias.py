@@ -392,3 +392,12 @@ def test_suite_on_a_checkpoint_and_report_section(tiny_checkpoint, tmp_path):
     png = accuracy_by_group({"a": [{"group": 1, "accuracy": 0.5, "ci": [0.2, 0.8], "n": 4},
                                    {"group": 2, "accuracy": 1.0, "ci": None, "n": 1}]}, "μ", "t")
     assert not png_is_blank(png)
+
+
+def test_every_match_is_logged_even_when_alignment_drops_one():
+    item = _item()
+    text = "Der Elefant hob den Baumstamm mit seinem Rüssel."
+    start = text.index("Rüssel")
+    attempt = classify(item, "de", text, lemmatizer("de").tokens(text), aligned_span=(start, start + 6))
+    assert [(m["kind"], m["text"]) for m in attempt["matches"]] == [("good", "Rüssel"), ("bad", "Baumstamm")]
+    assert attempt["matched_lemmas"] == ["Rüssel"]

@@ -66,13 +66,14 @@ def classify(item: WSDItem, lang: str, translation: str, tokens: Sequence[LemmaT
     bad_senses: dict[str, tuple[str, ...]] = {}
     bad = []
     for entry in side.bad:
-        found = find_lemma(tokens, entry.lemma, lang, compounds=compounds, word_lemmas=word_lemmas)
-        if found:
+        hits = find_lemma(tokens, entry.lemma, lang, compounds=compounds, word_lemmas=word_lemmas)
+        if hits:
             bad_senses[entry.lemma] = entry.senses
-        bad += found
+        bad += hits
     if any(m.how not in WEAK for m in good + bad):  # an exact match outranks a compound/particle guess
         good = [m for m in good if m.how not in WEAK]
         bad = [m for m in bad if m.how not in WEAK]
+    found = [("good", m) for m in good] + [("bad", m) for m in bad]  # logged whatever decides
     restricted = False
     if aligned_only and aligned_span is not None:
         good_al = [m for m in good if _overlaps(m, aligned_span)]
@@ -120,8 +121,8 @@ def classify(item: WSDItem, lang: str, translation: str, tokens: Sequence[LemmaT
         "translation": translation, "status": status, "correct": status == GOOD if status != MISS else None,
         "rule": rule,
         "matched_lemmas": sorted({m.lemma for m in matched}),
-        "matches": [{"lemma": m.lemma, "kind": "good" if m in good else "bad", "span": [m.start, m.end],
-                     "text": translation[m.start:m.end], "how": m.how} for m in good + bad],
+        "matches": [{"lemma": m.lemma, "kind": kind, "span": [m.start, m.end], "text": translation[m.start:m.end],
+                     "how": m.how} for kind, m in found],
         "matched_senses": senses, "chosen_sense": chosen_sense, "chosen_mu": chosen_mu,
         "aligned_span": list(aligned_span) if aligned_span else None,
     }
