@@ -401,3 +401,14 @@ def test_every_match_is_logged_even_when_alignment_drops_one():
     attempt = classify(item, "de", text, lemmatizer("de").tokens(text), aligned_span=(start, start + 6))
     assert [(m["kind"], m["text"]) for m in attempt["matches"]] == [("good", "Rüssel"), ("bad", "Baumstamm")]
     assert attempt["matched_lemmas"] == ["Rüssel"]
+
+
+def test_particle_verb_overrides_its_plain_verb():
+    # «hob … an.» is anheben (good for raising prices), not heben (the lifting sense, bad)
+    items = {i.id: i for i in load_items(DEFAULT_ITEMS, wordnet=False)}
+    item = items["raise.increase.1"]
+    text = "Die Firma hob im Mai erneut ihre Preise an."
+    attempt = classify(item, "de", text, lemmatizer("de").tokens(text))
+    assert attempt["status"] == "GOOD" and attempt["matched_lemmas"] == ["anheben"]
+    text = "Die Firma hob im Mai die Kiste an, und dann erhöhte sie die Preise."
+    assert classify(item, "de", text, lemmatizer("de").tokens(text))["status"] == "GOOD"  # no «heben» left

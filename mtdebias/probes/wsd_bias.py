@@ -10,8 +10,9 @@ Matching one translation (:func:`classify`):
 
 1. the translation is lemmatised (:mod:`mtdebias.lang.lemmatize`) and every good and bad lemma
    of the item is looked for, multi-word lemmas included;
-2. exact matches win over weaker ones (German particle verbs, compound heads): when any lemma
-   matches exactly, weak matches are dropped;
+2. a German particle verb («hob … an» → anheben) overrides the plain verb on the same token
+   (heben); a compound head («Haustürschlüssel» → Schlüssel) counts only when no lemma matches
+   a whole word;
 3. with an aligner (``align = "fast_align"``), ``aligned_only`` keeps only matches that overlap
    the target words aligned to the source word (all matches are kept when the word is
    unaligned);
@@ -49,7 +50,6 @@ BOTH_RULES = ("miss", "good", "bad", "first")
 ALIGN_METHODS = ("none", "fast_align", "eflomal")
 FORCED_MODES = ("auto", "on", "off")
 FORCED_SCORES = ("mean", "total")
-WEAK = ("particle verb", "compound head")
 
 
 def _overlaps(match: LemmaMatch, span: tuple[int, int] | None) -> bool:
@@ -70,9 +70,13 @@ def classify(item: WSDItem, lang: str, translation: str, tokens: Sequence[LemmaT
         if hits:
             bad_senses[entry.lemma] = entry.senses
         bad += hits
-    if any(m.how not in WEAK for m in good + bad):  # an exact match outranks a compound/particle guess
-        good = [m for m in good if m.how not in WEAK]
-        bad = [m for m in bad if m.how not in WEAK]
+    # «hob … an.» is anheben, not heben: a particle verb overrides the plain verb on its token
+    particle_heads = {m.tokens[0] for m in good + bad if m.how == "particle verb"}
+    good = [m for m in good if not (m.how == "exact" and m.tokens[0] in particle_heads)]
+    bad = [m for m in bad if not (m.how == "exact" and m.tokens[0] in particle_heads)]
+    if any(m.how != "compound head" for m in good + bad):  # a whole word outranks a compound's head
+        good = [m for m in good if m.how != "compound head"]
+        bad = [m for m in bad if m.how != "compound head"]
     found = [("good", m) for m in good] + [("bad", m) for m in bad]  # logged whatever decides
     restricted = False
     if aligned_only and aligned_span is not None:
