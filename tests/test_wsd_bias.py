@@ -333,10 +333,10 @@ def _score_matcher():
     return module
 
 
-@pytest.mark.parametrize("lang, floor", [("de", 0.95), ("es", 0.95), ("ru", 0.95)])
+@pytest.mark.parametrize("lang, floor", [("de", 0.95), ("es", 0.95), ("it", 0.95), ("ru", 0.95)])
 def test_matcher_agrees_with_hand_labelled_gold(lang, floor):
     result = _score_matcher().agreement(lang)
-    assert result["n"] >= 100
+    assert result["n"] >= (100 if lang in ("de", "es", "ru") else 80)
     assert result["agreement"] >= floor, [(r["id"], r["label"], a["status"]) for r, a in result["wrong"]]
 
 

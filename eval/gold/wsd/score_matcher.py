@@ -21,7 +21,7 @@ sys.path.insert(0, str(HERE.parents[2]))
 from mtdebias.probes.wsd_bias import DEFAULT_ITEMS, WSDBiasProbe  # noqa: E402
 from mtdebias.probes.wsd_items import load_items  # noqa: E402
 
-LANGS = ("de", "es", "ru")
+LANGS = ("de", "es", "it", "ru")
 
 
 def read_gold(lang: str, folder: Path = HERE) -> list[dict[str, str]]:
