@@ -412,3 +412,12 @@ def test_particle_verb_overrides_its_plain_verb():
     assert attempt["status"] == "GOOD" and attempt["matched_lemmas"] == ["anheben"]
     text = "Die Firma hob im Mai die Kiste an, und dann erhöhte sie die Preise."
     assert classify(item, "de", text, lemmatizer("de").tokens(text))["status"] == "GOOD"  # no «heben» left
+
+
+def test_every_metric_declares_direction_and_test():
+    from mtdebias.probes.wsd_bias import SPECS
+
+    rows = item_rows(["GOOD", "BAD", "MISS"], [1, 2, 1], [3, 3, 4], [None, 1, None], [True, False, None])
+    names = {m.name for m in wsd_metrics(rows, resamples=0)}
+    assert names == set(SPECS)
+    assert all(better in ("higher", "lower") and test in ("mcnemar", "bootstrap") for better, test in SPECS.values())

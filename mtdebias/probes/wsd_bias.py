@@ -3,8 +3,10 @@ errors lean to frequent senses? (DiBiMT, Campolungo et al. 2022, on items users 
 
 Shape (the probe contract): :meth:`WSDBiasProbe.items` → :meth:`WSDBiasProbe.attempts`
 (translate, lemmatise, match; one logged attempt per item) → :meth:`WSDBiasProbe.metrics`
-(pure arithmetic on attempts, :mod:`.wsd_metrics`). :meth:`run` chains them into a
-:class:`ProbeResult` for today's runner.
+(pure arithmetic on attempts, :mod:`.wsd_metrics`); :meth:`evaluate` chains them into a
+:class:`ProbeResult`, and :meth:`run` is that for today's runner. (On the contract where
+``run(translator, items)`` returns the attempts, ``attempts`` is that ``run``; ``SPECS`` gives
+each metric's direction and paired test.)
 
 Matching one translation (:func:`classify`):
 
@@ -50,6 +52,11 @@ BOTH_RULES = ("miss", "good", "bad", "first")
 ALIGN_METHODS = ("none", "fast_align", "eflomal")
 FORCED_MODES = ("auto", "on", "off")
 FORCED_SCORES = ("mean", "total")
+# metric → (which way is better, paired test against a baseline): McNemar pairs the per-item
+# "correct" (None for MISS items, which it leaves out); the rest resample items
+SPECS = {"accuracy": ("higher", "mcnemar"), "miss_rate": ("lower", "bootstrap"), "sfii": ("lower", "bootstrap"),
+         "spdi": ("lower", "bootstrap"), "mfs": ("lower", "bootstrap"), "mfs_plus": ("lower", "bootstrap"),
+         "forced_bad_preferred": ("lower", "bootstrap")}
 
 
 def _overlaps(match: LemmaMatch, span: tuple[int, int] | None) -> bool:
@@ -204,7 +211,7 @@ class WSDBiasProbe:
     def items(self) -> list[WSDItem]:
         return list(self._items)
 
-    def signature(self, translator: Translator) -> str:
+    def signature(self, translator: Translator, attempts: Sequence[dict[str, Any]] | None = None) -> str:
         settings = {"lang": self.lang, "beam": self.beam, "lemmatizer": self.lemmatizer.name, "align": self.align,
                     "aligned_only": self.aligned_only, "both": self.both, "compounds": self.compounds,
                     "forced": self.forced, "forced_score": self.forced_score}
@@ -278,17 +285,21 @@ class WSDBiasProbe:
                          [a["chosen_mu"] if a["status"] == BAD else None for a in attempts],
                          [a["forced"]["bad_preferred"] if a.get("forced") else None for a in attempts])
 
-    def metrics(self, attempts: Sequence[dict[str, Any]]) -> list[Metric]:
-        return wsd_metrics(self._rows(attempts), resamples=self.resamples, seed=self.seed)
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        return wsd_metrics(self._rows(attempts), resamples=self.resamples if ci else 0, seed=self.seed)
 
     def accuracy_by(self, attempts: Sequence[dict[str, Any]], by: str) -> list[dict[str, Any]]:
         """Accuracy per μ group (``by="mu"``) or δ group (``"delta"``), with intervals."""
         return group_accuracies(self._rows(attempts), by, resamples=self.resamples, seed=self.seed)
 
+    def evaluate(self, translator: Translator) -> ProbeResult:
+        """items → attempts → metrics on one translator."""
+        attempts = self.attempts(translator)
+        return self._result(attempts, self.signature(translator, attempts))
+
     # ------------------------------------------------------------------ today's runner
     def run(self, translator: Translator) -> ProbeResult:
-        attempts = self.attempts(translator)
-        return self._result(attempts, self.signature(translator))
+        return self.evaluate(translator)
 
     def score(self, translations: Sequence[str], translator_signature: str = "-") -> ProbeResult:
         """Metrics for given translations (one per item, in :meth:`items` order)."""
