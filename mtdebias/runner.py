@@ -80,18 +80,38 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], s
         outcome.failed[checkpoint.name] = str(exc)
         return
     stored = {row.get("request") for row in store.results(checkpoint)}
+    waiting = []
     for spec, probe in probes:
         request = request_key(spec, translator)
-        label = f"{checkpoint.name}: {spec.label}"
         if request in stored:
-            outcome.skipped.append(label)
+            outcome.skipped.append(f"{checkpoint.name}: {spec.label}")
             continue
+        claim = store.claim(checkpoint, request)
+        if not claim.acquire(blocking=False):  # another evaluator is computing it: do the rest first
+            waiting.append((spec, probe, request, claim))
+            continue
+        _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
+    for spec, probe, request, claim in waiting:  # then wait for those, and take over any left undone
+        claim.acquire()
+        _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
+
+
+def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, claim, translator,
+                   store: RunStore, outcome: EvalOutcome) -> None:
+    label = f"{checkpoint.name}: {spec.label}"
+    try:
+        # stored by another evaluator between our first look and the claim
+        if request in {row.get("request") for row in store.results(checkpoint)}:
+            outcome.skipped.append(label)
+            return
         result = probe.run(translator)
         if result.attempts:
             store.write_attempts(checkpoint, spec.label, result.attempts)
         store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in result.rows()],
                           label=spec.label)
         outcome.scored.append(label)
+    finally:
+        claim.release()
 
 
 def request_key(spec: ProbeSpec, translator) -> str:
