@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 from .errors import CheckpointError, InputError, MtdebiasError
 from .signature import Signature, hash_file, hash_json
 from .store import RunStore
-from .suite import ProbeSpec, Suite, load_suite, probe_constructors
+from .suite import SUITE_OPTIONS, ProbeSpec, Suite, check_probe_options, load_suite, probe_constructors
 
 FINISHED = "finished.json"
 
@@ -66,7 +66,12 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
     if cache is not None and key in cache:
         return cache[key]
     constructors = probe_constructors()
-    probes = [(spec, constructors[spec.type](**spec.options)) for spec in (s.resolved(context) for s in suite.probes)]
+    probes = []
+    for spec in (s.resolved(context) for s in suite.probes):
+        check_probe_options(spec.type, spec.options, constructors[spec.type], where=f"probe '{spec.label}'",
+                            path=suite.path or None)
+        own = {k: v for k, v in spec.options.items() if k not in SUITE_OPTIONS}
+        probes.append((spec, constructors[spec.type](**own)))
     if cache is not None:
         cache[key] = probes
     return probes
@@ -177,12 +182,18 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     return hook
 
 
-def single_probe(probe_type: str, options: dict[str, Any], translator) -> Any:
+def single_probe(probe_type: str, options: dict[str, Any], translator, flags: dict[str, str] | None = None) -> Any:
     """Run one probe with the given options (``mtdebias eval --probe``)."""
+    return build_single_probe(probe_type, options, flags).run(translator)
+
+
+def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str, str] | None = None) -> Any:
+    """The probe ``mtdebias eval --probe`` runs; bad options fail here, before a model is loaded."""
     constructors = probe_constructors()
     if probe_type not in constructors:
         raise InputError(f"unknown probe {probe_type!r}; known: {', '.join(sorted(constructors))}")
-    return constructors[probe_type](**options).run(translator)
+    check_probe_options(probe_type, options, constructors[probe_type], flags=flags)
+    return constructors[probe_type](**options)
 
 
 __all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "evaluate", "single_probe", "watch"]
