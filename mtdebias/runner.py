@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 
 from tqdm.auto import tqdm
 
+from .atomic import clean_stale_temporaries
 from .errors import CheckpointError, InputError, MtdebiasError
 from .signature import Signature, hash_file, hash_json
 from .store import RunStore
@@ -141,6 +142,7 @@ def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str
     jobs = []
     for target in targets:
         store, checkpoints = locate(Path(target))
+        clean_stale_temporaries(store.dir / "eval")  # left by an evaluator killed mid-write
         context = {**run_context(store.dir), **(overrides or {})}
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
