@@ -29,6 +29,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--beam {args.beam} must be 1 or more", hint="--beam 1 is greedy decoding")
     if args.sample < 0 or args.epsilon < 0 or args.epsilon >= 1:
         raise InputError("--sample must be >= 0 and --epsilon within [0, 1)")
+    from ..hub import local_model_dir
+
+    local_model_dir(args.checkpoint, what="checkpoint")  # a wrong path fails before stdin is read
     lines = [line.rstrip("\n") for line in sys.stdin]  # read before the model is loaded
     if not lines:
         raise InputError("nothing to translate: standard input is empty",

@@ -181,8 +181,13 @@ def _check_suite(recipe: Recipe) -> None:
     context = {"run_dir": str(recipe.run_dir), "src_lang": recipe.data.src_lang,
                "tgt_lang": recipe.data.tgt_lang, "data_dir": str(Path(recipe.data.train_src).parent)}
     for spec in suite.probes:
-        resolved = spec.resolved(context)
-        check_probe_options(resolved.type, resolved.options, where=f"probe '{spec.label}'", path=suite.path)
+        options = {}
+        for key, value in spec.options.items():
+            # placeholders the run cannot fill ({winomt}) come from `eval --set` later
+            filled = value.format(**context) if isinstance(value, str) and all(
+                name in context for name in re.findall(r"\{(\w+)\}", value)) else value
+            options[key] = filled
+        check_probe_options(spec.type, options, where=f"probe '{spec.label}'", path=suite.path)
 
 
 def _check_debias(recipe: Recipe, path: Path | None) -> None:
