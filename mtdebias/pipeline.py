@@ -83,8 +83,10 @@ def _dev_data(recipe: Recipe) -> tuple[list[str], list[str]] | None:
 _RESUMABLE_CHANGES = {("run", "dir"), ("train", "epochs"), ("train", "max_steps"), ("train", "log_every_steps"),
                       ("train", "save_every_steps"), ("train", "save_every_epochs")}
 _RESUMABLE_SECTIONS = {"eval", "ablate"}
-# what a run makes before its first checkpoint; stale once the recipe changes
-_PRODUCTS = ("tokenizer", "annotated", "swaps", "log.jsonl", "best.json", "data_summary.json", "environment.json")
+# what a run makes before its first checkpoint, and the recipe sections each is made from
+_PRODUCTS = {"tokenizer": ("data", "tokenizer", "model"), "annotated": ("data", "augment"),
+             "swaps": ("data", "augment"), "log.jsonl": (), "best.json": (), "data_summary.json": (),
+             "environment.json": ()}
 
 
 def training_differences(old: dict, new: dict) -> list[str]:
@@ -137,29 +139,31 @@ def prepare_run(recipe: Recipe) -> RunStore:
     resolved = tomli_w.dumps(recipe_to_dict(recipe))
     recipe_file = store.dir / "recipe.toml"
     clean_stale_temporaries(store.dir)  # left by a process killed mid-write
-    if recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved:
-        if _failed_start(store.dir):
-            (store.dir / "environment.json").unlink(missing_ok=True)
-        else:
-            try:
-                old = tomllib.loads(recipe_file.read_text(encoding="utf-8"))
-            except tomllib.TOMLDecodeError:
-                old = {}
-            changed = training_differences(old, recipe_to_dict(recipe))
-            if changed and store.checkpoints():
-                raise ConfigError(f"run directory {store.dir} holds checkpoints trained under another recipe: "
-                                  + "; ".join(changed), path=recipe.source or None,
-                                  hint="choose another run.name (or --set run.name=...), undo the change, "
-                                       "or delete the old run")
-            if changed:  # nothing trained yet: what the first attempt made no longer fits
-                log.warning("%s: the recipe changed before the first checkpoint (%s); rebuilding the run's "
-                            "tokenizer, annotation and log", store.dir, "; ".join(changed))
-                for name in _PRODUCTS:
-                    product = store.dir / name
-                    if product.is_dir():
-                        shutil.rmtree(product)
-                    else:
-                        product.unlink(missing_ok=True)
+    if store.dir.is_dir() and _failed_start(store.dir):
+        (store.dir / "environment.json").unlink(missing_ok=True)  # the record of a start that made nothing
+    elif recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved:
+        try:
+            old = tomllib.loads(recipe_file.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError:
+            old = {}
+        changed = training_differences(old, recipe_to_dict(recipe))
+        if changed and store.checkpoints():
+            raise ConfigError(f"run directory {store.dir} holds checkpoints trained under another recipe: "
+                              + "; ".join(changed), path=recipe.source or None,
+                              hint="choose another run.name (or --set run.name=...), undo the change, "
+                                   "or delete the old run")
+        if changed:  # nothing trained yet: what the first attempt made from other settings is stale
+            sections = {item.split(".", 1)[0] for item in changed}
+            stale = [name for name, made_from in _PRODUCTS.items()
+                     if (store.dir / name).exists() and (not made_from or sections & set(made_from))]
+            log.warning("%s: the recipe changed before the first checkpoint (%s); remaking %s", store.dir,
+                        "; ".join(changed), ", ".join(stale) or "nothing")
+            for name in stale:
+                product = store.dir / name
+                if product.is_dir():
+                    shutil.rmtree(product)
+                else:
+                    product.unlink(missing_ok=True)
     store.dir.mkdir(parents=True, exist_ok=True)
     write_text(recipe_file, resolved)
     from .runner import FINISHED
