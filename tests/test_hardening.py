@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from mtdebias.errors import CheckpointError, ConfigError
-from mtdebias.recipe import load_recipe
+from mtdebias.recipe import load_recipe, schema
 from mtdebias.store import RunStore
 from mtdebias.testing import toy_corpus
 
@@ -314,3 +314,17 @@ def test_annotation_counts_what_it_skips_and_caps_long_lines(tmp_path):
                                   "too_long": {"count": 1, "first_lines": [4]}}
     lines = [json.loads(x)["line"] for x in (tmp_path / "out" / "annotated.jsonl").read_text().splitlines()]
     assert lines == [1, 5]
+
+
+# --- case 8: out-of-range values built in code fail at construction, not mid-training ---------
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: schema.TrainConfig(lr=-1), "train.lr = -1"),
+    (lambda: schema.TrainConfig(beam=0), "train.beam = 0"),
+    (lambda: schema.ModelConfig(dropout=5), "model.dropout = 5"),
+    (lambda: schema.TokenizerConfig(vocab_size=-5),
+     "tokenizer.vocab_size = -5"),
+])
+def test_configs_built_in_code_are_range_checked(build, message):
+    with pytest.raises(ConfigError, match=message):
+        build()

@@ -9,17 +9,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
+
+
+class _RangeChecked:
+    """Checks the section's :data:`RANGES` on construction, so a config built in code (not from
+    a recipe, whose loader reports the same with the file's name) cannot carry lr = -1 either."""
+
+    section: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        for (section, key), bounds in RANGES.items():
+            value = getattr(self, key, None) if section == self.section else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and not bounds.contains(value):
+                from ..errors import ConfigError
+
+                raise ConfigError(f"{section}.{key} = {value!r} is out of range: it must be {bounds.describe()}")
 
 
 @dataclass(frozen=True)
-class RunConfig:
+class RunConfig(_RangeChecked):
+    section: ClassVar[str] = "run"
+
     name: str
     dir: str = "runs"  # the run directory is <dir>/<name>, relative to the working directory
     seed: int = 1
 
 
 @dataclass(frozen=True)
-class DataConfig:
+class DataConfig(_RangeChecked):
+    section: ClassVar[str] = "data"
+
     train_src: Path
     train_tgt: Path
     src_lang: str
@@ -36,13 +56,17 @@ class DataConfig:
 
 
 @dataclass(frozen=True)
-class TokenizerConfig:
+class TokenizerConfig(_RangeChecked):
+    section: ClassVar[str] = "tokenizer"
+
     vocab_size: int = 8000
     joint: bool = True
 
 
 @dataclass(frozen=True)
-class ModelConfig:
+class ModelConfig(_RangeChecked):
+    section: ClassVar[str] = "model"
+
     preset: str = "tiny"  # tiny | mini | small | base | big
     init: Path | None = None  # a local checkpoint directory to fine-tune (its tokenizer is used too)
     max_positions: int = 256
@@ -50,7 +74,9 @@ class ModelConfig:
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(_RangeChecked):
+    section: ClassVar[str] = "train"
+
     epochs: int = 10
     max_steps: int = 0  # 0 = no limit; otherwise stop after this many optimizer steps
     max_tokens: int = 4096  # per batch, padded source + target tokens
@@ -70,7 +96,9 @@ class TrainConfig:
 
 
 @dataclass(frozen=True)
-class AugmentConfig:
+class AugmentConfig(_RangeChecked):
+    section: ClassVar[str] = "augment"
+
     method: str = "none"  # none | switch_entity.v1
     annotated: Path | None = None  # output of `mtdebias annotate`; none = annotate the training data in the run
     p: float = 1.0
