@@ -50,6 +50,10 @@ class Slow:
     def signature(self):
         return "scripted:echo"
 
+# start together (imports take unequal time on a busy machine): a file barrier
+Path(sys.argv[3] + ".ready").write_text("")
+while len(list(Path(sys.argv[3]).parent.glob("*.ready"))) < 2:
+    time.sleep(0.05)
 outcome = evaluate([Path(sys.argv[1])], Path(sys.argv[2]), make_translator=lambda path: Slow())
 Path(sys.argv[3]).write_text(json.dumps({"scored": outcome.scored, "skipped": outcome.skipped}))
 """
@@ -62,15 +66,16 @@ def test_two_evaluators_split_the_work_and_lose_nothing(tmp_path):
         (run / "checkpoints" / step / "trainer_state.json").write_text("{}")
     (tmp_path / "t.en").write_text("a b c\nd e f\n")
     (tmp_path / "t.de").write_text("a b c\nd e x\n")
+    (tmp_path / "outs").mkdir()
     probes = "".join(f'[[probe]]\ntype = "quality"\nlabel = "q{k}"\nsrc = "{tmp_path}/t.en"\n'
                      f'ref = "{tmp_path}/t.de"\nbeam = {k + 1}\n\n' for k in range(6))
     (tmp_path / "suite.toml").write_text(probes)
     procs = [subprocess.Popen([sys.executable, "-c", EVALUATOR, str(run), str(tmp_path / "suite.toml"),
-                               str(tmp_path / f"out{k}.json")], env=ENV, stderr=subprocess.PIPE)
+                               str(tmp_path / "outs" / f"out{k}.json")], env=ENV, stderr=subprocess.PIPE)
              for k in range(2)]
     for proc in procs:
         assert proc.wait(timeout=240) == 0, proc.stderr.read().decode()[-2000:]
-    outs = [json.loads((tmp_path / f"out{k}.json").read_text()) for k in range(2)]
+    outs = [json.loads((tmp_path / "outs" / f"out{k}.json").read_text()) for k in range(2)]
     wanted = {f"{step}: q{k}" for step in ("step-0000001", "step-0000002") for k in range(6)}
     scored = [set(o["scored"]) for o in outs]
     assert scored[0] | scored[1] == wanted  # everything computed ...
