@@ -11,7 +11,7 @@ import pytest
 
 from mtdebias.errors import InputError
 from mtdebias.lang.lemmatize import find_lemma, lemmatizer
-from mtdebias.lang.wordnet import WordNet, wordnet_available
+from mtdebias.lang.wordnet import WordNet, load_wordnet, wordnet_available
 from mtdebias.probes.wsd_bias import DEFAULT_ITEMS, WSDBiasProbe, classify
 from mtdebias.probes.wsd_items import load_items, parse_item
 from mtdebias.probes.wsd_metrics import group_accuracies, item_rows, wsd_metrics
@@ -46,7 +46,7 @@ def test_wordnet_missing_folder_is_a_clear_error(tmp_path):
 
 @needs_wordnet
 def test_system_wordnet_bank():
-    wn = WordNet()
+    wn = load_wordnet()
     # SemCor counts (cntlist): sloping land 25, institution 20, ridge 2 … → μ 1, 2, 3
     assert wn.delta("bank", "NOUN") == 10 and wn.delta("bank", "VERB") == 8
     assert wn.mu("bank%1:17:01::") == 1 and wn.mu("bank%1:14:00::") == 2 and wn.mu("bank%1:17:00::") == 3
@@ -135,7 +135,7 @@ def test_shipped_items_cover_the_issue():
 
 @needs_wordnet
 def test_shipped_items_stats_agree_with_wordnet():
-    wn = WordNet()
+    wn = load_wordnet()
     for item in load_items(DEFAULT_ITEMS, wordnet=False):
         assert item.delta == wn.delta(item.lemma, item.pos), item.id
         for sense, mu in item.mu.items():
