@@ -84,6 +84,9 @@ def backend_for(lang: str, prefer: str = "auto") -> str:
     simplemma; naming a backend forces it (an error if it cannot serve the language)."""
     if lang not in SUPPORTED_LANGS:
         raise InputError(f"no lemmatiser for language {lang!r}", hint=f"supported: {', '.join(SUPPORTED_LANGS)}")
+    if importlib_util.find_spec("simplemma") is None:  # every backend adds simplemma's candidates
+        raise InputError("the lemmatiser needs the simplemma package",
+                         hint="pip install 'mtdebias[morph]' (or simplemma)")
     if prefer == "auto":
         if spacy_model_installed(lang):
             return "spacy"
