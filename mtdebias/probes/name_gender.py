@@ -301,6 +301,9 @@ class NameGenderProbe:
         meta: dict[str, Any] = {"lang": self.lang, "templates": len(self.templates), "templates_kept": len(kept),
                                 "dropped_templates": dropped, "filter": filter_log}
         metrics = [Metric("templates_kept", float(len(kept)), None, len(self.templates))]
+        if self.seen_counts is not None:  # recorded even when no template survives the filter
+            meta["seen_names"] = {kind: sum(self.seen(n) for n in names) for kind, names in self.names.items()}
+            meta["unseen_names"] = {kind: sum(not self.seen(n) for n in names) for kind, names in self.names.items()}
         if not kept:
             meta["warning"] = "no template survived the he/she filter; no name accuracies can be computed"
             return ProbeResult(self.name, metrics, signature, [], meta)
@@ -341,7 +344,4 @@ class NameGenderProbe:
                     if part:
                         metrics += name_gender_metrics(part, f"{prefix}.{split}", resamples=self.resamples,
                                                        seed=self.seed)
-        if self.seen_counts is not None:
-            meta["seen_names"] = {kind: sum(self.seen(n) for n in names) for kind, names in self.names.items()}
-            meta["unseen_names"] = {kind: sum(not self.seen(n) for n in names) for kind, names in self.names.items()}
         return ProbeResult(self.name, metrics, signature, attempts, meta)
