@@ -9,7 +9,7 @@ import sys
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("translate", help="translate stdin to stdout with a checkpoint",
                                    description="Translate lines from standard input with a local checkpoint.")
-    parser.add_argument("checkpoint", help="a local checkpoint directory")
+    parser.add_argument("checkpoint", help="a local checkpoint directory, or a fairseq model (.pt, save directory or fairseq.toml)")
     parser.add_argument("--beam", type=int, default=5, help="beam size (default 5)")
     parser.add_argument("--sample", type=int, default=0, metavar="N",
                         help="print N ε-samples per line instead (tab-separated)")
@@ -22,9 +22,9 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..translators.hf import HFTranslator
+    from ..translators.load import load_translator
 
-    translator = HFTranslator(args.checkpoint, device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
+    translator = load_translator(args.checkpoint, device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
     lines = [line.rstrip("\n") for line in sys.stdin]
     if args.sample:
         for samples in translator.sample(lines, n=args.sample, epsilon=args.epsilon, seed=args.seed):
