@@ -111,6 +111,30 @@ class MosesBpeCodec:
         return self._detok(lang).detokenize(text.split(), unescape=self.escape).strip()
 
 
+def train_sentencepiece(lines: Sequence[str], model: str | Path, vocab_size: int) -> Path:
+    """Train a joint unigram SentencePiece model on ``lines`` into ``model`` (``….model``).
+
+    One thread, fixed sentence order and seed: the same lines give the same model. No
+    ``<s>``/``</s>``/pad pieces: fairseq's dictionary adds its own.
+    """
+    import sentencepiece as spm
+
+    model = Path(model)
+    if model.suffix != ".model":
+        raise InputError("a SentencePiece model file must end in .model", path=model)
+    model.parent.mkdir(parents=True, exist_ok=True)
+    corpus = model.with_suffix(".train.txt")
+    corpus.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    spm.set_random_generator_seed(1)
+    spm.SentencePieceTrainer.train(
+        input=str(corpus), model_prefix=str(model.with_suffix("")), vocab_size=vocab_size,
+        model_type="unigram", character_coverage=1.0, unk_id=0, bos_id=-1, eos_id=-1, pad_id=-1,
+        hard_vocab_limit=False, num_threads=1, minloglevel=2, shuffle_input_sentence=False,
+        input_sentence_size=0)
+    corpus.unlink()
+    return model
+
+
 def load_codec(sentencepiece: str | Path | None = None, bpe_codes: str | Path | None = None, *,
                moses_escape: bool = True) -> SubwordCodec:
     """The codec named by exactly one of ``sentencepiece`` / ``bpe_codes``."""

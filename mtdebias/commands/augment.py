@@ -33,6 +33,9 @@ def add_parser(subparsers) -> None:
     fairseq = parser.add_argument_group("fairseq format")
     fairseq.add_argument("--spm", metavar="MODEL", help="SentencePiece model to encode with (joint)")
     fairseq.add_argument("--bpe-codes", metavar="CODES", help="or: subword-nmt codes (after Moses tokenisation)")
+    fairseq.add_argument("--spm-vocab", type=int, metavar="N",
+                         help="or: train a joint SentencePiece model of N pieces on the (unswitched) corpus "
+                              "into OUT/spm.model; an existing OUT/spm.model is reused")
     fairseq.add_argument("--src-lang", help="source language code (default: the annotation's)")
     fairseq.add_argument("--tgt-lang", help="target language code (default: the annotation's)")
     fairseq.add_argument("--valid-src", metavar="FILE", help="raw validation sources (binarised into every shard)")
@@ -81,20 +84,30 @@ def _run_fairseq(args: argparse.Namespace) -> int:
     from ..augment.fairseq_shards import parse_epochs, read_parallel, write_fairseq_shards
     from ..errors import InputError
     from ..fairseq_env import require_fairseq
-    from ..subword import load_codec
+    from ..subword import load_codec, train_sentencepiece
 
     # every check before any work: epochs, fairseq itself, subword model, languages, valid files
     if not args.epochs:
         raise InputError("--format fairseq needs --epochs, e.g. --epochs 1-10")
     epochs = parse_epochs(args.epochs)
     require_fairseq("--format fairseq")
-    if args.spm is None and args.bpe_codes is None:
-        raise InputError("--format fairseq needs the subword model: --spm MODEL or --bpe-codes CODES")
-    codec = load_codec(args.spm, args.bpe_codes)
+    given = [a for a in (args.spm, args.bpe_codes, args.spm_vocab) if a is not None]
+    if len(given) != 1:
+        raise InputError("--format fairseq needs one subword model: --spm MODEL or --bpe-codes CODES, "
+                         "or --spm-vocab N to train one")
+    if args.spm_vocab is None:
+        codec = load_codec(args.spm, args.bpe_codes)
     if (args.valid_src is None) != (args.valid_tgt is None):
         raise InputError("give both --valid-src and --valid-tgt, or neither")
     valid = read_parallel(args.valid_src, args.valid_tgt) if args.valid_src else None
     switch = _switch(args)
+    if args.spm_vocab is not None:
+        model = Path(args.out) / "spm.model"
+        if model.is_file():
+            print(f"reusing {model} (delete it to train a new one)", file=sys.stderr)
+        else:
+            train_sentencepiece(switch.sources + switch.targets, model, args.spm_vocab)
+        codec = load_codec(model)
     langs = json.loads((Path(args.dir) / "candidates.json").read_text(encoding="utf-8"))
     src_lang = args.src_lang or langs.get("src_lang")
     tgt_lang = args.tgt_lang or langs.get("tgt_lang")
