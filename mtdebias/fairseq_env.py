@@ -51,7 +51,9 @@ def _config_classes() -> list:
     import collections
     import typing
 
-    classes: list = [argparse.Namespace, collections.defaultdict, collections.OrderedDict, typing.Any]
+    # plain builtin types appear as OmegaConf nodes' declared types (ref_type/object_type)
+    classes: list = [argparse.Namespace, collections.defaultdict, collections.OrderedDict, typing.Any,
+                     dict, list, tuple, set, int, float, str, bool]
     try:
         from omegaconf import DictConfig, ListConfig, nodes
         from omegaconf.base import ContainerMetadata, Metadata

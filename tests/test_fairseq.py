@@ -315,9 +315,24 @@ def test_weights_only_loading_refuses_foreign_objects(trained, tmp_path):
     from mtdebias.errors import CheckpointError
     from mtdebias.fairseq_env import trusted_fairseq_globals
 
-    path = list(trained.glob("checkpoint*.pt"))[0]
+    path = sorted(trained.glob("checkpoint_*_300.pt"))[0]
     with trusted_fairseq_globals(path):
         state = torch.load(path, map_location="cpu")
+    # older fairseq pickled its configuration as OmegaConf objects: those load too
+    from omegaconf import OmegaConf
+
+    from mtdebias.translators.fairseq import FairseqTranslator
+
+    old_style = dict(state, cfg=OmegaConf.create(state["cfg"], flags={"allow_objects": True}))
+    torch.save(old_style, tmp_path / "old.pt")
+    assert "omegaconf.dictconfig.DictConfig" in torch.serialization.get_unsafe_globals_in_checkpoint(
+        str(tmp_path / "old.pt"))
+    from mtdebias.translators.fairseq import find_spec
+
+    spec = find_spec(trained)
+    old = FairseqTranslator(tmp_path / "old.pt", data=spec.data, sentencepiece=spec.sentencepiece)
+    assert old.translate(["The red dog sleeps."]) == ["Der rote Hund schläft."]
+
     state["extra"] = math.prod  # a callable: what a malicious pickle would smuggle in
     bad = tmp_path / "checkpoint1.pt"
     torch.save(state, bad)
