@@ -375,3 +375,13 @@ def test_moses_bpe_codec_and_shards(corpus, tmp_path):
     _, switched = switch.pairs(2)
     decoded = [codec.decode([dictionary[i] for i in dataset[k][:-1].tolist()], "de") for k in range(len(dataset))]
     assert decoded == switched  # no <unk>: candidate names are in the shared dictionary
+
+
+def test_translate_cli_takes_a_fairseq_model(trained, monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("The red dog sleeps.\nThe white cow sings.\n"))
+    assert cli_main(["translate", str(trained), "--beam", "3"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["Der rote Hund schläft.", "Die weiße Kuh singt."]
+    assert cli_main(["translate", str(trained), "--tgt-lang", "de"]) != 0  # an M2M100-only option
+    assert "fairseq.toml" in capsys.readouterr().err
