@@ -48,10 +48,13 @@ def run(args: argparse.Namespace) -> int:
     from .. import atomic
     from ..errors import InputError
 
+    _check_switch_options(args)
     if args.format == "fairseq":
         return _run_fairseq(args)
     if args.epoch is None:
         raise InputError("--epoch N is required", hint="or --format fairseq --epochs 1-10 for fairseq shards")
+    if args.epoch < 0:
+        raise InputError(f"--epoch {args.epoch} must be 0 or more", hint="epochs count from 0")
     switch = _switch(args)
     sources, targets = switch.pairs(args.epoch)
     if args.joint:
@@ -64,6 +67,19 @@ def run(args: argparse.Namespace) -> int:
     print(f"epoch {args.epoch}: {len(sources)} pairs, {switch.last_stats.get('switched', 0)} "
           f"names switched → {written}")
     return 0
+
+
+def _check_switch_options(args: argparse.Namespace) -> None:
+    from ..errors import InputError
+    from ..ner import TYPES
+
+    if not 0.0 <= args.p <= 1.0:
+        raise InputError(f"--p {args.p} is a probability: it must be within [0, 1]")
+    types = _types(args)
+    unknown = [t for t in types if t not in TYPES]
+    if unknown or not types:  # an unknown type would switch nothing and still "succeed"
+        raise InputError(f"--types {args.types!r}: unknown entity type(s) {', '.join(unknown) or '(none given)'}",
+                         hint=f"choose among {', '.join(TYPES)}")
 
 
 def _switch(args: argparse.Namespace):
