@@ -15,6 +15,7 @@ Checkpoints are unpickled with fairseq's configuration classes allow-listed: tru
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -93,7 +94,7 @@ def load_spec_file(path: Path) -> FairseqSpec:
             return None
         if not isinstance(value, str):
             raise InputError(f"'{key}' must be a path string", path=path)
-        resolved = (base / value).expanduser()
+        resolved = Path(os.path.normpath(base / Path(value).expanduser()))
         if key != "results" and not resolved.exists():
             raise InputError(f"'{key}' = {value!r}: {resolved} does not exist", path=path)
         return resolved
