@@ -363,5 +363,34 @@ def test_translate_cli_takes_a_fairseq_model(trained, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("The red dog sleeps.\nThe white cow sings.\n"))
     assert cli_main(["translate", str(trained), "--beam", "3"]) == 0
     assert capsys.readouterr().out.splitlines() == ["Der rote Hund schläft.", "Die weiße Kuh singt."]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("The red dog sleeps.\n"))
     assert cli_main(["translate", str(trained), "--tgt-lang", "de"]) != 0  # an M2M100-only option
     assert "fairseq.toml" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_shell_example_runs_end_to_end_on_a_slice(tmp_path):
+    """recipes/fairseq_iwslt_en_fr.sh on 600 synthetic en→fr pairs, 2 epochs of a tiny model,
+    a quality-only suite: annotate → shards → fairseq-train → eval → report."""
+    from mtdebias.synth import generate
+
+    data = tmp_path / "data"
+    generate("fr", size=600, seed=3, dev_size=20, test_size=20).write(data)
+    suite = tmp_path / "suite.toml"
+    suite.write_text('[suite]\nname = "q"\n\n[[probe]]\ntype = "quality"\nlang = "{tgt_lang}"\n'
+                     'src = "{data_dir}/test.{src_lang}"\nref = "{data_dir}/test.{tgt_lang}"\nbeam = 2\n',
+                     encoding="utf-8")
+    env = {**os.environ, "DATA": str(data), "WORK": str(tmp_path / "work"), "EPOCHS": "2", "VOCAB": "300",
+           "SUITE": str(suite), "PYTHON": sys.executable, "OMP_NUM_THREADS": "1",
+           "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+           "FAIRSEQ_ARCH": "--arch transformer --encoder-layers 1 --decoder-layers 1 --encoder-embed-dim 32 "
+                           "--decoder-embed-dim 32 --encoder-ffn-embed-dim 64 --decoder-ffn-embed-dim 64 "
+                           "--encoder-attention-heads 2 --decoder-attention-heads 2 --share-all-embeddings",
+           "FAIRSEQ_TRAIN": "--optimizer adam --lr 3e-3 --max-tokens 2048 --cpu --num-workers 0"}
+    script = Path(__file__).resolve().parents[1] / "recipes" / "fairseq_iwslt_en_fr.sh"
+    result = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    work = tmp_path / "work"
+    assert sorted(p.name for p in (work / "eval-run" / "eval").iterdir()) == ["checkpoint1.pt", "checkpoint2.pt"]
+    assert (work / "report.html").is_file()
+    assert "2 scored, 0 already stored, 0 failed" in result.stdout
