@@ -263,6 +263,8 @@ def test_loaders_find_the_parts(trained, shards, corpus, tmp_path):
     bad.write_text(f'checkpoints = "{trained}"\nsentencepeice = "x"\n', encoding="utf-8")
     with pytest.raises(InputError, match="unknown key"):
         find_spec(bad)
+    with pytest.raises(InputError, match="no subword model"):
+        FairseqTranslator(checkpoints[-1], data=shards.shard(1))
     with pytest.raises(InputError, match="SentencePiece model not found"):
         FairseqTranslator(checkpoints[-1], data=shards.shard(1), sentencepiece=tmp_path / "none.model")
 

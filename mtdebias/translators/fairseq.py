@@ -167,6 +167,10 @@ class FairseqTranslator:
         if not self.checkpoint.is_file():
             raise CheckpointError(f"{self.checkpoint}: no such fairseq checkpoint file")
         # subword model first: a missing file is the user's to fix before a model is unpickled
+        if sentencepiece is None and bpe_codes is None:
+            raise InputError(f"no subword model found for {self.checkpoint}",
+                             hint=f"put spm.model (or bpecodes) beside the checkpoints, or write a {SPEC_FILE} "
+                                  "naming sentencepiece = … or bpe_codes = … (see README 'fairseq models')")
         self.codec = load_codec(sentencepiece, bpe_codes, moses_escape=moses_escape)
         overrides: dict[str, Any] = {}
         if data is not None:
