@@ -306,3 +306,31 @@ def test_report_draws_stereotype_bars_and_trends(tmp_path):
 
     rates = {s: (0.3 if s < 8 else 0.7, (0.2, 0.8), 10) for s in range(1, 17)}
     assert not png_is_blank(stereotype_bars(rates, "test"))
+
+
+def test_suite_scores_a_checkpoint_with_both_gest_probes(tiny_checkpoint, tmp_path):
+    """The runner builds both probes from a suite and stores their rows and attempts. The tiny model
+    translates into German, so the Polish detector finds no speaker: every attempt is undetected."""
+    import shutil
+
+    from mtdebias.runner import evaluate
+    from mtdebias.store import RunStore
+
+    checkpoint = tmp_path / "tiny"
+    shutil.copytree(tiny_checkpoint, checkpoint)
+    variants = tmp_path / "variants.csv"
+    variants.write_text("original,stereotype,male,female\n"
+                        "I am a teacher.,2,Ich bin Lehrer.,Ich bin Lehrerin.\n"
+                        "I am a doctor.,9,Ich bin Arzt.,Ich bin Ärztin.\n", encoding="utf-8")
+    suite = tmp_path / "suite.toml"
+    suite.write_text(f'[suite]\nname = "g"\n\n[[probe]]\ntype = "gest"\nlang = "pl"\nlimit = 20\nbeam = 1\n'
+                     f'resamples = 0\n\n[[probe]]\ntype = "gest_pref"\nlang = "de"\ndata = "{variants}"\n'
+                     f'resamples = 0\n', encoding="utf-8")
+    outcome = evaluate([checkpoint], suite)
+    assert not outcome.failed and len(outcome.scored) == 2
+    store = RunStore(tmp_path / "tiny.mtdebias")
+    rows = {(r["probe"], r["metric"]): r for r in store.results(checkpoint)}
+    assert rows[("gest.v1", "undetected_rate")]["value"] == 1.0 and rows[("gest.v1", "undetected_rate")]["n"] == 20
+    assert ("gest_pref.v1", "stereotype_rate_soft") in rows
+    assert (store.eval_dir(checkpoint) / "gest.attempts.jsonl").exists()
+    assert evaluate([checkpoint], suite).skipped  # stored: not decoded again
