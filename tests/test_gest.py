@@ -334,3 +334,27 @@ def test_suite_scores_a_checkpoint_with_both_gest_probes(tiny_checkpoint, tmp_pa
     assert ("gest_pref.v1", "stereotype_rate_soft") in rows
     assert (store.eval_dir(checkpoint) / "gest.attempts.jsonl").exists()
     assert evaluate([checkpoint], suite).skipped  # stored: not decoded again
+
+
+def test_samples_are_attempts_of_one_item(tmp_path):
+    data = tmp_path / "g.csv"
+    data.write_text("sentence,stereotype\nI was there.,1\nI won.,8\n", encoding="utf-8")
+
+    class Sampler:
+        def sample(self, sources, n=128, epsilon=0.02, temperature=1.0, seed=0):
+            table = {"I was there.": ["Byłem tam.", "Byłam tam.", "Lubię to."],
+                     "I won.": ["Wygrałem.", "Wygrałem.", "Wygrałam."]}
+            return [table[s][:n] for s in sources]
+
+        def signature(self):
+            return "test:sampler"
+
+    probe = GestProbe.from_options(lang="pl", data=str(data), samples=3, resamples=0)
+    result = probe.run(Sampler())
+    m = _values(result.metrics)
+    assert len(result.attempts) == 6 and [a["sample"] for a in result.attempts] == [0, 1, 2, 0, 1, 2]
+    # s1: 1 male, 1 female, 1 undetected → 1/2; s8: 2 male of 3 → 2/3; undetected 1 of 6
+    assert m["male_rate_s1"].value == pytest.approx(0.5) and m["male_rate_s8"].value == pytest.approx(2 / 3)
+    assert m["undetected_rate"].value == pytest.approx(1 / 6)
+    assert m["stereotype_rate"].value == pytest.approx(2 / 3 - 1 / 2)
+    assert "samples=3" in result.signature and "beam=" not in result.signature

@@ -55,8 +55,7 @@ def _judge(words: list[str], k: int, morph) -> Word:
         if w.gender:
             return w
     nxt = [p.tag for p in morph.parse(words[k + 1].lower())] if k + 1 < len(words) else []
-    adjectival = [p.tag for p in parses if p.tag.POS in ("ADJF", "ADJS", "PRTF", "PRTS", "NUMR", "NPRO")
-                  and "sing" not in str(p.tag) or p.tag.POS in ("ADJF", "ADJS", "PRTF", "PRTS", "NUMR", "NPRO")]
+    adjectival = [p.tag for p in parses if p.tag.POS in ("ADJF", "ADJS", "PRTF", "PRTS", "NUMR", "NPRO")]
     predicative = [t for t in adjectival if t.case in ("nomn", "ablt", None) and t.number != "plur"
                    and t.gender in _GENDER and (t.POS != "NPRO" or low in ("сам", "сама", "той"))]
     if any(t.case == "ablt" for t in predicative) and prev != "себе" and \
