@@ -13,6 +13,7 @@ from .sentiment import SentimentProbe
 from .ambiguity import AmbiguityProbe
 from .gest import GestPreferenceProbe, GestProbe
 from .winomt import WinoMTProbe
+from .wsd_bias import WSDBiasProbe
 
 PROBES: dict[str, Callable[..., Any]] = {
     "winomt": WinoMTProbe.from_options,
@@ -21,4 +22,5 @@ PROBES: dict[str, Callable[..., Any]] = {
     "ambiguity": AmbiguityProbe.from_options,
     "gest": GestProbe.from_options,
     "gest_pref": GestPreferenceProbe.from_options,
+    "wsd_bias": WSDBiasProbe.from_options,
 }
