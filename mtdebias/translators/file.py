@@ -1,11 +1,13 @@
 """Serve precomputed translations (e.g. a commercial system's) through the protocol.
 
-Two formats: ``source ||| translation`` lines, or a plain translation file aligned line by
-line with a source file.
+Three formats: ``source ||| translation`` lines; a CSV whose header is ``from,to`` (the layout
+GEST publishes its systems' translations in); or a plain translation file aligned line by line
+with a source file.
 """
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Sequence
 
@@ -27,7 +29,9 @@ class FileTranslator:
         self.missing: list[str] = []
         lines = read_lines(self.path)
         self._table: dict[str, str] = {}
-        if sources is None:
+        if sources is None and is_from_to_csv(self.path):
+            self._read_from_to()
+        elif sources is None:
             for number, line in enumerate(lines, 1):
                 if "|||" not in line:
                     raise InputError("expected 'source ||| translation'", path=self.path, line=number,
@@ -42,6 +46,18 @@ class FileTranslator:
             for src, tgt in zip(src_lines, lines):
                 self._table.setdefault(src.strip(), tgt.strip())
         self._hash = hash_file(self.path)
+
+    def _read_from_to(self) -> None:
+        with open(self.path, encoding="utf-8-sig", newline="") as handle:
+            reader = csv.reader(handle)
+            next(reader)
+            for row in reader:
+                if not row:
+                    continue
+                if len(row) != 2:
+                    raise InputError(f"expected 2 columns (from,to), found {len(row)}", path=self.path,
+                                     line=reader.line_num, hint="quote fields that contain commas")
+                self._table.setdefault(row[0].strip(), row[1].strip())
 
     def __len__(self) -> int:
         return len(self._table)
@@ -70,3 +86,9 @@ class FileTranslator:
 
     def signature(self) -> str:
         return f"file:{self._hash}"
+
+
+def is_from_to_csv(path: str | Path) -> bool:
+    """A CSV of translations with the header ``from,to``."""
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        return handle.readline().strip().replace(" ", "") == "from,to"
