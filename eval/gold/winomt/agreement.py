@@ -1,0 +1,53 @@
+"""Print each detector's agreement with the hand-labelled WinoMT gold set.
+
+    python eval/gold/winomt/agreement.py [LANG ...] [--show dev|heldout|all] [--json]
+
+``--show`` lists the disagreements and undetected items of that split (fixing detectors is
+done on ``dev`` only; ``heldout`` is for the final report).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from mtdebias.lang import detect_gender
+from mtdebias.lang.agreement import SPLITS, load_gold, score, signature
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("langs", nargs="*")
+    parser.add_argument("--show", choices=("dev", "heldout", "all"))
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    langs = args.langs or sorted(p.stem for p in (HERE / "labels").glob("*.tsv"))
+    table = {}
+    for lang in langs:
+        gold = load_gold(HERE, lang)
+        row = {}
+        for split in SPLITS + ("all",):
+            items = [g for g in gold if split == "all" or g.split == split]
+            tally = score(items, lambda l, t, s: detect_gender(l, t, s))
+            row[split] = tally.as_dict()
+            if args.show == split:
+                for item, det in tally.disagreements + tally.undetected_items:
+                    print(f"{lang} {item.line} gold={item.label} got={det.gender} target={item.target!r}"
+                          f"\n   {item.translation}\n   {' | '.join(det.evidence)}")
+        row["signature"] = signature(HERE, lang)
+        table[lang] = row
+    if args.json:
+        print(json.dumps(table, indent=1, ensure_ascii=False))
+        return
+    print(f"{'lang':<5} {'dev agr':>8} {'dev und':>8} {'held agr':>9} {'held und':>9} {'all agr':>8} {'n':>4}")
+    for lang, row in table.items():
+        d, h, a = row["dev"], row["heldout"], row["all"]
+        print(f"{lang:<5} {d['agreement']:>8.1%} {d['undetected_rate']:>8.1%} {h['agreement']:>9.1%} "
+              f"{h['undetected_rate']:>9.1%} {a['agreement']:>8.1%} {a['items']:>4}")
+
+
+if __name__ == "__main__":
+    main()
