@@ -280,6 +280,7 @@ _PRONOUNS = {"er": {MALE}, "ihn": {MALE}, "ihm": {MALE, NEUTRAL}, "sie": {FEMALE
 
 
 _PERSONAL = frozenset({"er", "ihn", "ihm", "sie", "ihr"})
+_OBJECT_FORMS = frozenset({"ihn", "ihm", "ihr"})
 _CLAUSE_OPENERS = frozenset({"dass", "weil", "und", "aber", "ob", "obwohl", "bis", "damit", "als",
                              "wenn", "da", "denn", "nachdem", "sodass"})
 
@@ -314,6 +315,8 @@ def _epicene(text: str, ws: list[Word], head: int, grammatical: str, evidence: t
     """A word whose own gender says nothing of the referent: the first later 3rd-person
     pronoun decides only when it departs from the word's grammatical gender."""
     same_clause = True
+    # the word opens the sentence (optionally after its determiner): a nominative subject
+    subject = head == 0 or (head == 1 and _determiner_readings(ws[0].text) is not None)
     for k in range(head + 1, len(ws)):
         if re.search(r"[,;:!?.]", text[ws[k - 1].end:ws[k].start]) or ws[k].lower in _CLAUSE_OPENERS:
             same_clause = False
@@ -322,6 +325,8 @@ def _epicene(text: str, ws: list[Word], head: int, grammatical: str, evidence: t
             continue
         if same_clause and ws[k].lower in _PERSONAL:
             continue  # «Die Wache hielt ihn an»: a personal pronoun in the word's own clause is someone else
+        if subject and ws[k].lower in _OBJECT_FORMS:
+            continue  # «Jemand fragte den Verkäufer und bat ihn …»: a later object is someone else
         if ws[k].lower == "sie" and _sie_is_plural(text, ws, k):
             continue
         pronoun = ws[k].text

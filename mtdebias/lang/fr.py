@@ -82,14 +82,18 @@ _OBJECT_CLITICS = {"le": MALE, "la": FEMALE}
 
 def _later_pronoun(doc, head) -> tuple[str, str] | None:
     """(gender, reason) of the first 3rd-person singular pronoun after `head` that is not in
-    the clause of which `head` is an argument."""
+    the clause of which `head` is an argument (only subject pronouns when `head` is itself a
+    subject)."""
     own_verb = head.head.i
+    is_subject = head.dep_.startswith("nsubj")
     for tok in doc[head.i + 1:]:
         if tok.pos_ != "PRON" or tok.head.i == own_verb:
             continue
         w = tok.text.lower()
         if w in _SUBJECT_PRONOUNS and tok.dep_.startswith("nsubj"):
             return _SUBJECT_PRONOUNS[w], f"subject pronoun '{tok.text}'"
+        if is_subject:
+            continue  # «l'analyste a vu le juge et l'a salué»: a later object is someone else
         if w in _OBJECT_CLITICS and tok.dep_ == "obj":
             return _OBJECT_CLITICS[w], f"object pronoun '{tok.text}'"
         if w == "l'" and tok.dep_ == "obj" and tok.head.pos_ in ("VERB", "AUX"):
