@@ -42,7 +42,7 @@ RULES = romance.RomanceRules(
                             "su", "sul", "sullo", "sulla", "sui", "sugli", "sulle", "sull'",
                             "per", "tra", "fra", "verso", "contro"}),
     copulas=frozenset({"è", "e'", "era", "fu", "sarà", "sarebbe", "sembra", "sembrava",
-                       "resta", "restò", "rimase", "rimane", "stato", "stata", "si", "fosse",
+                       "resta", "restò", "rimase", "rimane", "stato", "stata", "fosse",
                        "sia", "sembrava", "e'"}),
     skip_after_copula=frozenset({"molto", "così", "più", "meno", "troppo", "già", "ancora",
                                  "sempre", "non", "anche", "davvero", "piuttosto", "sentito",

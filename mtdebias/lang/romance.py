@@ -160,6 +160,8 @@ def detect(rules: RomanceRules, text: str, span: tuple[int, int]) -> Detection:
             w = ws[j].lower
             if w in rules.determiners or w in rules.ambiguous_determiners:
                 break
+            if w in ("se", "si") and k + 1 < len(after) and ws[after[k + 1]].lower not in rules.copulas:
+                break  # a reflexive verb («se queja»), not «si è …» before a participle
             if w in rules.copulas:
                 for j2 in after[k + 1:]:
                     w2 = ws[j2].lower
