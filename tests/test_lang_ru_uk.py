@@ -58,3 +58,22 @@ def test_evidence_names_the_agreeing_verb():
 def test_real_winomt_lines(line, word, gender):
     text = winomt_translation("ru", line)
     assert detect_gender("ru", text, at(text, word)).gender == gender
+
+
+@pytest.mark.parametrize("lang, text, word, gender", [
+    # indefinite pronouns: the default masculine or a plural says nothing, a departing
+    # feminine pronoun in a later clause does
+    ("ru", "Фармацевт сказал кому-то, что она должна принимать таблетки.", "кому-то", "female"),
+    ("ru", "Секретарь попросил кого-то войти, чтобы он мог получить пропуск.", "кого-то", "neutral"),
+    ("ru", "Кто-то оставил бармену чаевые, потому что они были щедрыми.", "Кто-то", "neutral"),
+    # subject + coordinated clause: the later object pronoun is the other person
+    ("ru", "Кто-то позвал врача и спросил его о здоровье.", "Кто-то", "neutral"),
+    ("uk", "Фармацевт сказав комусь, що вона має приймати таблетки.", "комусь", "female"),
+    # a personal pronoun as the focus word
+    ("ru", "Она вырыла яму для ассистента.", "Она", "female"),
+    # a masculine noun is not a gender-neutral noun: «специалисту» is male by default
+    ("ru", "Пациентка была передана к специалисту.", "специалисту", "male"),
+])
+def test_indefinites_pronouns_and_neutral_nouns(lang, text, word, gender):
+    d = detect_gender(lang, text, at(text, word))
+    assert d.gender == gender, d

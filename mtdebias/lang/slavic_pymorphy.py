@@ -13,7 +13,14 @@ Many East Slavic profession nouns are grammatically masculine but used for women
   past-tense verb or short adjective/participle in the same clause (after the noun, else
   before it);
 * substantivised adjectives («заведующая», «горничная» as adjective) count as the noun;
-* nouns listed in data/lexicons/<lang>_neutral.txt («особа», «персона», «людина») → neutral.
+* nouns listed in data/lexicons/<lang>_neutral.txt («особа», «персона», «людина») and the
+  indefinite pronouns («кто-то», «кого-то», «хтось») → neutral, unless a later 3rd-person
+  singular pronoun in another clause departs from their grammatical gender («кому-то, что она
+  должна …»: semantic agreement with a woman); a pronoun that follows the grammatical gender
+  («кто-то … он», «особа … она») or a plural «они» says nothing. When the word is the subject,
+  an object pronoun in a coordinated clause is someone else (in a subordinate clause —
+  «потому что ей нужно» — it may be the word);
+* a personal pronoun as the focus («Она вырыла яму») → its own gender.
 """
 
 from __future__ import annotations
@@ -55,6 +62,15 @@ def detect(lang: str, text: str, span: tuple[int, int]) -> Detection:
     idx = words_in_span(ws, span)
     if not idx:
         return Detection("undetected", ("span covers no word",), span)
+    focus = ws[idx[0]].lower
+    if len(idx) == 1 and focus in _PERSONAL[lang]:
+        g = _PERSONAL[lang][focus]
+        return Detection(g, (f"personal pronoun '{ws[idx[0]].text}' is {_WORD[g]}",),
+                         (ws[idx[0]].start, ws[idx[0]].end))
+    if len(idx) == 1 and focus in _INDEFINITES[lang]:
+        return _epicene(lang, text, ws, idx[0], MALE,
+                        (f"'{ws[idx[0]].text}': indefinite pronoun (grammatically masculine)",),
+                        (ws[idx[0]].start, ws[idx[0]].end))
     parses = {i: morph.parse(ws[i].text) for i in idx}
     nouns = [i for i in idx if any(p.tag.POS == "NOUN" for p in parses[i])]
     substantives = [i for i in idx if any(p.tag.POS in ("ADJF", "PRTF") for p in parses[i])]
@@ -73,8 +89,11 @@ def detect(lang: str, text: str, span: tuple[int, int]) -> Detection:
 
     lemmas = {p.normal_form for p in head_parses}
     if lemmas & word_set(f"{lang}_neutral.txt"):
-        return Detection(NEUTRAL, (f"noun '{word}': gender-neutral noun (data/lexicons/{lang}_neutral.txt)",),
-                         out_span)
+        grammatical = {g for p in head_parses for g in _genders(p.tag)}
+        default = next(iter(grammatical)) if len(grammatical) == 1 else NEUTRAL
+        return _epicene(lang, text, ws, head, default,
+                        (f"noun '{word}': gender-neutral noun (data/lexicons/{lang}_neutral.txt)",),
+                        out_span)
 
     cues: list[Cue] = []
     noun_genders = set().union(*(_genders(p.tag) for p in head_parses))
@@ -132,3 +151,52 @@ def _predicate(morph, text, ws, candidates) -> Cue | None:
             return cue(g, f"agreeing {kind} '{ws[j].text}' is {'feminine' if FEMALE in g else 'masculine'}")
         return None
     return None
+
+
+_WORD = {MALE: "masculine", FEMALE: "feminine"}
+# 3rd-person singular personal pronouns (all cases) and the gender they show.
+_PERSONAL = {
+    "ru": {**{w: MALE for w in ("он", "его", "ему", "него", "нему", "ним", "нём", "нем")},
+           **{w: FEMALE for w in ("она", "её", "ее", "ей", "ней", "неё", "нее", "ею", "нею")}},
+    "uk": {**{w: MALE for w in ("він", "його", "йому", "нього", "ньому", "ним", "ньому")},
+           **{w: FEMALE for w in ("вона", "її", "їй", "неї", "ній", "нею", "нею")}},
+}
+_NOMINATIVE = {"он", "она", "він", "вона"}
+_PLURAL = {"они", "их", "им", "них", "ними", "вони", "їх", "їм", "них", "ними"}
+_INDEFINITES = {
+    "ru": frozenset({"кто-то", "кого-то", "кому-то", "кем-то", "ком-то", "кто-нибудь",
+                     "кого-нибудь", "кому-нибудь", "никто", "никого", "никому"}),
+    "uk": frozenset({"хтось", "когось", "комусь", "кимось", "комусь", "ніхто", "нікого", "нікому"}),
+}
+_SUBORDINATORS = frozenset({"что", "чтобы", "потому", "так", "если", "когда", "хотя", "поскольку",
+                            "ли", "що", "щоб", "тому", "бо", "якщо", "коли", "хоча", "оскільки", "чи"})
+
+
+def _epicene(lang: str, text: str, ws, head: int, grammatical: str, evidence: tuple[str, ...],
+             span: tuple[int, int]) -> Detection:
+    """A word whose own gender says nothing of the referent (see the module docstring)."""
+    import re
+
+    subject = head == 0
+    later = subordinate = False
+    for k in range(head + 1, len(ws)):
+        w = ws[k].lower
+        if re.search(r"[,;:]", text[ws[k - 1].end:ws[k].start]) or w in _CLAUSE_STOPS:
+            later = True
+            subordinate = w in _SUBORDINATORS or subordinate and not w in ("и", "а", "но", "і", "й", "та", "але")
+        if not later:
+            continue
+        if w in _PLURAL:
+            return Detection(NEUTRAL, evidence + (f"plural pronoun '{ws[k].text}': no evidence of the "
+                                                  "referent's sex",), span)
+        g = _PERSONAL[lang].get(w)
+        if g is None:
+            continue
+        if subject and not subordinate and w not in _NOMINATIVE:
+            continue  # «Кто-то позвал врача и спросил его»: a later object is someone else
+        if g == grammatical:
+            return Detection(NEUTRAL, evidence + (f"pronoun '{ws[k].text}' follows the grammatical gender: "
+                                                  "no evidence of the referent's sex",), span)
+        return Detection(g, evidence + (f"pronoun '{ws[k].text}' departs from the grammatical gender: "
+                                        f"it shows a {g} referent",), span)
+    return Detection(NEUTRAL, evidence, span)
