@@ -1,9 +1,10 @@
 """Print each detector's agreement with the hand-labelled WinoMT gold set.
 
-    python eval/gold/winomt/agreement.py [LANG ...] [--show dev|heldout|all] [--json]
+    python eval/gold/winomt/agreement.py [LANG ...] [--show dev|heldout|all] [--json] [--record]
 
 ``--show`` lists the disagreements and undetected items of that split (fixing detectors is
-done on ``dev`` only; ``heldout`` is for the final report).
+done on ``dev`` only; ``heldout`` is for the final report). ``--record`` writes the figures to
+``agreement.json``, the floor that tests/test_lang_gold_agreement.py holds every detector to.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def main() -> None:
     parser.add_argument("langs", nargs="*")
     parser.add_argument("--show", choices=("dev", "heldout", "all"))
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--record", action="store_true", help="write agreement.json")
     args = parser.parse_args()
     langs = args.langs or sorted(p.stem for p in (HERE / "labels").glob("*.tsv"))
     table = {}
@@ -39,6 +41,10 @@ def main() -> None:
                           f"\n   {item.translation}\n   {' | '.join(det.evidence)}")
         row["signature"] = signature(HERE, lang)
         table[lang] = row
+    if args.record:
+        from mtdebias.atomic import write_json
+
+        write_json(HERE / "agreement.json", table)
     if args.json:
         print(json.dumps(table, indent=1, ensure_ascii=False))
         return
