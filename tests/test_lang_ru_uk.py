@@ -77,3 +77,13 @@ def test_real_winomt_lines(line, word, gender):
 def test_indefinites_pronouns_and_neutral_nouns(lang, text, word, gender):
     d = detect_gender(lang, text, at(text, word))
     assert d.gender == gender, d
+
+
+def test_span_on_a_verb_moves_to_the_one_adjacent_animate_noun():
+    # a word aligner one word off: «арестовал» for «officer»
+    text = "Офицер арестовал протестующего, несмотря на то, что он не был на дежурстве."
+    d = detect_gender("ru", text, at(text, "арестовал"))
+    assert d.gender == "male" and "adjacent animate noun 'Офицер'" in d.evidence[0]
+    # two candidate nouns around the verb: no guessing
+    text = "Врач осмотрел медсестру."
+    assert detect_gender("ru", text, at(text, "осмотрел")).gender == "undetected"

@@ -93,8 +93,10 @@ def detect(rules: RomanceRules, text: str, span: tuple[int, int]) -> Detection:
             break
     else:
         phrase = None
+        # (a span that starts with a preposition, «a alguien», is headed by what follows it)
         content = [i for i in idx if ws[i].lower not in rules.determiners
-                   and ws[i].lower not in rules.ambiguous_determiners]
+                   and ws[i].lower not in rules.ambiguous_determiners
+                   and ws[i].lower not in rules.prepositions]
         head_i = end_i = (content or idx)[0]
     head = ws[head_i]
     noun_text = text[head.start:ws[end_i].end]

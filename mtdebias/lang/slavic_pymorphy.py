@@ -74,6 +74,20 @@ def detect(lang: str, text: str, span: tuple[int, int]) -> Detection:
     parses = {i: morph.parse(ws[i].text) for i in idx}
     nouns = [i for i in idx if any(p.tag.POS == "NOUN" for p in parses[i])]
     substantives = [i for i in idx if any(p.tag.POS in ("ADJF", "PRTF") for p in parses[i])]
+    shifted = None
+    if not nouns and not substantives:
+        # The span is a verb or another non-noun (a word aligner one word off, «Офицер
+        # арестовал» aligned to the verb): take an animate noun right next to it, same clause.
+        # Only when exactly one neighbour is one: «Врач осмотрел медсестру» stays undetected.
+        around = [j for j in (idx[0] - 1, idx[-1] + 1)
+                  if 0 <= j < len(ws) and between_is_plain(text, ws[min(j, idx[0])], ws[max(j, idx[-1])])
+                  and any(p.tag.POS == "NOUN" and "anim" in p.tag for p in morph.parse(ws[j].text))]
+        if len(around) == 1:
+            j = around[0]
+            shifted = ws[idx[0]].text
+            idx = [j]
+            parses = {j: morph.parse(ws[j].text)}
+            nouns = [j]
     head = nouns[0] if nouns else (substantives[-1] if substantives else idx[-1])
     word = ws[head].text
     out_span = (ws[idx[0]].start, ws[idx[-1]].end)
@@ -96,6 +110,9 @@ def detect(lang: str, text: str, span: tuple[int, int]) -> Detection:
                         out_span)
 
     cues: list[Cue] = []
+    if shifted is not None:
+        cues.append(cue({MALE, FEMALE, NEUTRAL}, f"span '{shifted}' is not a noun: judged the "
+                                                 f"adjacent animate noun '{word}'"))
     noun_genders = set().union(*(_genders(p.tag) for p in head_parses))
     lemma = sorted(lemmas)[0]
     if substantive and len(noun_genders) == 1 and all(_singular(p.tag) for p in head_parses):
