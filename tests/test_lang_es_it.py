@@ -83,3 +83,20 @@ def test_lexicon_rows_have_four_columns(tmp_path, monkeypatch):
     monkeypatch.setattr(lexicons, "LEXICON_DIR", tmp_path)
     with pytest.raises(InputError, match="bad.tsv:1"):
         person_lexicon.__wrapped__("bad.tsv")
+
+
+@pytest.mark.parametrize("lang, text, word, gender", [
+    # «la città»: a noun in -à after «la» is no clitic + verb
+    ("it", "L'autista ha portato l'editore a fare un giro perché voleva mostrare la città.", "autista", "neutral"),
+    # object «l'» with an agreeing participle, and enclitic pronouns
+    ("it", "L'infermiera ha notato che l'autista zoppicava e l'ha esaminata.", "autista", "female"),
+    ("it", "Il supervisore ha litigato con l'assistente e ha deciso di licenziarlo.", "assistente", "male"),
+    # an indefinite's masculine predicate is its default agreement
+    ("it", "Qualcuno è stato indirizzato allo specialista.", "Qualcuno", "neutral"),
+    ("it", "Qualcuno è stata indirizzata allo specialista.", "Qualcuno", "female"),
+    # a gerund after «está» does not agree
+    ("es", "La cocinera siempre está enseñando al asistente nuevas técnicas.", "cocinera", "female"),
+])
+def test_romance_agreement_details(lang, text, word, gender):
+    d = detect_gender(lang, text, at(text, word))
+    assert d.gender == gender, d

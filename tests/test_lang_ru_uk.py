@@ -87,3 +87,11 @@ def test_span_on_a_verb_moves_to_the_one_adjacent_animate_noun():
     # two candidate nouns around the verb: no guessing
     text = "Врач осмотрел медсестру."
     assert detect_gender("ru", text, at(text, "осмотрел")).gender == "undetected"
+
+
+def test_feminine_substantive_in_oy_after_a_preposition():
+    # «с портной»: instrumental of «портная» (the masculine would be «с портным»)
+    text = "Руководитель беседовал с портной и был впечатлен ее талантом."
+    assert detect_gender("ru", text, at(text, "портной")).gender == "female"
+    text = "Руководитель беседовал с портным и был впечатлен его талантом."
+    assert detect_gender("ru", text, at(text, "портным")).gender == "male"

@@ -56,7 +56,8 @@ RULES = romance.RomanceRules(
     subordinators=frozenset({"perché", "perche'", "poiché", "poiche'", "che", "quando", "mentre",
                              "se", "nonostante", "sebbene", "benché", "finché", "dato"}),
     # finite forms: passato remoto, imperfetto, congiuntivo, futuro, and common irregulars
-    verb_pattern=r"(ò|ì|à|è|ava|eva|iva|avano|evano|esse|asse|isse|essero|ebbe|rebbe|"
+    # (not a bare -à: città, società are nouns; the future's -erà/-irà/-arà are listed)
+    verb_pattern=r"(ò|ì|è|ava|eva|iva|avano|evano|esse|asse|isse|essero|ebbe|rebbe|"
                  r"ese|ise|ose|ede|isse|ette|erà|irà|arà)$",
     auxiliaries=frozenset({"ha", "hanno", "aveva", "avevano", "avrà", "avrebbe", "abbia", "avesse",
                            "è", "e'", "era", "fu", "sarà", "sarebbe", "sia", "fosse", "disse",

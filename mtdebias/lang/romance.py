@@ -63,6 +63,8 @@ def _gender_word(g: str) -> str:
 
 
 def _adjective_gender(rules: RomanceRules, word: str) -> str | None:
+    if re.search(r"(ando|endo|iendo)$", word):
+        return None  # a gerund («está enseñando») does not agree
     for pattern, g in rules.adjective_endings:
         if re.search(pattern, word):
             return g
@@ -183,6 +185,11 @@ def detect(rules: RomanceRules, text: str, span: tuple[int, int]) -> Detection:
     gendered = [c for c in cues if not c.weak and len(c.genders) == 1]
     if detection.gender != "undetected" and not indefinite:
         return detection
+    if indefinite:
+        # «qualcuno è stato …»: masculine agreement is the default of an indefinite
+        gendered = [c for c in gendered if c.genders != {MALE}]
+        if gendered:
+            return resolve(gendered, out_span)
     if not (indefinite or epicene) or gendered:
         return detection
     # the sentence subject: its phrase opens the sentence
@@ -221,6 +228,16 @@ def _later_reference(rules: RomanceRules, text: str, ws, end_i: int, detection: 
             subordinate = w in rules.subordinators
         if not later:
             continue
+        if (subordinate or not subject) and w in ("l'", "l’") and k + 2 < len(ws) \
+                and ws[k + 1].lower in rules.auxiliaries:
+            g = _adjective_gender(rules, ws[k + 2].lower)
+            if g is not None:  # «l'ha esaminata»: the participle agrees with the object
+                found = (g, f"object 'l'' with agreeing participle '{ws[k + 2].text}'")
+                break
+        enclitic = re.search(r"(?:ar|er|ir|ndo)(lo|la)$", w) if rules.lang == "it" else None
+        if enclitic and (subordinate or not subject):  # «licenziarlo», «aiutandola»
+            found = ((MALE if enclitic.group(1) == "lo" else FEMALE), f"enclitic pronoun in '{ws[k].text}'")
+            break
         if w in clitics and (subordinate or not subject) and k + 1 < len(ws) \
                 and _looks_finite(rules, ws[k + 1].lower):
             found = (clitics[w], f"clitic '{ws[k].text}' before '{ws[k + 1].text}'")

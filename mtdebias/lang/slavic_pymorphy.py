@@ -100,6 +100,20 @@ def detect(lang: str, text: str, span: tuple[int, int]) -> Detection:
         return Detection("undetected", (f"'{word}' is not a noun for pymorphy3",), out_span)
     animate = [p for p in head_parses if "anim" in p.tag]
     head_parses = animate or head_parses
+    # after a preposition the noun is not nominative: «с портной» is the instrumental of
+    # the feminine «портная», not the masculine nominative «портной»
+    first = idx[0]
+    if first > 0 and between_is_plain(text, ws[first - 1], ws[first]) \
+            and any(p.tag.POS == "PREP" for p in morph.parse(ws[first - 1].text)):
+        oblique = [p for p in head_parses if p.tag.case != "nomn"]
+        if not oblique and lang == "ru" and ws[first].lower.endswith("ой") and len(idx) == 1:
+            # pymorphy knows only the masculine «портной» (nominative); after a preposition
+            # «-ой» is the oblique case of the feminine substantive «портная»
+            return resolve([cue(FEMALE, f"'{ws[first].text}' after the preposition "
+                                        f"'{ws[first - 1].text}': oblique case of a feminine "
+                                        "substantivised adjective (a masculine nominative "
+                                        "cannot follow a preposition)")], out_span)
+        head_parses = oblique or head_parses
 
     lemmas = {p.normal_form for p in head_parses}
     if lemmas & word_set(f"{lang}_neutral.txt"):
