@@ -27,7 +27,7 @@ from ..signature import Signature, hash_file
 from .base import UNDETECTED, Detection
 
 GOLD_LABELS = ("male", "female", "neutral", "not_found")
-SPLITS = ("dev", "heldout")
+SPLITS = ("dev", "heldout", "heldout2")  # heldout2: fresh rows drawn after the detectors changed
 _ITEM_COLUMNS = ("line", "split", "stratum", "wino_gold", "stereotype", "profession", "source",
                  "translation", "aligned")
 _LABEL_COLUMNS = ("line", "target", "label", "note")
@@ -37,7 +37,7 @@ _LABEL_COLUMNS = ("line", "target", "label", "note")
 class GoldItem:
     lang: str
     line: int  # line of WinoMT en.txt (1-based)
-    split: str  # "dev" | "heldout"
+    split: str  # "dev" | "heldout" | "heldout2"
     wino_gold: str  # the English gold gender
     stereotype: str  # "pro" | "anti" | "-"
     source: str

@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("langs", nargs="*")
-    parser.add_argument("--show", choices=("dev", "heldout", "all"))
+    parser.add_argument("--show", choices=SPLITS + ("all",))
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--record", action="store_true", help="write agreement.json")
     args = parser.parse_args()
@@ -33,6 +33,8 @@ def main() -> None:
         row = {}
         for split in SPLITS + ("all",):
             items = [g for g in gold if split == "all" or g.split == split]
+            if not items:
+                continue
             tally = score(items, lambda l, t, s: detect_gender(l, t, s))
             row[split] = tally.as_dict()
             if args.show == split:
@@ -48,11 +50,12 @@ def main() -> None:
     if args.json:
         print(json.dumps(table, indent=1, ensure_ascii=False))
         return
-    print(f"{'lang':<5} {'dev agr':>8} {'dev und':>8} {'held agr':>9} {'held und':>9} {'all agr':>8} {'n':>4}")
+    print(f"{'lang':<5} {'split':<9} {'agreement':>9} {'undetected':>10} {'n':>4}")
     for lang, row in table.items():
-        d, h, a = row["dev"], row["heldout"], row["all"]
-        print(f"{lang:<5} {d['agreement']:>8.1%} {d['undetected_rate']:>8.1%} {h['agreement']:>9.1%} "
-              f"{h['undetected_rate']:>9.1%} {a['agreement']:>8.1%} {a['items']:>4}")
+        for split in SPLITS + ("all",):
+            if split in row:
+                r = row[split]
+                print(f"{lang:<5} {split:<9} {r['agreement']:>9.1%} {r['undetected_rate']:>10.1%} {r['items']:>4}")
 
 
 if __name__ == "__main__":

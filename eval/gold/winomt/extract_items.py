@@ -3,6 +3,7 @@
 Usage (from the repository root, with ../shared present):
 
     python eval/gold/winomt/extract_items.py LANG [BEFORE_ATTEMPTS.jsonl]
+    python eval/gold/winomt/extract_items.py --fresh LANG   # 50 more rows, split heldout2
 
 Writes eval/gold/winomt/items/LANG.tsv: 150 rows of one translation file
 (../shared/data/winomt/translations-aws/en-LANG.txt), chosen with a fixed seed:
@@ -82,5 +83,41 @@ def main(lang: str, before: str | None = None) -> None:
     print(f"{lang}: {len(chosen)} items → {OUT / (lang + '.tsv')}")
 
 
+def fresh(lang: str, n_per_stratum: int = 10) -> None:
+    """Append a fresh random sample (split ``heldout2``: 10 per stratum, no "hard" rows,
+    lines not yet extracted) to items/LANG.tsv — a second held-out set, drawn after the
+    detectors had been changed with the first held-out split in view."""
+    rows = [l.rstrip("\n").split("\t") for l in (DATA / "en.txt").open(encoding="utf-8")]
+    pro = {tuple(l.rstrip("\n").split("\t")) for l in (DATA / "en_pro.txt").open(encoding="utf-8")}
+    anti = {tuple(l.rstrip("\n").split("\t")) for l in (DATA / "en_anti.txt").open(encoding="utf-8")}
+    pairs = [l.rstrip("\n").split(" ||| ", 1)
+             for l in (DATA / "translations-aws" / f"en-{lang}.txt").open(encoding="utf-8")]
+    path = OUT / f"{lang}.tsv"
+    taken = {int(l.split("\t", 1)[0]) for l in path.read_text(encoding="utf-8").splitlines()[1:]}
+    seen: set[str] = set()
+    strata: dict[str, list[int]] = {}
+    for number, row in enumerate(rows, 1):
+        if pairs[number - 1][0].strip() != row[2].strip() or row[2] in seen:
+            continue
+        seen.add(row[2])
+        if number in taken:
+            continue
+        group = "pro" if tuple(row) in pro else "anti" if tuple(row) in anti else "other"
+        strata.setdefault(f"{group}-{row[0]}" if group != "other" else "other", []).append(number)
+    rng = random.Random(f"winomt-gold-fresh-{lang}")
+    chosen = {n: key for key in ("pro-male", "pro-female", "anti-male", "anti-female", "other")
+              for n in rng.sample(strata[key], n_per_stratum)}
+    with path.open("a", encoding="utf-8") as handle:
+        for n in sorted(chosen):
+            gold, _, sentence, profession = rows[n - 1]
+            group = "pro" if tuple(rows[n - 1]) in pro else "anti" if tuple(rows[n - 1]) in anti else "-"
+            handle.write("\t".join([str(n), "heldout2", chosen[n], gold, group, profession, sentence,
+                                    pairs[n - 1][1].strip(), "-"]) + "\n")
+    print(f"{lang}: {len(chosen)} fresh items appended to {path}")
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if sys.argv[1] == "--fresh":
+        fresh(sys.argv[2])
+    else:
+        main(*sys.argv[1:])
