@@ -21,8 +21,10 @@ RECORDED = json.loads((GOLD / "agreement.json").read_text(encoding="utf-8"))
 @pytest.mark.parametrize("lang", sorted(RECORDED))
 def test_detector_keeps_its_recorded_agreement(lang):
     gold = load_gold(GOLD, lang)
-    assert len(gold) == 150
-    for split in ("dev", "heldout"):
+    assert len([g for g in gold if g.split in ("dev", "heldout")]) == 150
+    for split in ("dev", "heldout", "heldout2"):
+        if split not in RECORDED[lang]:
+            continue  # heldout2 (fresh rows) exists for it and ru only
         tally = score([g for g in gold if g.split == split], detect_gender)
         floor = RECORDED[lang][split]
         shown = [(item.line, item.label, det.gender, det.evidence) for item, det in tally.disagreements]
