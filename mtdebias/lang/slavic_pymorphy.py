@@ -25,6 +25,7 @@ Many East Slavic profession nouns are grammatically masculine but used for women
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from .base import (FEMALE, MALE, NEUTRAL, Cue, Detection, between_is_plain, clause_words_after,
@@ -206,15 +207,13 @@ _SUBORDINATORS = frozenset({"что", "чтобы", "потому", "так", "�
 def _epicene(lang: str, text: str, ws, head: int, grammatical: str, evidence: tuple[str, ...],
              span: tuple[int, int]) -> Detection:
     """A word whose own gender says nothing of the referent (see the module docstring)."""
-    import re
-
     subject = head == 0
     later = subordinate = False
     for k in range(head + 1, len(ws)):
         w = ws[k].lower
         if re.search(r"[,;:]", text[ws[k - 1].end:ws[k].start]) or w in _CLAUSE_STOPS:
             later = True
-            subordinate = w in _SUBORDINATORS or subordinate and not w in ("и", "а", "но", "і", "й", "та", "але")
+            subordinate = w in _SUBORDINATORS or subordinate and w not in ("и", "а", "но", "і", "й", "та", "але")
         if not later:
             continue
         if w in _PLURAL:
