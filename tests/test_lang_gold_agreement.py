@@ -21,7 +21,7 @@ RECORDED = json.loads((GOLD / "agreement.json").read_text(encoding="utf-8"))
 @pytest.mark.parametrize("lang", sorted(RECORDED))
 def test_detector_keeps_its_recorded_agreement(lang):
     gold = load_gold(GOLD, lang)
-    assert len([g for g in gold if g.split in ("dev", "heldout")]) == 150
+    assert len(gold) == RECORDED[lang]["all"]["items"]
     for split in ("dev", "heldout", "heldout2"):
         if split not in RECORDED[lang]:
             continue  # heldout2 (fresh rows) exists for it and ru only
@@ -31,8 +31,9 @@ def test_detector_keeps_its_recorded_agreement(lang):
         assert tally.agree >= floor["agree"], (split, shown)
         assert tally.disagree <= floor["disagree"], (split, shown)
         assert tally.undetected <= floor["undetected"], (split, [(i.line, d.evidence) for i, d in tally.undetected_items])
-    # the goal of issue 11 on the development split
-    assert RECORDED[lang]["dev"]["agreement"] >= 0.95
+    # the goal of issue 11 on the development split (uk and cs have only an untuned held-out set)
+    if "dev" in RECORDED[lang]:
+        assert RECORDED[lang]["dev"]["agreement"] >= 0.95
 
 
 def _write_gold(tmp_path, labels):
