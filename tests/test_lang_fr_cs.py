@@ -75,3 +75,21 @@ def test_multiword_noun_headed_by_femme():
 def test_real_winomt_lines(line, word, gender):
     text = winomt_translation("fr", line)
     assert detect_gender("fr", text, at(text, word)).gender == gender
+
+
+@pytest.mark.parametrize("lang, text, word, gender", [
+    # a masculine attribute of a default-masculine noun is weak: the participle decides
+    ("cs", "Generální ředitel zavolala učiteli.", "ředitel", "female"),
+    ("cs", "Generální ředitel zavolal učiteli.", "ředitel", "male"),
+    ("uk", "Генеральний директор зателефонувала вчителю.", "директор", "female"),
+    # Ukrainian base forms carry no case: they can still be subjects
+    ("uk", "Лікар прийшла вчасно.", "Лікар", "female"),
+    # indefinites
+    ("cs", "Strojník někomu předvedl řezačku, ale řekl, že je pro něj nebezpečná.", "někomu", "neutral"),
+    ("cs", "Technik řekl někomu, že ona může platit hotově.", "někomu", "female"),
+    # masculine -ce nouns are not feminine -ka forms
+    ("cs", "Stěhovák přijel k domu poradce.", "poradce", "male"),
+])
+def test_slavic_agreement_details(lang, text, word, gender):
+    d = detect_gender(lang, text, at(text, word))
+    assert d.gender == gender, d

@@ -11,7 +11,9 @@ Many East Slavic profession nouns are grammatically masculine but used for women
 * agreeing words are strong cues: attributive adjectives / participles / possessive pronouns
   in the noun's case directly before it, and — when the noun can be nominative — the first
   past-tense verb or short adjective/participle in the same clause (after the noun, else
-  before it);
+  before it) — except a masculine attribute of a masculine noun, which is grammatical
+  agreement only and weak: the predicate shows the referent («Генеральний директор
+  зателефонувала» female);
 * substantivised adjectives («заведующая», «горничная» as adjective) count as the noun;
 * nouns listed in data/lexicons/<lang>_neutral.txt («особа», «персона», «людина») and the
   indefinite pronouns («кто-то», «кого-то», «хтось») → neutral, unless a later 3rd-person
@@ -141,7 +143,8 @@ def detect(lang: str, text: str, span: tuple[int, int]) -> Detection:
     elif noun_genders == {MALE, FEMALE}:
         cues.append(cue({MALE, FEMALE}, f"noun '{word}' is common gender: agreement decides"))
 
-    cases = {p.tag.case for p in head_parses}
+    # the Ukrainian dictionary leaves the case off a noun's base (nominative) form
+    cases = {p.tag.case or "nomn" for p in head_parses}
     singular = any(_singular(p.tag) for p in head_parses)
 
     # Attributive words directly before the head, in its case.
@@ -153,8 +156,11 @@ def detect(lang: str, text: str, span: tuple[int, int]) -> Detection:
             break
         g = set().union(*(_genders(p.tag) for p in attr))
         if len(g) == 1:
+            # A masculine attribute of a masculine noun is grammatical agreement only: the
+            # predicate may still show a woman («Генеральний директор зателефонувала»).
             cues.append(cue(g, f"agreeing attribute '{ws[j].text}' is "
-                               f"{'feminine' if FEMALE in g else 'masculine'}"))
+                               f"{'feminine' if FEMALE in g else 'masculine'}",
+                            weak=g == {MALE} and noun_genders == {MALE}))
         out_span = (min(out_span[0], ws[j].start), out_span[1])
         j -= 1
 

@@ -80,8 +80,12 @@ def detect(model: str, text: str, span: tuple[int, int],
             if c is None:
                 g = genders_of(child)
                 if len(g) == 1:
+                    # a masculine adjective of a default-masculine noun is grammatical
+                    # agreement only («Generální ředitel zavolala»): weak
+                    default_male = any(n.weak and n.genders == {MALE} for n in cues)
                     c = cue(g, f"agreeing {child.pos_.lower()} '{child.text}' is "
-                               f"{'feminine' if FEMALE in g else 'masculine'}")
+                               f"{'feminine' if FEMALE in g else 'masculine'}",
+                            weak=default_male and g == {MALE} and child.pos_ == "ADJ")
             if c is not None:
                 cues.append(c)
                 if child.i < head.i and child.idx >= head.idx - 40:
