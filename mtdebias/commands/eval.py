@@ -2,6 +2,7 @@
 
 * ``mtdebias eval RUN_DIR|CHECKPOINT… --suite eval/quick.toml [--watch]``
 * ``mtdebias eval --probe winomt --lang de --data en.txt --translations FILE --json``
+* ``mtdebias eval --probe wsd_bias --lang de --data items.jsonl --translations FILE --json``
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
     single = parser.add_argument_group("a single probe")
-    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity")
+    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity, wsd_bias")
     single.add_argument("--lang", help="target language")
-    single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt)")
+    single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt, wsd_bias items.jsonl)")
     single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")
     single.add_argument("--anti", help="WinoMT en_anti.txt (for ΔS)")
     single.add_argument("--templates", help="template file replacing the shipped one")

@@ -12,10 +12,12 @@ from .name_gender import NameGenderProbe
 from .sentiment import SentimentProbe
 from .ambiguity import AmbiguityProbe
 from .winomt import WinoMTProbe
+from .wsd_bias import WSDBiasProbe
 
 PROBES: dict[str, Callable[..., Any]] = {
     "winomt": WinoMTProbe.from_options,
     "name_gender": NameGenderProbe.from_options,
     "sentiment": SentimentProbe.from_options,
     "ambiguity": AmbiguityProbe.from_options,
+    "wsd_bias": WSDBiasProbe.from_options,
 }
