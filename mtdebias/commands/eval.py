@@ -126,6 +126,13 @@ def _run_single(args: argparse.Namespace) -> int:
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = probe.run(translator)
+    mismatched = getattr(translator, "mismatched_lines", [])
+    if mismatched:
+        print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "
+              f"{', '.join(map(str, mismatched))}; matched the other lines by line number and scored "
+              f"these as undetected", file=sys.stderr)
+    for finding in result.meta.get("data_findings", []) if isinstance(result.meta, dict) else []:
+        print(f"data check: {finding}", file=sys.stderr)
     missing = getattr(translator, "missing", [])
     if missing:
         print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)
