@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: install install-fairseq demo test test-slow test-fairseq bench clean chromium wordnet
+.PHONY: install install-fairseq demo test test-slow test-fairseq bench clean chromium wordnet gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,9 @@ install-fairseq: $(STAMP)
 
 test-fairseq: install-fairseq
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m fairseq
+
+gold-agreement: $(STAMP)  # gender detectors vs the hand-labelled WinoMT gold set
+	$(BIN)/python eval/gold/winomt/agreement.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/train_throughput.py
