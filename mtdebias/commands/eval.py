@@ -19,14 +19,17 @@ def add_parser(subparsers) -> None:
         description="Score every checkpoint of runs with an evaluation suite (stored results with the same "
                     "signature are skipped; an interrupted evaluation resumes), or run a single probe on a "
                     "checkpoint or a file of translations.")
-    parser.add_argument("targets", nargs="*", type=Path, help="run directories or checkpoint directories")
+    parser.add_argument("targets", nargs="*", type=Path, help="run directories, checkpoint directories, or fairseq models (a save directory "
+                             "of *.pt files, one .pt, or a fairseq.toml naming checkpoints, dictionaries and "
+                             "subword model)")
     parser.add_argument("--suite", type=Path, help="suite TOML (see eval/)")
     parser.add_argument("--watch", action="store_true", help="keep scoring new checkpoints until training ends")
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between looks with --watch")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
     single = parser.add_argument_group("a single probe")
-    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity, wsd_bias")
+    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity, wsd_bias, "
+                                        "gest, gest_pref")
     single.add_argument("--lang", help="target language")
     single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt, wsd_bias items.jsonl)")
     single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")
@@ -35,7 +38,7 @@ def add_parser(subparsers) -> None:
     single.add_argument("--src", help="quality: source file")
     single.add_argument("--ref", help="quality: reference file")
     single.add_argument("--translations", help="precomputed translations: 'source ||| translation' lines, "
-                                               "or a plain file aligned with --src")
+                                               "a 'from,to' CSV (GEST's layout), or a plain file aligned with --src")
     single.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="any other probe option (value read as JSON if it parses)")
     single.add_argument("--allow-missing", action="store_true",
@@ -112,17 +115,26 @@ def _run_single(args: argparse.Namespace) -> int:
                              hint="pass a file of 'source ||| translation' lines, or one aligned with --src")
 
         # 'source ||| translation' lines stand alone; a plain file needs --src beside it
+        from ..translators.file import is_from_to_csv
+
         with open(args.translations, encoding="utf-8", errors="replace") as handle:
-            paired = "|||" in handle.readline()
+            paired = "|||" in handle.readline() or is_from_to_csv(args.translations)
         translator = FileTranslator(args.translations, sources=None if paired else args.src,
                                     allow_missing=args.allow_missing)
     elif args.targets:
-        from ..translators.hf import HFTranslator
+        from ..translators.load import load_translator
 
-        translator = HFTranslator(args.targets[0])
+        translator = load_translator(args.targets[0])
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = probe.run(translator)
+    mismatched = getattr(translator, "mismatched_lines", [])
+    if mismatched:
+        print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "
+              f"{', '.join(map(str, mismatched))}; matched the other lines by line number and scored "
+              f"these as undetected", file=sys.stderr)
+    for finding in result.meta.get("data_findings", []) if isinstance(result.meta, dict) else []:
+        print(f"data check: {finding}", file=sys.stderr)
     missing = getattr(translator, "missing", [])
     if missing:
         print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)
