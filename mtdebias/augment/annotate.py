@@ -343,6 +343,7 @@ class _Job:
     extra_sources: Sequence[str]
     extra_targets: Sequence[str]
     batch_size: int = 256
+    gazetteer: bool = False
 
 
 _WORKER: dict = {}
@@ -351,7 +352,7 @@ _WORKER: dict = {}
 def _run_shard(job: _Job, shard: int) -> ShardStats:
     """Annotate one shard and write its files; the .stats.json (written last) marks completion."""
     if "src_tagger" not in _WORKER:
-        _WORKER["src_tagger"] = load_tagger(job.annotator.src_lang)
+        _WORKER["src_tagger"] = load_tagger(job.annotator.src_lang, gazetteer=job.gazetteer)
         _WORKER["tgt_tagger"] = load_tagger(job.annotator.tgt_lang) if job.annotator.two_sided else None
         if job.aligner == "fast_align":
             work = job.out_dir / "work"
@@ -453,7 +454,7 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
                     gender_of: GenderOf | None = None, n_process: int = 1,
                     extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
                     progress: bool = False, name_locale: str | None = None,
-                    target_evidence: bool = True) -> dict:
+                    target_evidence: bool = True, gazetteer: bool = False) -> dict:
     """Annotate ``src``/``tgt`` into ``out_dir`` (resumable); returns the summary."""
     src, tgt, out_dir = Path(src), Path(tgt), Path(out_dir)
     if aligner not in METHODS:
@@ -495,6 +496,7 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
               "two_sided": two_sided, "shard_size": shard_size,
               "extra": hash_json([list(extra_sources), list(extra_targets)]),
               "name_locale": name_locale, "target_evidence": target_evidence,
+              "gazetteer": gazetteer,
               "person_rules": PERSON_RULES}
     config_path = out_dir / "work" / "config.json"
     if config_path.exists():
@@ -532,7 +534,7 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
     annotator = PairAnnotator(src_lang, tgt_lang, tuple(types), two_sided, gender_of,
                               None if name_locale == "custom" else name_locale, target_evidence)
     job = _Job(src, tgt, out_dir, shard_size, annotator, aligner, list(extra_sources),
-               list(extra_targets))
+               list(extra_targets), gazetteer=gazetteer)
     n_shards = max(1, -(-n_lines // shard_size))
     shard_dir = out_dir / "shards"
     todo = [k for k in range(n_shards) if not (shard_dir / f"{k:06d}.stats.json").exists()]
