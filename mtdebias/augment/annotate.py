@@ -271,6 +271,20 @@ class PairAnnotator:
                              "tgt_form": form, "tgt_case": case})
         return accepted, rejected
 
+    def warm(self) -> None:
+        """Load the name tables and the target detector's lexicons now, so that forked workers
+        share them instead of each loading them (seconds per process)."""
+        from ..names.locale import _wgnd_table
+
+        _wgnd_table()
+        if self._detect:
+            from ..lang import detect_gender
+
+            try:
+                detect_gender(self.tgt_lang, "Anna ist da.", (0, 4))
+            except Exception:  # noqa: BLE001 - warming is best effort; real calls count errors
+                pass
+
     @staticmethod
     def _conflict_example(stats: ShardStats, src: str, tgt: str, ent: Entity, person) -> None:
         if len(stats.conflict_examples) < MAX_CONFLICT_EXAMPLES:
@@ -533,6 +547,8 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
 
     annotator = PairAnnotator(src_lang, tgt_lang, tuple(types), two_sided, gender_of,
                               None if name_locale == "custom" else name_locale, target_evidence)
+    if "PERSON" in types:
+        annotator.warm()
     job = _Job(src, tgt, out_dir, shard_size, annotator, aligner, list(extra_sources),
                list(extra_targets), gazetteer=gazetteer)
     n_shards = max(1, -(-n_lines // shard_size))
