@@ -68,6 +68,10 @@ REJECT_REASONS = ("unaligned", "non_contiguous", "shared_alignment", "not_capita
                   "type_mismatch", "exceeds_target_entity", "overlapping_target",
                   "partial_mention", "gender_conflict", "name_mismatch")
 DEFAULT_SHARD_SIZE = 10000
+# target languages whose detector (mtdebias.lang) reports agreement cues (predicates, participles,
+# past-tense verbs) for a name; German marks none on a name's predicate (its detector gives only
+# noun and determiner cues), so running it there would cost its lexicon load for no evidence
+AGREEMENT_LANGS = ("fr", "es", "it", "ru", "uk", "cs")
 PERSON_RULES = "person.v2"  # shapes, locale genders, evidence vetoes, name consistency
 MAX_CONFLICT_EXAMPLES = 20
 
@@ -189,9 +193,7 @@ class PairAnnotator:
         else:
             self.name_locale = self.name_locale or default_locale(self.src_lang, self.tgt_lang)
             self.names = locale_names(self.name_locale)
-        from ..lang import SUPPORTED_LANGS
-
-        self._detect = self.target_evidence and self.tgt_lang in SUPPORTED_LANGS
+        self._detect = self.target_evidence and self.tgt_lang in AGREEMENT_LANGS
         self._surname_lang = next((lang for lang in (self.tgt_lang, self.src_lang)
                                    if lang in SURNAME_GENDER_LANGS), None)
 

@@ -40,11 +40,13 @@ KINDS = ("given", "surname")
 SURNAME_GENDER_LANGS = ("ru", "uk", "be", "bg", "cs", "sk", "pl", "lt", "lv")
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def normalise(name: str) -> str:
     """NFC + case-fold + trimmed: the lookup key of a name."""
     return unicodedata.normalize("NFC", name.strip()).casefold()
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def strip_accents(text: str) -> str:
     """Remove combining marks (é → e, ñ → n); Cyrillic й/ё are kept as they are letters of
     their own (their decomposition would merge different names)."""
@@ -59,6 +61,7 @@ def strip_accents(text: str) -> str:
         .replace("ł", "l").replace("đ", "d").replace("æ", "ae").replace("œ", "oe")
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def script_of(text: str) -> str:
     """"latin", "cyrillic", "other" or "mixed" from the letters of ``text``."""
     scripts = set()
@@ -96,6 +99,7 @@ def transliterate(text: str, lang: str = "ru") -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def name_skeleton(text: str) -> str:
     """A spelling-insensitive key for comparing a name across scripts: Alexander, Aleksandr
     and Александр → the same skeleton up to vowels and doubled letters."""
@@ -115,6 +119,7 @@ def name_skeleton(text: str) -> str:
     return " ".join(words)
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def same_name(src: str, tgt: str) -> bool:
     """Is ``tgt`` the same name as ``src``? Latin↔Latin: identical modulo case and diacritics;
     Latin↔Cyrillic: the transliteration has the same skeleton, word by word."""
