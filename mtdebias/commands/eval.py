@@ -2,6 +2,7 @@
 
 * ``mtdebias eval RUN_DIR|CHECKPOINT… --suite eval/quick.toml [--watch]``
 * ``mtdebias eval --probe winomt --lang de --data en.txt --translations FILE --json``
+* ``mtdebias eval --probe wsd_bias --lang de --data items.jsonl --translations FILE --json``
 """
 
 from __future__ import annotations
@@ -25,16 +26,17 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
     single = parser.add_argument_group("a single probe")
-    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity")
+    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity, wsd_bias, "
+                                        "gest, gest_pref")
     single.add_argument("--lang", help="target language")
-    single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt)")
+    single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt, wsd_bias items.jsonl)")
     single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")
     single.add_argument("--anti", help="WinoMT en_anti.txt (for ΔS)")
     single.add_argument("--templates", help="template file replacing the shipped one")
     single.add_argument("--src", help="quality: source file")
     single.add_argument("--ref", help="quality: reference file")
     single.add_argument("--translations", help="precomputed translations: 'source ||| translation' lines, "
-                                               "or a plain file aligned with --src")
+                                               "a 'from,to' CSV (GEST's layout), or a plain file aligned with --src")
     single.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="any other probe option (value read as JSON if it parses)")
     single.add_argument("--allow-missing", action="store_true",
@@ -76,6 +78,13 @@ def run(args: argparse.Namespace) -> int:
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
                         on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True))
     else:
+        from ..runner import locate
+
+        for target in args.targets:  # an empty run would "succeed" having scored nothing
+            store, checkpoints = locate(target)
+            if not checkpoints:
+                raise InputError("no checkpoints to score in this run directory", path=target,
+                                 hint="train it first (mtdebias train RECIPE), or follow the training with --watch")
         outcome = evaluate(args.targets, args.suite, overrides)
     for label in outcome.scored:
         print(f"scored   {label}")
@@ -88,18 +97,26 @@ def run(args: argparse.Namespace) -> int:
 def _run_single(args: argparse.Namespace) -> int:
     from ..atomic import write_jsonl
     from ..errors import InputError
-    from ..runner import single_probe
+    from ..runner import build_single_probe
 
     options = {k: v for k, v in {"lang": args.lang, "data": args.data, "pro": args.pro, "anti": args.anti,
                                  "templates": args.templates, "src": args.src, "ref": args.ref}.items()
                if v is not None}
     options.update(_parse_pairs(args.option))
+    flags = {k: f"--{k}" for k in ("lang", "data", "pro", "anti", "templates", "src", "ref")}
+    probe = build_single_probe(args.probe, options, flags)  # bad options fail before any model is loaded
     if args.translations:
         from ..translators.file import FileTranslator
 
+        if not Path(args.translations).is_file():
+            raise InputError("translations file not found", path=args.translations,
+                             hint="pass a file of 'source ||| translation' lines, or one aligned with --src")
+
         # 'source ||| translation' lines stand alone; a plain file needs --src beside it
+        from ..translators.file import is_from_to_csv
+
         with open(args.translations, encoding="utf-8", errors="replace") as handle:
-            paired = "|||" in handle.readline()
+            paired = "|||" in handle.readline() or is_from_to_csv(args.translations)
         translator = FileTranslator(args.translations, sources=None if paired else args.src,
                                     allow_missing=args.allow_missing)
     elif args.targets:
@@ -108,7 +125,14 @@ def _run_single(args: argparse.Namespace) -> int:
         translator = HFTranslator(args.targets[0])
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
-    result = single_probe(args.probe, options, translator)
+    result = probe.run(translator)
+    mismatched = getattr(translator, "mismatched_lines", [])
+    if mismatched:
+        print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "
+              f"{', '.join(map(str, mismatched))}; matched the other lines by line number and scored "
+              f"these as undetected", file=sys.stderr)
+    for finding in result.meta.get("data_findings", []) if isinstance(result.meta, dict) else []:
+        print(f"data check: {finding}", file=sys.stderr)
     missing = getattr(translator, "missing", [])
     if missing:
         print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)
