@@ -137,7 +137,7 @@ def build_locale(locale: str) -> tuple[list[tuple[str, str, str, str]], dict]:
         for name, genders in g.items():
             display.setdefault(normalise(name), name)
             given[normalise(name)][f"faker:{country}"].update(genders)
-        for name in s:
+        for name in sorted(s):  # sorted: Groß and Gross share a key; the first must not vary
             surnames.setdefault(normalise(name), name)
     if locale in PYMORPHY_LOCALES:
         g, s = pymorphy_rows(locale)
