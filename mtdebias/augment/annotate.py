@@ -84,13 +84,6 @@ def candidate_key(type_: str, gender: str | None, shape: str | None = None) -> s
     return f"{type_}/{gender}/{shape}" if shape else f"{type_}/{gender}"
 
 
-def default_gender_of() -> GenderOf:
-    """The shipped US name→gender lexicon (contract §3)."""
-    from ..names import NameGenderLexicon
-
-    return NameGenderLexicon.load().gender
-
-
 # --------------------------------------------------------------------------- pair extraction
 
 @dataclass

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
 from ..align import tokenize
-from ..names.locale import LocaleNames, NameGender, surname_form
+from ..names.locale import NameGender, surname_form
 
 SHAPES = ("full", "first", "last", "titled", "single")
 GENDERED_SHAPES = ("full", "first", "titled")  # shapes whose switch must keep the gender
@@ -126,10 +126,10 @@ def analyse_persons(src: str, mentions: Sequence, src_lang: str, names: NameSour
                 title = m.group(1)
         people.append(Person(words, title, shape="titled" if inside else "single"))
     multi = [{w.casefold() for w in p.words} for p in people if len(p.words) > 1]
-    for k, person in enumerate(people):
+    for person in people:
         if len(person.words) == 1 and any(person.words[0].casefold() in ws for ws in multi):
             person.partial = True
-            for j, other in enumerate(people):  # the longer mention it belongs to
+            for other in people:  # the longer mention it belongs to
                 if len(other.words) > 1 and person.words[0].casefold() in {w.casefold() for w in other.words}:
                     other.partial = True
     for person in people:
@@ -218,9 +218,5 @@ def _other(gender: str) -> str:
     return "female" if gender == "male" else "male"
 
 
-def locale_source(names: NameSource) -> str:
-    return getattr(names, "locale", "custom")
-
-
-__all__ = ["SHAPES", "Person", "CallableNames", "LocaleNames", "analyse_persons",
+__all__ = ["SHAPES", "GENDERED_SHAPES", "Person", "CallableNames", "analyse_persons",
            "add_pronoun_evidence", "agreement_genders", "pronoun_genders"]
