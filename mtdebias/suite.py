@@ -16,7 +16,8 @@
     names_limit = 20
 
 Placeholders in string options are filled from the run being scored (``{src_lang}``,
-``{tgt_lang}``, ``{data_dir}`` = folder of the training source file, ``{run_dir}``) or from
+``{tgt_lang}``, ``{data_dir}`` = folder of the training source file, ``{run_dir}``), ``{shipped}``
+(the package's data folder, :mod:`mtdebias.resources`) or from
 ``--set key=value`` on the command line. Unknown probe types and unfilled placeholders are
 errors before any checkpoint is loaded.
 """
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import ConfigError
+from .resources import DATA_ROOT
 
 
 def probe_constructors() -> dict[str, Callable[..., Any]]:
@@ -55,6 +57,7 @@ class ProbeSpec:
     options: dict[str, Any] = field(default_factory=dict)
 
     def resolved(self, context: dict[str, str]) -> "ProbeSpec":
+        context = {"shipped": str(DATA_ROOT), **context}
         return ProbeSpec(self.type, {k: _fill(v, context, f"{self.type}.{k}") for k, v in self.options.items()})
 
     @property

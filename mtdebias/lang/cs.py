@@ -6,7 +6,7 @@ The noun's own form:
   (Nováková) are strong female cues, as is any noun the morphologizer tags Fem;
 * a masculine animate noun is a weak male cue (the default form; a feminine past participle
   «doktor přišla» overrides it);
-* nouns in data/lexicons/cs_neutral.txt (osoba, člověk, …) → neutral.
+* nouns in mtdebias/data/lexicons/cs_neutral.txt (osoba, člověk, …) → neutral.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ _FEMININE_DERIVATION = re.compile(r"(k[aáyeiuo]|k[aá]ch|kou|kám|kami|kyn[eěi
 def _noun_cue(token) -> list[Cue]:
     w, lemma = token.text.lower(), token.lemma_.lower()
     if lemma in word_set("cs_neutral.txt") or w in word_set("cs_neutral.txt"):
-        return [cue(NEUTRAL, f"noun '{token.text}': gender-neutral noun (data/lexicons/cs_neutral.txt)")]
+        return [cue(NEUTRAL, f"noun '{token.text}': gender-neutral noun (mtdebias/data/lexicons/cs_neutral.txt)")]
     genders = spacy_morph.genders_of(token)
     if (lemma.endswith(("ka", "kyně", "ová")) or _FEMININE_DERIVATION.search(w)) and MALE not in genders:
         return [cue(FEMALE, f"noun '{token.text}' (lemma '{token.lemma_}'): feminine "

@@ -4,7 +4,7 @@ Evidence, in order:
 
 1. gender-inclusive spellings (Entwickler*in, Lehrer:innen, Kolleg_innen, LehrerInnen) and
    paired forms (Ärztinnen und Ärzte) → ``neutral``;
-2. nouns that do not show the referent's gender (data/lexicons/de_neutral.txt: Lehrkraft,
+2. nouns that do not show the referent's gender (mtdebias/data/lexicons/de_neutral.txt: Lehrkraft,
    Person, Mitglied, …) → ``neutral``;
 3. nominalised adjectives/participles (Angestellte, Studierende, Vorsitzender) are decided by
    their ending plus the determiner, as German grammar does: «der Angestellte» male, «die
@@ -184,7 +184,7 @@ def detect(text: str, span: tuple[int, int]) -> Detection:
     det_readings = _determiner_readings(det.text) if det is not None else None
 
     if _is_neutral_noun(word):
-        return Detection(NEUTRAL, (f"noun '{word}': gender-neutral noun (data/lexicons/de_neutral.txt)",
+        return Detection(NEUTRAL, (f"noun '{word}': gender-neutral noun (mtdebias/data/lexicons/de_neutral.txt)",
                                    *evidence), out_span)
     found = _lookup(word)
     if found is not None and any(e.adjectival for e in found[1]):

@@ -3,7 +3,7 @@
 The noun's own form:
 
 * « femme » / « homme » heading a multi-word noun (« femme de ménage ») decide;
-* épicène nouns (data/lexicons/fr_epicene.txt and the endings -iste, -aire, -logue, -graphe,
+* épicène nouns (mtdebias/data/lexicons/fr_epicene.txt and the endings -iste, -aire, -logue, -graphe,
   -ble, -iatre, -crate) give no noun cue — « le juge » / « la juge » are decided by the
   determiner, an agreeing adjective or a participle with *être*; with none («l'architecte a
   parlé») the result is ``undetected``;

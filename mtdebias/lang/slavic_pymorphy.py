@@ -13,7 +13,7 @@ Many East Slavic profession nouns are grammatically masculine but used for women
   past-tense verb or short adjective/participle in the same clause (after the noun, else
   before it);
 * substantivised adjectives («заведующая», «горничная» as adjective) count as the noun;
-* nouns listed in data/lexicons/<lang>_neutral.txt («особа», «персона», «людина») → neutral.
+* nouns listed in mtdebias/data/lexicons/<lang>_neutral.txt («особа», «персона», «людина») → neutral.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def detect(lang: str, text: str, span: tuple[int, int]) -> Detection:
 
     lemmas = {p.normal_form for p in head_parses}
     if lemmas & word_set(f"{lang}_neutral.txt"):
-        return Detection(NEUTRAL, (f"noun '{word}': gender-neutral noun (data/lexicons/{lang}_neutral.txt)",),
+        return Detection(NEUTRAL, (f"noun '{word}': gender-neutral noun (mtdebias/data/lexicons/{lang}_neutral.txt)",),
                          out_span)
 
     cues: list[Cue] = []

@@ -15,7 +15,7 @@ gap Acc_m − Acc_f (whose interval says whether the gap is distinguishable from
 undetected rate. Accuracies are means over names of per-name accuracy; intervals bootstrap over
 names, the independent unit here (every name meets the same templates).
 
-Template files (see ``data/templates/README.md``) are tab-separated with a header line
+Template files (see ``mtdebias/data/templates/README.md``) are tab-separated with a header line
 ``id  template  male  female``; forms are separated by ``|``; ``#`` starts a comment line.
 """
 
@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..resources import data_dir
 from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
 from ..textio import read_lines
@@ -37,7 +38,7 @@ from .base import Metric, ProbeResult
 PROBE_NAME = "name_gender.v1"
 SLOT = "[PERSON]"
 FORM_SEPARATOR = "|"
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "data" / "templates"
+TEMPLATE_DIR = data_dir("templates")
 NAME_KINDS = ("first_female", "first_male", "full_female", "full_male")
 
 
@@ -60,7 +61,7 @@ def read_template_table(path: str | Path, columns: Sequence[str]) -> list[tuple[
             if fields != list(columns):
                 raise InputError(f"header should be {' <TAB> '.join(columns)}, found {' <TAB> '.join(fields)}",
                                  path=path, line=number,
-                                 hint="the first non-comment line names the columns (see data/templates/README.md)")
+                                 hint="the first non-comment line names the columns (see mtdebias/data/templates/README.md)")
             header = fields
             continue
         if len(fields) != len(columns):
@@ -76,7 +77,7 @@ def read_template_table(path: str | Path, columns: Sequence[str]) -> list[tuple[
                              hint=f"mark where the name goes with {SLOT}")
         rows.append((number, row))
     if not rows:
-        raise InputError("no templates in file", path=path, hint="see data/templates/README.md for the format")
+        raise InputError("no templates in file", path=path, hint="see mtdebias/data/templates/README.md for the format")
     ids = [row["id"] for _, row in rows]
     for (number, row) in rows:
         if ids.count(row["id"]) > 1:
@@ -209,13 +210,13 @@ class NameGenderProbe:
                      full_female: str | Path | None = None, full_male: str | Path | None = None,
                      names_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0,
                      **_ignored: Any) -> "NameGenderProbe":
-        """Templates default to the shipped ``data/templates/name_gender_<lang>.tsv``; each name
+        """Templates default to the shipped ``mtdebias/data/templates/name_gender_<lang>.tsv``; each name
         list defaults to :func:`mtdebias.names.load_name_list` and may be replaced by a file
         with one name per line. ``names_limit`` keeps the first N names of each list."""
         path = Path(templates) if templates else default_template_path(lang)
         if not path.is_file():
             raise InputError(f"no name-gender templates for language {lang!r}", path=path,
-                             hint="pass --templates PATH with your own file (format in data/templates/README.md)")
+                             hint="pass --templates PATH with your own file (format in mtdebias/data/templates/README.md)")
         loaded = load_gender_templates(path)
         given = {"first_female": first_female, "first_male": first_male,
                  "full_female": full_female, "full_male": full_male}

@@ -93,7 +93,7 @@ def load_fillers(path: str | Path) -> list[Filler]:
         if header is None:
             if fields != ["filler", "kind", "group", "gender"]:
                 raise InputError("header should be filler <TAB> kind <TAB> group <TAB> gender", path=path,
-                                 line=number, hint="see data/templates/README.md")
+                                 line=number, hint="see mtdebias/data/templates/README.md")
             header = fields
             continue
         if len(fields) != 4 or not all(fields):
@@ -274,14 +274,14 @@ class SentimentProbe:
     def from_options(cls, lang: str = "zh", templates: str | Path | None = None, fillers: str | Path | None = None,
                      *, beam: int = 5, resamples: int = 1000, seed: int = 0, fillers_limit: int | None = None,
                      **_ignored: Any) -> "SentimentProbe":
-        """Templates default to ``data/templates/sentiment_<lang>.tsv``, fillers to
-        ``data/templates/sentiment_fillers.tsv``."""
+        """Templates default to ``mtdebias/data/templates/sentiment_<lang>.tsv``, fillers to
+        ``mtdebias/data/templates/sentiment_fillers.tsv``."""
         tpath = Path(templates) if templates else TEMPLATE_DIR / f"sentiment_{lang}.tsv"
         fpath = Path(fillers) if fillers else TEMPLATE_DIR / "sentiment_fillers.tsv"
         for path, what in ((tpath, "templates"), (fpath, "fillers")):
             if not path.is_file():
                 raise InputError(f"sentiment {what} file not found", path=path,
-                                 hint=f"pass your own {what} file (format in data/templates/README.md)")
+                                 hint=f"pass your own {what} file (format in mtdebias/data/templates/README.md)")
         loaded = load_fillers(fpath)
         if fillers_limit is not None:
             loaded = loaded[:fillers_limit]

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InputError
+from ..resources import data_dir
 from ..textio import read_lines
 from .contrast import GENDERS, ContrastItem, WinoRow, load_english_parser, read_winomt
 
@@ -38,7 +39,7 @@ CUES = ("names", "recency", "ic", "stereotype", "subject", "pronoun", "default_m
 REFERENCE = {"names": "no_name", "recency": "N", "ic": "N", "stereotype": "N", "subject": "N",
              "pronoun": "N", "default_m": "no_default", "ambiguity": "unambiguous"}
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "cues"
+DATA_DIR = data_dir("cues")
 CAUSAL_CONNECTIVES = {"because", "since", "as", "cause", "'cause"}
 _LETTER = {"male": "M", "female": "F", "neutral": "N"}
 _PRONOUNS = {"he", "she", "him", "her", "his", "hers", "himself", "herself",
@@ -55,7 +56,7 @@ def _read_tsv(path: Path, columns: int, header: str) -> list[tuple[int, list[str
             continue
         if len(parts) < columns:
             raise InputError(f"expected {columns} tab-separated columns, found {len(parts)}", path=path,
-                             line=number, hint="see data/cues/README.md for the format")
+                             line=number, hint="see mtdebias/data/cues/README.md for the format")
         rows.append((number, [p.strip() for p in parts]))
     return rows
 
