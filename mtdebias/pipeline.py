@@ -14,7 +14,7 @@ from typing import Callable
 
 import tomli_w
 
-from .atomic import write_json, write_text
+from .atomic import write_text
 from .errors import ConfigError
 from .recipe import Recipe, recipe_to_dict
 from .store import RunStore
@@ -63,17 +63,15 @@ def prepare_run(recipe: Recipe) -> RunStore:
     """
     store = RunStore(recipe.run_dir)
     resolved = tomli_w.dumps(recipe_to_dict(recipe))
-    recipe_file = store.dir / "recipe.toml"
+    recipe_file = store.recipe_file
     if recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved and store.checkpoints():
         raise ConfigError(f"run directory {store.dir} holds checkpoints of a different recipe",
                           path=recipe.source or None,
                           hint="choose another run.name (or --set run.name=...), or delete the old run")
     store.dir.mkdir(parents=True, exist_ok=True)
     write_text(recipe_file, resolved)
-    from .runner import FINISHED
-
-    (store.dir / FINISHED).unlink(missing_ok=True)  # this run is going on again
-    if not (store.dir / "environment.json").exists():  # the record of the run's first start
+    store.clear_finished()  # this run is going on again
+    if not store.environment_file.exists():  # the record of the run's first start
         store.write_environment(recipe.run.seed)
     return store
 
@@ -89,9 +87,9 @@ def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[
 
         init = local_model_dir(recipe.model.init, what="model.init checkpoint")
         return load_model(init), AutoTokenizer.from_pretrained(init)
-    tok_dir = store.dir / "tokenizer"
+    tok_dir = store.tokenizer_dir
     if not tok_dir.is_dir():  # trained once, in a temporary folder renamed when complete
-        tmp = store.dir / ".tokenizer.tmp"
+        tmp = store.tokenizer_tmp
         shutil.rmtree(tmp, ignore_errors=True)
         train_tokenizer(sources, targets, tmp, vocab_size=recipe.tokenizer.vocab_size, joint=recipe.tokenizer.joint)
         os.replace(tmp, tok_dir)
@@ -111,7 +109,7 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
     from .augment.annotate import annotate_lists
     from .augment.switch import SwitchEntity
 
-    annotated = augment.annotated or store.dir / "annotated"
+    annotated = augment.annotated or store.annotated_dir
     if augment.annotated is None:
         annotate_lists(sources, targets, annotated, recipe.data.src_lang, recipe.data.tgt_lang,
                        aligner=augment.aligner, types=tuple(augment.types),
@@ -119,7 +117,7 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
                        candidates=augment.candidates)
     return SwitchEntity(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
                         match_gender=augment.match_gender, unknown_policy=augment.unknown_policy,
-                        swap_log=store.dir / "swaps" if augment.swap_log else None)
+                        swap_log=store.swaps_dir if augment.swap_log else None)
 
 
 def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], None]] = ()) -> RunStore:
@@ -160,9 +158,7 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
         if debiased is not None:
             for hook in trainer.on_checkpoint:
                 hook(debiased)
-        from .runner import FINISHED
-
-        write_json(store.dir / FINISHED, {"step": trainer.state.step, "epoch": trainer.state.epoch})
+        store.mark_finished({"step": trainer.state.step, "epoch": trainer.state.epoch})
     state.wait_for_everyone()
     return store
 
@@ -173,7 +169,7 @@ def _start_watcher(recipe: Recipe, store: RunStore):
     import subprocess
     import sys
 
-    log = open(store.dir / "eval-watch.log", "a", encoding="utf-8")
+    log = open(store.watch_log, "a", encoding="utf-8")
     return subprocess.Popen([sys.executable, "-m", "mtdebias", "eval", str(store.dir), "--suite",
                              str(recipe.eval.suite), "--watch", "--interval", "15"],
                             stdout=log, stderr=subprocess.STDOUT)
@@ -205,7 +201,7 @@ def _debias_final_checkpoint(recipe: Recipe, store: RunStore) -> Path | None:
     last = store.latest_checkpoint()
     if debias.method == "none" or debias.when != "posthoc" or last is None:
         return None
-    out = last.with_name(last.name + "-debiased")
+    out = store.derived_checkpoint(last, "debiased")
     if (out / "debias_report.json").exists():
         return out
     from .debias import debias_checkpoint

@@ -20,9 +20,6 @@ from .signature import Signature, hash_file, hash_json
 from .store import RunStore
 from .suite import ProbeSpec, Suite, load_suite, probe_constructors
 
-FINISHED = "finished.json"
-
-
 @dataclass
 class EvalOutcome:
     scored: list[str] = field(default_factory=list)  # "checkpoint: probe" computed now
@@ -30,30 +27,15 @@ class EvalOutcome:
     failed: dict[str, str] = field(default_factory=dict)  # checkpoint → why it could not be scored
 
 
-def run_context(run_dir: Path) -> dict[str, str]:
+def run_context(store: RunStore) -> dict[str, str]:
     """Placeholder values for a run, from its resolved recipe."""
-    recipe_file = run_dir / "recipe.toml"
-    if not recipe_file.exists():
-        return {"run_dir": str(run_dir)}
-    data = tomllib.loads(recipe_file.read_text(encoding="utf-8")).get("data", {})
-    context = {"run_dir": str(run_dir), "src_lang": data.get("src_lang", ""), "tgt_lang": data.get("tgt_lang", "")}
+    if not store.recipe_file.exists():
+        return {"run_dir": str(store.dir)}
+    data = tomllib.loads(store.recipe_file.read_text(encoding="utf-8")).get("data", {})
+    context = {"run_dir": str(store.dir), "src_lang": data.get("src_lang", ""), "tgt_lang": data.get("tgt_lang", "")}
     if data.get("train_src"):
         context["data_dir"] = str(Path(data["train_src"]).parent)
     return context
-
-
-def locate(target: Path) -> tuple[RunStore, list[Path]]:
-    """A run directory → its checkpoints; a checkpoint inside a run → that one."""
-    target = Path(target)
-    if (target / "checkpoints").is_dir() or (target / "recipe.toml").exists():
-        store = RunStore(target)
-        return store, store.checkpoints()
-    if target.parent.name == "checkpoints":
-        return RunStore(target.parent.parent), [target]
-    if not target.exists():
-        raise InputError("no such run directory or checkpoint", path=target)
-    # a checkpoint from elsewhere (e.g. a downloaded Opus-MT): results go beside it
-    return RunStore(target.parent / f"{target.name}.mtdebias"), [target]
 
 
 ProbeCache = dict[tuple, list[tuple[ProbeSpec, Any]]]
@@ -115,8 +97,8 @@ def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str
     outcome = EvalOutcome()
     jobs = []
     for target in targets:
-        store, checkpoints = locate(Path(target))
-        context = {**run_context(store.dir), **(overrides or {})}
+        store, checkpoints = RunStore.locate(target)
+        context = {**run_context(store), **(overrides or {})}
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
         jobs += [(store, checkpoint, context) for checkpoint in checkpoints]
@@ -132,7 +114,7 @@ def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = No
     started = time.monotonic()
     cache: ProbeCache = {}  # probes are built once, not at every look
     while True:
-        finished = (run_dir / FINISHED).exists()  # read before scoring: no checkpoint is missed
+        finished = RunStore(run_dir).is_finished()  # read before scoring: no checkpoint is missed
         outcome = evaluate([run_dir], suite_path, overrides, cache=cache)
         total.scored += outcome.scored
         total.failed.update(outcome.failed)
@@ -150,7 +132,7 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
-        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store.dir), cache), store, outcome)
+        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store), cache), store, outcome)
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
 

@@ -15,8 +15,6 @@ import sysconfig
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from mtdebias import resources
 
 ROOT = Path(__file__).resolve().parents[1]

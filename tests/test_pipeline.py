@@ -60,7 +60,7 @@ def test_every_checkpoint_is_scored(recipe_dir, inline):
     path.write_text(RECIPE.replace("{runs}", str(recipe_dir / "runs")).replace("{inline}", str(inline).lower()))
     store = run_recipe(load_recipe(path))
     checkpoints = store.checkpoints()
-    assert [c.name for c in checkpoints] and (store.dir / "finished.json").exists()
+    assert [c.name for c in checkpoints] and store.is_finished()
     deadline = time.time() + 90  # the watcher looks every 15 s and stops once everything is scored
     while not all(store.results(c) for c in checkpoints) and time.time() < deadline:
         time.sleep(1)

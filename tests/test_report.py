@@ -88,10 +88,10 @@ def make_run(root: Path, name: str, *, shift: float, winomt_data: str | None = N
                   "se": float(rng.uniform(0.5, 2.0) + (0.5 if i % 2 == 0 else 0)),
                   "s3e": float(rng.uniform(0.2, 1.0)), "ge": float(rng.uniform(0, 0.7))} for i in range(40)]
     store.write_attempts(last, "ambiguity.v1", ambiguity)
-    write_json(store.eval_dir(last) / "anova.json", [
+    store.write_anova(last, "ambiguity.v1", {"dropped": [], "rows": [
         {"response": "norm_h_s3e", "cue": "ambiguity", "level": "ambiguous", "reference": "unambiguous",
          "coef": 0.21, "std_err": 0.05, "t": 4.2, "p": 0.0001, "n_level": 20, "n_reference": 20,
-         "f": 17.6, "f_p": 0.0001, "n": 40}])
+         "f": 17.6, "f_p": 0.0001, "n": 40}]})
     return store.dir
 
 

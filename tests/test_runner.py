@@ -102,7 +102,8 @@ def test_unfilled_placeholder_and_unknown_probe_fail_before_any_work(run_dir, tm
 def test_watch_scores_new_checkpoints_until_the_run_finishes(run_dir):
     import threading
 
-    from mtdebias.runner import FINISHED, watch
+    from mtdebias.runner import watch
+    from mtdebias.store import RunStore
 
     shutil.rmtree(run_dir / "checkpoints" / "step-0000300")
     later = run_dir / "checkpoints" / "step-0000200"
@@ -115,7 +116,7 @@ def test_watch_scores_new_checkpoints_until_the_run_finishes(run_dir):
         time.sleep(1.0)
         parked.rename(later)  # a new checkpoint appears …
         time.sleep(1.0)
-        (run_dir / FINISHED).write_text("{}")  # … and training ends
+        RunStore(run_dir).mark_finished({})  # … and training ends
 
     thread = threading.Thread(target=training_goes_on)
     thread.start()

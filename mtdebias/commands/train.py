@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 
 def add_parser(subparsers) -> None:
@@ -25,12 +26,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.recipe}: valid; run directory {recipe.run_dir}")
         return 0
     store = run_recipe(recipe)
-    best = (store.dir / "best.json")
+    best = store.read_best()
     print(f"run directory: {store.dir}")
     for record in _history(store):
         print("  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in record.items()))
-    if best.exists():
-        print(f"best: {best.read_text().strip()}")
+    if best:
+        print(f"best: {json.dumps(best)}")
     return 0
 
 

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import __version__
-from ..atomic import read_jsonl, write_text
+from ..atomic import write_text
 from ..errors import InputError
 from ..significance import seed_interval
 from . import plots
-from .collect import RunData, checkpoint_suffix, finite, load_run, row_key
+from ..store import checkpoint_suffix
+from .collect import RunData, finite, load_run, row_key
 from .html import Document
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
@@ -328,10 +329,8 @@ class _Builder:
     def ambiguity(self) -> None:
         started = False
         for run, ckpt in self._picked():
-            folder = run.dir / "eval" / ckpt
-            for path in sorted(folder.glob("*.attempts.jsonl")):
-                probe = path.name[: -len(".attempts.jsonl")]
-                attempts = read_jsonl(path)
+            for probe in run.store.attempt_labels(ckpt):
+                attempts = run.store.read_attempts(ckpt, probe)
                 for kind_name, values in _entropies(attempts).items():
                     if not started:
                         self.doc.heading("Entropy: ambiguous vs unambiguous inputs")

@@ -30,7 +30,7 @@ from tqdm.auto import tqdm
 from ..atomic import write_json
 from ..quality import QualityProbe
 from ..recipe.schema import TrainConfig
-from ..store import COMPLETE_MARKER, RunStore
+from ..store import COMPLETE_MARKER, RunStore, checkpoint_name
 from ..translators.hf import HFTranslator
 from .batching import Encoded, collate, encode_pairs, make_batches
 from .schedule import inverse_sqrt_factor
@@ -256,13 +256,13 @@ class Trainer:
         """
         acc = self.accelerator
         acc.wait_for_everyone()
-        name = f"step-{self.state.step:07d}"
-        final = self.store.checkpoint_dir / name
+        name = checkpoint_name(self.state.step)
+        final = self.store.checkpoint_path(name)
         if _main_decides(acc, final.exists()):  # the same branch on every rank
             return final
         for hook in self.before_save:
             hook()
-        tmp = self.store.checkpoint_dir / f".{name}.tmp"
+        tmp = self.store.checkpoint_tmp(name)
         if acc.is_main_process:
             record = {"step": self.state.step, "epoch": self.state.epoch, **self.validate()}
             self._track_best(record, name)
@@ -281,7 +281,7 @@ class Trainer:
         if acc.is_main_process:
             write_json(tmp / COMPLETE_MARKER, asdict(self.state))
             os.replace(tmp, final)
-            write_json(self.store.dir / "best.json", self.state.best)
+            self.store.write_best(self.state.best)
             self.store.log({"step": self.state.step, "epoch": self.state.epoch, "checkpoint": name,
                             **{k: v for k, v in record.items() if k not in ("step", "epoch")}})
             for hook in self.on_checkpoint:
