@@ -14,7 +14,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from .errors import ConfigError
 from .recipe import Recipe, apply_overrides, parse_recipe
@@ -71,10 +71,16 @@ def variant_overrides(recipe: Recipe, variant: Variant) -> list[str]:
 
 def validate_variants(recipe_path: Path, variants: list[Variant], base_overrides: Iterable[str] = ()) -> list[Recipe]:
     """Each variant's resolved recipe (all validated before anything runs)."""
+    from .pipeline import check_recipe
+
     raw = tomllib.loads(recipe_path.read_text(encoding="utf-8"))
     base = parse_recipe(apply_overrides(raw, base_overrides), path=recipe_path)
-    return [parse_recipe(apply_overrides(raw, [*base_overrides, *variant_overrides(base, v)]), path=recipe_path)
-            for v in variants]
+    recipes = [parse_recipe(apply_overrides(raw, [*base_overrides, *variant_overrides(base, v)]), path=recipe_path)
+               for v in variants]
+    for suite in dict.fromkeys(r.eval.suite for r in recipes):
+        if suite is not None:
+            check_recipe(next(r for r in recipes if r.eval.suite == suite))
+    return recipes
 
 
 def variant_command(recipe_path: Path, recipe: Recipe, variant: Variant, base_overrides: Iterable[str]) -> list[str]:
@@ -119,15 +125,17 @@ def _scored_finals(store: RunStore, variant: str) -> list[tuple[str, str]]:
     return out
 
 
-def compare_to_baseline(run_dirs: list[Path], baseline: str, prefix: str = "", resamples: int = 1000) -> list[dict]:
+def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str, Any], prefix: str = "",
+                        resamples: int = 1000) -> list[dict]:
     """Paired tests of each variant (and each debiased copy) against the baseline, seed by seed.
 
-    Per-item accuracies (attempts with a ``correct`` field: WinoMT, name-gender) get McNemar's
-    test; BLEU/chrF (quality attempts) a paired bootstrap. Items are paired by position and
-    checked to be the same sources, so only results of the same suite are compared. Run
-    directories are named ``<prefix><variant>-seed<k>`` (as :func:`variant_overrides` makes them).
+    ``probes`` maps suite labels to the suite's probes; each probe says which of its metrics are
+    tested and how (:func:`mtdebias.probes.compare.paired_tests`: McNemar for per-item
+    accuracies, a paired bootstrap otherwise). Items are paired by position and checked to be
+    the same sources, so only results of the same suite are compared. Run directories are named
+    ``<prefix><variant>-seed<k>`` (as :func:`variant_overrides` makes them).
     """
-    from .significance import mcnemar, paired_bootstrap_quality
+    from .probes.compare import paired_tests
 
     by_seed: dict[int | None, list[tuple[str, RunStore, str]]] = {}
     for run in run_dirs:
@@ -147,27 +155,15 @@ def compare_to_baseline(run_dirs: list[Path], baseline: str, prefix: str = "", r
         for label, store, ckpt in entries:
             if (store.dir, ckpt) == (base_store.dir, base_ckpt):
                 continue
-            for probe in base_store.attempt_labels(base_ckpt):
-                if not store.has_attempts(ckpt, probe):
+            for probe_label, probe in probes.items():
+                if not (base_store.has_attempts(base_ckpt, probe_label) and store.has_attempts(ckpt, probe_label)):
                     continue
-                a, b = base_store.read_attempts(base_ckpt, probe), store.read_attempts(ckpt, probe)
+                a, b = base_store.read_attempts(base_ckpt, probe_label), store.read_attempts(ckpt, probe_label)
                 if len(a) != len(b) or [r.get("source") for r in a] != [r.get("source") for r in b]:
                     continue
-                row = {"seed": seed, "variant": label, "baseline": baseline, "probe": probe,
+                row = {"seed": seed, "variant": label, "baseline": baseline, "probe": probe_label,
                        "checkpoints": f"{base_ckpt} vs {ckpt}"}
-                if a and "correct" in a[0]:
-                    test = mcnemar([bool(r["correct"]) for r in a], [bool(r["correct"]) for r in b])
-                    rows.append({**row, "test": f"McNemar ({test.method})", "metric": "accuracy",
-                                 "baseline_value": sum(r["correct"] for r in a) / len(a),
-                                 "variant_value": sum(r["correct"] for r in b) / len(b), "p_value": test.p_value})
-                elif a and "hypothesis" in a[0]:
-                    refs = [r["reference"] for r in a]
-                    for metric in ("bleu", "chrf"):
-                        test = paired_bootstrap_quality([r["hypothesis"] for r in a], [r["hypothesis"] for r in b],
-                                                        refs, metric=metric, resamples=resamples)
-                        rows.append({**row, "test": "paired bootstrap", "metric": metric,
-                                     "baseline_value": test.score_a, "variant_value": test.score_b,
-                                     "p_value": test.p_value})
+                rows += [{**row, **test} for test in paired_tests(probe, a, b, resamples=resamples)]
     return rows
 
 
@@ -191,6 +187,15 @@ class AblationOutcome:
     markdown: Path
     headline_markdown: str
     evaluation: str = ""  # one line: what evaluation did
+
+
+def _suite_probes(recipe: Recipe, run_dir: Path) -> dict[str, Any]:
+    """{suite label: probe} built for ``run_dir`` (the baseline's): what the tests ask."""
+    from .runner import build_probes, run_context
+    from .suite import load_suite
+
+    suite = load_suite(recipe.eval.suite)
+    return {spec.label: probe for spec, probe in build_probes(suite, run_context(RunStore(run_dir)))}
 
 
 def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable[int] = (),
@@ -218,7 +223,8 @@ def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable
     names = [variant.name for variant in variants]
     # a grid replaces the recipe's named variants, and with them its baseline
     baseline = recipe.ablate.baseline if recipe.ablate.baseline in names else names[0]
-    tests = compare_to_baseline(run_dirs, baseline, prefix=f"{recipe.run.name}-")
+    tests = compare_to_baseline(run_dirs, baseline, _suite_probes(recipe, run_dirs[names.index(baseline)]),
+                                prefix=f"{recipe.run.name}-") if recipe.eval.suite is not None else []
     write_json(out.with_name(out.stem + "-significance.json"), tests)
     markdown = out.with_suffix(".md")
     text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""

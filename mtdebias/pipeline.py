@@ -56,6 +56,15 @@ def _dev_data(recipe: Recipe) -> tuple[list[str], list[str]] | None:
     return dev.sources[:data.dev_max_sentences], dev.targets[:data.dev_max_sentences]
 
 
+def check_recipe(recipe: Recipe) -> None:
+    """What the recipe package cannot check without importing probes: the eval suite (a broken
+    suite fails now, not after the first epoch)."""
+    if recipe.eval.suite is not None:
+        from .suite import load_suite
+
+        load_suite(recipe.eval.suite)
+
+
 def prepare_run(recipe: Recipe) -> RunStore:
     """Create the run directory with the resolved recipe and environment record.
 
@@ -107,7 +116,7 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
     if augment.method == "none":
         return StaticPairs(sources, targets)
     from .augment.annotate import annotate_lists
-    from .augment.switch import SwitchEntity
+    from .registry import AUGMENTERS
 
     annotated = augment.annotated or store.annotated_dir
     if augment.annotated is None:
@@ -115,9 +124,27 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
                        aligner=augment.aligner, types=tuple(augment.types),
                        two_sided=None if augment.two_sided else False,  # None: where a target NER model exists
                        candidates=augment.candidates)
-    return SwitchEntity(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
+    augmenter = AUGMENTERS.load(augment.method)  # switch_entity.v1 → SwitchEntity
+    return augmenter(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
                         match_gender=augment.match_gender, unknown_policy=augment.unknown_policy,
                         swap_log=store.swaps_dir if augment.swap_log else None)
+
+
+def dev_quality(recipe: Recipe, dev: tuple[list[str], list[str]] | None):
+    """The trainer's dev BLEU/chrF at each checkpoint: the quality probe on the dev set."""
+    if dev is None or not recipe.train.validate_bleu:
+        return None
+    from .probes.quality import QualityProbe
+    from .translators.hf import HFTranslator
+
+    probe = QualityProbe(dev[0], dev[1], recipe.data.tgt_lang, beam=recipe.train.beam)
+
+    def quality(model, tokenizer, device: str, step: int) -> dict[str, float]:
+        translator = HFTranslator(model=model, tokenizer=tokenizer, device=device, identity=f"hf:step-{step}")
+        result = probe.evaluate(translator)
+        return {"bleu": result.metric("bleu").value, "chrf": result.metric("chrf").value}
+
+    return quality
 
 
 def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], None]] = ()) -> RunStore:
@@ -126,6 +153,7 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
 
     from accelerate import PartialState
 
+    check_recipe(recipe)
     state = PartialState()
     with state.main_process_first():  # data, tokenizer and annotation are made once, by the main process
         store = prepare_run(recipe) if state.is_main_process else RunStore(recipe.run_dir)
@@ -136,8 +164,10 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     if debiaser is not None and recipe.debias.when != "posthoc":
         # untie shared embeddings before the optimizer is built, so the encoder's own copy trains
         debiaser.prepare(model)
+    dev = _dev_data(recipe)
     trainer = Trainer(config=recipe.train, run_dir=store.dir, model=model, tokenizer=tokenizer, source=source,
-                      seed=recipe.run.seed, dev=_dev_data(recipe), tgt_lang=recipe.data.tgt_lang)
+                      seed=recipe.run.seed, dev=dev, tgt_lang=recipe.data.tgt_lang,
+                      quality=dev_quality(recipe, dev))
     resumed = trainer.resume()
     if debiaser is not None:
         _wire_debiasing(recipe, debiaser, trainer, resumed)

@@ -1,8 +1,11 @@
 """Score checkpoints with a suite: skip what is stored, resume after interruption.
 
-Each probe's result is stored as soon as it is computed (atomically), keyed by the probe's
-signature, so a killed evaluation loses at most the probe in progress and a rerun computes
-only what is missing. A checkpoint that fails to load is reported and skipped.
+Each probe's result is stored as soon as it is computed (atomically) under a request key —
+the probe type, its options (with the content of the files they name) and the checkpoint's
+content hash — known before anything is loaded. A checkpoint whose results are all stored is
+skipped without loading its model, and its hash is cached by file stat, so ``--watch`` costs
+nothing per poll for scored checkpoints. A killed evaluation loses at most the probe in
+progress; a checkpoint that fails to load is reported and skipped.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from typing import Any, Callable, Iterable
 from tqdm.auto import tqdm
 
 from .errors import CheckpointError, InputError, MtdebiasError
-from .signature import Signature, hash_file, hash_json
+from .registry import PROBES
+from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore
-from .suite import ProbeSpec, Suite, load_suite, probe_constructors
+from .suite import ProbeSpec, Suite, load_suite
+
 
 @dataclass
 class EvalOutcome:
@@ -47,8 +52,7 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
     key = (suite.path, suite.name, tuple(sorted(context.items())))
     if cache is not None and key in cache:
         return cache[key]
-    constructors = probe_constructors()
-    probes = [(spec, constructors[spec.type](**spec.options)) for spec in (s.resolved(context) for s in suite.probes)]
+    probes = [(spec, spec.build()) for spec in (s.resolved(context) for s in suite.probes)]
     if cache is not None:
         cache[key] = probes
     return probes
@@ -57,37 +61,55 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
 def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], store: RunStore,
                         outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None) -> None:
     try:
+        model = checkpoint_identity(checkpoint)
+    except OSError as exc:
+        outcome.failed[checkpoint.name] = str(exc)
+        return
+    stored = {row.get("request") for row in store.results(checkpoint)}
+    missing = []
+    for spec, probe in probes:
+        request = request_key(spec, model)
+        if request in stored:
+            outcome.skipped.append(f"{checkpoint.name}: {spec.label}")
+        else:
+            missing.append((spec, probe, request))
+    if not missing:
+        return  # nothing to compute: the model is never loaded
+    try:
         translator = (make_translator or _load_translator)(checkpoint)
     except (CheckpointError, InputError, OSError) as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
-    stored = {row.get("request") for row in store.results(checkpoint)}
-    for spec, probe in probes:
-        request = request_key(spec, translator)
-        label = f"{checkpoint.name}: {spec.label}"
-        if request in stored:
-            outcome.skipped.append(label)
-            continue
-        result = probe.run(translator)
+    for spec, probe, request in missing:
+        result = probe.evaluate(translator)
         if result.attempts:
             store.write_attempts(checkpoint, spec.label, result.attempts)
+        for kind, table in result.tables.items():
+            store.write_table(checkpoint, spec.label, kind, table)
         store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in result.rows()],
                           label=spec.label)
-        outcome.scored.append(label)
+        outcome.scored.append(f"{checkpoint.name}: {spec.label}")
 
 
-def request_key(spec: ProbeSpec, translator) -> str:
+def checkpoint_identity(checkpoint: Path) -> str:
+    """The model part of a checkpoint's signatures, ``hf:<content hash>`` (as :class:`HFTranslator`
+    signs it), from a hash cached by file stat."""
+    return f"hf:{hash_checkpoint_cached(checkpoint)}"
+
+
+def request_key(spec: ProbeSpec, model: str) -> str:
     """What a stored result answers: probe type, options (with the content of files they name),
-    and the system. Probes' own signatures may depend on the run (a tuned α), so skipping uses
-    this key, known before anything is decoded."""
-    files = {k: hash_file(v) for k, v in spec.options.items() if isinstance(v, str) and v and Path(v).is_file()}
-    return str(Signature(f"request:{spec.type}", hash_json([spec.options, files]), translator.signature()))
+    and the model's identity. Probes' own signatures may depend on the run (a tuned α), so
+    skipping uses this key, known before anything is loaded or decoded."""
+    files = {k: hash_checkpoint_cached(v) for k, v in spec.options.items()  # a file's hash, cached by stat
+             if isinstance(v, str) and v and Path(v).is_file()}
+    return str(Signature(f"request:{spec.type}", hash_json([spec.options, files]), model))
 
 
 def _load_translator(checkpoint: Path):
     from .translators.hf import HFTranslator
 
-    return HFTranslator(checkpoint)
+    return HFTranslator(checkpoint, identity=checkpoint_identity(checkpoint))
 
 
 def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str] | None = None,
@@ -141,10 +163,15 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
 
 def single_probe(probe_type: str, options: dict[str, Any], translator) -> Any:
     """Run one probe with the given options (``mtdebias eval --probe``)."""
-    constructors = probe_constructors()
-    if probe_type not in constructors:
-        raise InputError(f"unknown probe {probe_type!r}; known: {', '.join(sorted(constructors))}")
-    return constructors[probe_type](**options).run(translator)
+    import inspect
+
+    constructor = PROBES.load(PROBES.canonical(probe_type, where="--probe"))
+    accepted = inspect.signature(constructor).parameters
+    unknown = [k for k in options if k not in accepted]
+    if unknown:
+        raise InputError(f"probe {probe_type} takes no option '{unknown[0]}'",
+                         hint=f"it takes {', '.join(sorted(accepted))}")
+    return constructor(**options).evaluate(translator)
 
 
 __all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "evaluate", "single_probe", "watch"]

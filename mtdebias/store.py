@@ -10,7 +10,7 @@
       best.json                best checkpoints by validation loss, BLEU and chrF
       eval/step-0000400/results.jsonl   one line per metric, each with a signature
       eval/step-0000400/<label>.attempts.jsonl   per-item logs, to recompute metrics
-      eval/step-0000400/<label>.anova.json       a probe's cue ANOVA (ambiguity)
+      eval/step-0000400/<label>.<kind>.json      a probe's extra table (ambiguity: anova)
       finished.json            written when training (and post-hoc debiasing) is done
 
 Nothing outside this module joins paths inside a run directory: every file and marker of a
@@ -229,18 +229,20 @@ class RunStore:
         suffix = ".attempts.jsonl"
         return sorted(p.name[: -len(suffix)] for p in folder.glob(f"*{suffix}")) if folder.is_dir() else []
 
-    def write_anova(self, checkpoint: str | Path, label: str, table: dict[str, Any]) -> Path:
-        path = self.eval_dir(checkpoint) / f"{label}.anova.json"
+    def write_table(self, checkpoint: str | Path, label: str, kind: str, table: dict[str, Any]) -> Path:
+        """A table a probe computed beside its metrics (``kind`` = "anova": the cue ANOVA)."""
+        path = self.eval_dir(checkpoint) / f"{label}.{kind}.json"
         write_json(path, table)
         return path
 
-    def read_anovas(self, checkpoint: str | Path) -> dict[str, Any]:
-        """{label: stored ANOVA record} at ``checkpoint``."""
+    def read_tables(self, checkpoint: str | Path, kind: str) -> dict[str, Any]:
+        """{label: stored table} of one kind at ``checkpoint``."""
         folder = self.eval_dir(checkpoint)
+        suffix = f".{kind}.json"
         out = {}
-        for path in sorted(folder.glob("*.anova.json")) if folder.is_dir() else []:
+        for path in sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else []:
             try:
-                out[path.name[: -len(".anova.json")]] = json.loads(path.read_text(encoding="utf-8"))
+                out[path.name[: -len(suffix)]] = json.loads(path.read_text(encoding="utf-8"))
             except json.JSONDecodeError as exc:
                 from .errors import InputError
 

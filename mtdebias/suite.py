@@ -6,63 +6,71 @@
     name = "quick"
 
     [[probe]]
-    type = "quality"                       # BLEU/chrF
+    type = "quality.v1"                    # BLEU/chrF
     src = "{data_dir}/test.{src_lang}"
     ref = "{data_dir}/test.{tgt_lang}"
 
     [[probe]]
-    type = "name_gender"
+    type = "name_gender.v1"
+    label = "ng_first"                     # optional: the name results and logs are stored under
     lang = "{tgt_lang}"
     names_limit = 20
 
+A suite is validated like a recipe, before any model is loaded: an unknown probe type or an
+option the probe does not take is an error naming the file and line, with a did-you-mean.
+Probe types are registry names (:mod:`mtdebias.registry`; ``winomt`` is read as ``winomt.v1``).
+
 Placeholders in string options are filled from the run being scored (``{src_lang}``,
 ``{tgt_lang}``, ``{data_dir}`` = folder of the training source file, ``{run_dir}``), ``{shipped}``
-(the package's data folder, :mod:`mtdebias.resources`) or from
-``--set key=value`` on the command line. Unknown probe types and unfilled placeholders are
-errors before any checkpoint is loaded.
+(the package's data folder, :mod:`mtdebias.resources`) or from ``--set key=value`` on the
+command line; an unfilled placeholder is an error. Relative file paths are taken from the
+suite file's folder.
 """
 
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import ConfigError
+from .registry import PROBES
 from .resources import DATA_ROOT
 
-
-def probe_constructors() -> dict[str, Callable[..., Any]]:
-    """Probe type → constructor taking keyword options (imported on use: probes pull heavy deps)."""
-    from .probes.registry import PROBES
-    from .quality import QualityProbe
-
-    def quality(src: str, ref: str, tgt_lang: str | None = None, lang: str | None = None, beam: int = 5,
-                max_sentences: int | None = None, **_ignored: Any) -> QualityProbe:
-        from .textio import read_parallel
-
-        corpus = read_parallel(src, ref)
-        limit = max_sentences or len(corpus)
-        return QualityProbe(corpus.sources[:limit], corpus.targets[:limit], tgt_lang or lang, beam=beam)
-
-    return {"quality": quality, **PROBES}
+SUITE_KEYS = ("type", "label")  # keys of a [[probe]] table that are not probe options
 
 
 @dataclass(frozen=True)
 class ProbeSpec:
-    type: str
+    type: str  # canonical registry name, e.g. "winomt.v1"
     options: dict[str, Any] = field(default_factory=dict)
+    label_: str | None = None
+    paths: frozenset[str] = frozenset()  # options that name files, resolved against `base`
+    base: str = ""  # the suite file's folder
 
     def resolved(self, context: dict[str, str]) -> "ProbeSpec":
         context = {"shipped": str(DATA_ROOT), **context}
-        return ProbeSpec(self.type, {k: _fill(v, context, f"{self.type}.{k}") for k, v in self.options.items()})
+        options = {}
+        for key, value in self.options.items():
+            value = _fill(value, context, f"{self.label}.{key}")
+            if key in self.paths and isinstance(value, str) and value and not Path(value).is_absolute():
+                value = str(Path(self.base) / value)
+            options[key] = value
+        return ProbeSpec(self.type, options, self.label_, self.paths, self.base)
 
     @property
     def label(self) -> str:
-        return self.options.get("label", self.type)
+        """What results and attempt logs are stored under: the suite's label, else the probe's
+        unversioned name (``winomt``)."""
+        return self.label_ or self.type.split(".", 1)[0]
+
+    def build(self) -> Any:
+        """The probe, built from the (resolved) options."""
+        return PROBES.load(self.type)(**self.options)
 
 
 @dataclass(frozen=True)
@@ -82,31 +90,87 @@ def _fill(value: Any, context: dict[str, str], where: str) -> Any:
     return value.format(**context)
 
 
+def probe_options(probe_type: str) -> dict[str, inspect.Parameter]:
+    """The options a probe type takes (the keyword parameters of its registered constructor)."""
+    constructor = PROBES.load(probe_type)
+    return {name: p for name, p in inspect.signature(constructor).parameters.items()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def _takes_path(parameter: inspect.Parameter) -> bool:
+    return "Path" in str(parameter.annotation)
+
+
+def _probe_lines(text: str) -> list[int]:
+    """Line number of every ``[[probe]]`` header, in order."""
+    return [n for n, line in enumerate(text.splitlines(), 1) if re.match(r"\s*\[\[\s*probe\s*\]\]", line)]
+
+
+def _key_line(text: str, start: int | None, key: str) -> int | None:
+    """The line of ``key = …`` in the table that starts at line ``start``."""
+    if start is None:
+        return None
+    lines = text.splitlines()
+    for number in range(start + 1, len(lines) + 1):
+        line = lines[number - 1]
+        if re.match(r"\s*\[", line):
+            break
+        if re.match(rf"\s*{re.escape(key)}\s*=", line):
+            return number
+    return start
+
+
 def load_suite(path: str | Path) -> Suite:
     path = Path(path)
     if not path.is_file():
         raise ConfigError("suite file not found", path=path, hint="see eval/ for the shipped suites")
+    text = path.read_text(encoding="utf-8")
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", path=path) from None
     unknown = set(raw) - {"suite", "probe"}
     if unknown:
         raise ConfigError(f"unknown table [{sorted(unknown)[0]}]", path=path, hint="a suite has [suite] and [[probe]]")
-    known = probe_constructors()
+    for key in raw.get("suite", {}):
+        if key != "name":
+            raise ConfigError(f"unknown key 'suite.{key}'", path=path, hint="[suite] has only name")
+    headers = _probe_lines(text)
     specs = []
     for number, table in enumerate(raw.get("probe", []), 1):
+        start = headers[number - 1] if number - 1 < len(headers) else None
         kind = table.get("type")
-        if kind not in known:
-            close = difflib.get_close_matches(str(kind), known, n=1)
-            raise ConfigError(f"probe #{number}: unknown type {kind!r}", path=path,
-                              hint=f"did you mean '{close[0]}'?" if close else f"known: {', '.join(sorted(known))}")
-        specs.append(ProbeSpec(kind, {k: v for k, v in table.items() if k != "type"}))
+        if not isinstance(kind, str):
+            raise ConfigError(f"probe #{number} has no type", path=path, line=start,
+                              hint=f"add type = \"...\" (one of {', '.join(PROBES.entries)})")
+        if kind not in PROBES:
+            close = difflib.get_close_matches(kind, PROBES.names(), n=1, cutoff=0.6)
+            raise ConfigError(f"probe #{number}: unknown type {kind!r}", path=path, line=_key_line(text, start, "type"),
+                              hint=f"did you mean '{close[0]}'?" if close else f"known: {', '.join(PROBES.entries)}")
+        canonical = PROBES.canonical(kind)
+        accepted = probe_options(canonical)
+        options = {k: v for k, v in table.items() if k not in SUITE_KEYS}
+        for key in options:
+            if key not in accepted:
+                close = difflib.get_close_matches(key, list(accepted), n=1, cutoff=0.6)
+                raise ConfigError(f"probe #{number} ({canonical}): unknown option '{key}'", path=path,
+                                  line=_key_line(text, start, key),
+                                  hint=f"did you mean '{close[0]}'?" if close
+                                  else f"{canonical} takes {', '.join(sorted(accepted))}")
+        required = [name for name, p in accepted.items() if p.default is inspect.Parameter.empty and name not in options]
+        if required:
+            raise ConfigError(f"probe #{number} ({canonical}): missing option '{required[0]}'", path=path, line=start)
+        label = table.get("label")
+        if label is not None and not (isinstance(label, str) and re.fullmatch(r"[\w.-]+", label)):
+            raise ConfigError(f"probe #{number}: label must be a word (letters, digits, _ . -), got {label!r}",
+                              path=path, line=_key_line(text, start, "label"))
+        paths = frozenset(k for k in options if _takes_path(accepted[k]))
+        specs.append(ProbeSpec(canonical, options, label, paths, str(path.parent.resolve())))
     if not specs:
         raise ConfigError("the suite names no [[probe]]", path=path)
     labels = [spec.label for spec in specs]
-    for label in labels:
-        if labels.count(label) > 1:  # per-item logs are stored under the label
-            raise ConfigError(f"two probes share the label '{label}'", path=path,
-                              hint="give one of them label = \"...\"")
+    for number, label in enumerate(labels, 1):
+        if label in labels[:number - 1]:  # per-item logs are stored under the label
+            raise ConfigError(f"two probes share the label '{label}'", path=path, line=headers[number - 1]
+                              if number - 1 < len(headers) else None, hint="give one of them label = \"...\"")
     return Suite(raw.get("suite", {}).get("name", path.stem), tuple(specs), str(path))

@@ -51,7 +51,7 @@ SCRIPT = textwrap.dedent("""
             return out
 
     probe = NameGenderProbe.from_options(lang="de", names_limit=3, resamples=0)
-    result = probe.run(Oracle())
+    result = probe.evaluate(Oracle())
     print(json.dumps({"module": mtdebias.__file__, "data": str(resources.DATA_ROOT), "templates": len(templates),
                       "metrics": {m.name: m.value for m in result.metrics}}))
 """)

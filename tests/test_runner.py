@@ -125,3 +125,31 @@ def test_watch_scores_new_checkpoints_until_the_run_finishes(run_dir):
     thread.join()
     assert sorted(outcome.scored) == ["step-0000100: quality_beam1", "step-0000100: quality_beam2",
                                       "step-0000200: quality_beam1", "step-0000200: quality_beam2"]
+
+
+def test_a_scored_checkpoint_is_neither_loaded_nor_hashed_again(run_dir, monkeypatch):
+    """Request keys come from the checkpoint hash (cached by file stat): once everything is
+    stored, evaluating again loads no model and reads no weights — what every --watch poll does."""
+    import mtdebias.signature as signature
+
+    overrides = {"data": str(run_dir.parent / "data")}
+    shutil.rmtree(run_dir / "checkpoints" / "step-0000300")
+    loads, hashes = [], []
+
+    def loading(checkpoint):
+        loads.append(checkpoint.name)
+        return HFTranslator(checkpoint)
+
+    real_hash = signature.hash_checkpoint
+    monkeypatch.setattr(signature, "hash_checkpoint", lambda path: hashes.append(path) or real_hash(path))
+    first = evaluate([run_dir], run_dir.parent / "suite.toml", overrides, make_translator=loading)
+    assert len(first.scored) == 4 and loads == ["step-0000100", "step-0000200"]
+    hashed = len(hashes)
+    again = evaluate([run_dir], run_dir.parent / "suite.toml", overrides, make_translator=loading)
+    assert again.scored == [] and len(again.skipped) == 4
+    assert loads == ["step-0000100", "step-0000200"] and len(hashes) == hashed  # nothing loaded or re-hashed
+    # a changed checkpoint is hashed again (its stat changed) and its results are computed anew
+    config = run_dir / "checkpoints" / "step-0000200" / "config.json"
+    config.write_text(config.read_text() + " ")  # same JSON, different bytes
+    third = evaluate([run_dir], run_dir.parent / "suite.toml", overrides, make_translator=loading)
+    assert loads[-1] == "step-0000200" and len(third.scored) == 2

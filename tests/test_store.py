@@ -60,10 +60,10 @@ def test_the_store_owns_markers_attempts_and_anova_tables(tmp_path):
     assert store.derived_checkpoint(checkpoint, "debiased").name == "step-0000003-debiased"
     store.write_attempts(checkpoint, "winomt_fr", [{"source": "a", "correct": True}])
     store.add_results(checkpoint, [{"signature": "s", "metric": "accuracy", "value": 1.0}])
-    store.write_anova(checkpoint, "ambiguity", {"rows": [{"cue": "x"}], "dropped": []})
+    store.write_table(checkpoint, "ambiguity", "anova", {"rows": [{"cue": "x"}], "dropped": []})
     assert store.attempt_labels(checkpoint) == ["winomt_fr"]
     assert store.read_attempts(checkpoint, "winomt_fr") == [{"source": "a", "correct": True}]
-    assert store.read_anovas(checkpoint) == {"ambiguity": {"rows": [{"cue": "x"}], "dropped": []}}
+    assert store.read_tables(checkpoint, "anova") == {"ambiguity": {"rows": [{"cue": "x"}], "dropped": []}}
     assert store.scored_checkpoints() == ["step-0000003"]
     assert [r["checkpoint"] for r in store.all_results()] == ["step-0000003"]
 

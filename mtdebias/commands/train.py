@@ -18,10 +18,11 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..pipeline import run_recipe
+    from ..pipeline import check_recipe, run_recipe
     from ..recipe import load_recipe
 
     recipe = load_recipe(args.recipe, args.overrides)
+    check_recipe(recipe)
     if args.check:
         print(f"{args.recipe}: valid; run directory {recipe.run_dir}")
         return 0

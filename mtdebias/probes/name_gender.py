@@ -33,7 +33,7 @@ from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
 from ..textio import read_lines
 from ..translators.base import Translator
-from .base import Metric, ProbeResult
+from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, ZERO, Attempts, BaseProbe, Metric, MetricSpec
 
 PROBE_NAME = "name_gender.v1"
 SLOT = "[PERSON]"
@@ -180,10 +180,14 @@ def _default_detector():
     return detect_gender
 
 
-class NameGenderProbe:
+class NameGenderProbe(BaseProbe):
     """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
 
     name = PROBE_NAME
+    specs = (MetricSpec("templates_kept", NEUTRAL), MetricSpec("accuracy", HIGHER, MCNEMAR),
+             MetricSpec("*.acc_f", HIGHER), MetricSpec("*.acc_m", HIGHER),
+             MetricSpec("*.delta_acc", LOWER, BOOTSTRAP), MetricSpec("*.acc_gap_m_minus_f", ZERO),
+             MetricSpec("*.undetected_rate", LOWER))
 
     def __init__(self, templates: Sequence[GenderTemplate], lang: str, names: Mapping[str, Sequence[str]],
                  *, beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -208,8 +212,8 @@ class NameGenderProbe:
     def from_options(cls, lang: str, templates: str | Path | None = None, *,
                      first_female: str | Path | None = None, first_male: str | Path | None = None,
                      full_female: str | Path | None = None, full_male: str | Path | None = None,
-                     names_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0,
-                     **_ignored: Any) -> "NameGenderProbe":
+                     names_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0
+                     ) -> "NameGenderProbe":
         """Templates default to the shipped ``mtdebias/data/templates/name_gender_<lang>.tsv``; each name
         list defaults to :func:`mtdebias.names.load_name_list` and may be replaced by a file
         with one name per line. ``names_limit`` keeps the first N names of each list."""
@@ -233,7 +237,7 @@ class NameGenderProbe:
         data_hash = hash_json([hash_file(path), sorted(names.items())])
         return cls(loaded, lang, names, beam=beam, resamples=resamples, seed=seed, data_hash=data_hash)
 
-    def signature(self, translator: Translator) -> str:
+    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         return str(Signature(self.name, self.data_hash, translator.signature(),
                              {"lang": self.lang, "beam": self.beam}, self.seed))
 
@@ -263,40 +267,65 @@ class NameGenderProbe:
                 kept.append(template)
         return kept, log
 
-    def run(self, translator: Translator) -> ProbeResult:
-        signature = self.signature(translator)
+    def items(self) -> list[tuple[str, str, GenderTemplate]]:
+        """(name kind, name, template) for every name and template; run() keeps the templates
+        that pass the he/she filter for the model at hand."""
+        return [(kind, name, template) for kind, names in self.names.items() for name in names
+                for template in self.templates]
+
+    def run(self, translator: Translator, items: Sequence[tuple[str, str, GenderTemplate]]) -> Attempts:
         kept, filter_log = self.filter_templates(translator)
+        kept_ids = {t.id for t in kept}
         dropped = [entry["template"] for entry in filter_log if not entry["kept"]]
         meta: dict[str, Any] = {"lang": self.lang, "templates": len(self.templates), "templates_kept": len(kept),
                                 "dropped_templates": dropped, "filter": filter_log}
-        metrics = [Metric("templates_kept", float(len(kept)), None, len(self.templates))]
-        if not kept:
+        jobs = [(kind, name, template) for kind, name, template in items if template.id in kept_ids]
+        if not jobs:
             meta["warning"] = "no template survived the he/she filter; no name accuracies can be computed"
-            return ProbeResult(self.name, metrics, signature, [], meta)
-
+            return Attempts([], meta=meta)
         detect = self._detect_fn()
-        jobs = [(kind, name, template) for kind, names in self.names.items() for name in names for template in kept]
         outputs = translator.translate([fill(t.template, name) for _, name, t in jobs], beam=self.beam)
         attempts = []
-        per_name: dict[tuple[str, str], dict[str, Any]] = {}
         for (kind, name, template), translation in zip(jobs, outputs):
             gender = kind.split("_")[1]
             detection = detect(self.lang, translation, None, forms=template.forms())
-            correct = detection.gender == gender
             attempts.append({"kind": kind, "name": name, "gender": gender, "template": template.id,
                              "source": fill(template.template, name), "translation": translation,
                              "detected": detection.gender, "evidence": list(detection.evidence),
-                             "span": list(detection.span) if detection.span else None, "correct": correct})
-            row = per_name.setdefault((kind, name), {"kind": kind, "name": name, "gender": gender,
-                                                     "n": 0, "correct": 0, "undetected": 0})
-            row["n"] += 1
-            row["correct"] += int(correct)
-            row["undetected"] += int(detection.gender == "undetected")
-        for row in per_name.values():
-            row["accuracy"] = row["correct"] / row["n"]
-        meta["per_name"] = list(per_name.values())
+                             "span": list(detection.span) if detection.span else None,
+                             "correct": detection.gender == gender})
+        meta["per_name"] = per_name_rows(attempts)
+        return Attempts(attempts, meta=meta)
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        """templates_kept; the pooled per-attempt accuracy (what McNemar pairs); per name kind
+        Acc_f, Acc_m, ΔAcc, the signed gap and the undetected rate (means over names)."""
+        kept = len({a["template"] for a in attempts})
+        metrics = [Metric("templates_kept", float(kept), None, len(self.templates))]
+        if not attempts:
+            return metrics
+        metrics.append(Metric("accuracy", sum(bool(a["correct"]) for a in attempts) / len(attempts), None,
+                              len(attempts)))
+        per_name = per_name_rows(attempts)
         for prefix in ("first", "full"):
-            rows = [r for r in per_name.values() if r["kind"].startswith(prefix + "_")]
+            rows = [r for r in per_name if r["kind"].startswith(prefix + "_")]
             if rows:
-                metrics += name_gender_metrics(rows, prefix, resamples=self.resamples, seed=self.seed)
-        return ProbeResult(self.name, metrics, signature, attempts, meta)
+                metrics += name_gender_metrics(rows, prefix, resamples=self.resamples if ci else 0, seed=self.seed)
+        return metrics
+
+    def unit(self, attempt: dict[str, Any], index: int) -> tuple[str, str]:
+        return (attempt["kind"], attempt["name"])  # names are the independent unit (see the module docstring)
+
+
+def per_name_rows(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (kind, name): n attempts, correct and undetected counts, accuracy."""
+    per_name: dict[tuple[str, str], dict[str, Any]] = {}
+    for a in attempts:
+        row = per_name.setdefault((a["kind"], a["name"]), {"kind": a["kind"], "name": a["name"], "gender": a["gender"],
+                                                           "n": 0, "correct": 0, "undetected": 0})
+        row["n"] += 1
+        row["correct"] += int(bool(a["correct"]))
+        row["undetected"] += int(a["detected"] == "undetected")
+    for row in per_name.values():
+        row["accuracy"] = row["correct"] / row["n"]
+    return list(per_name.values())

@@ -102,12 +102,14 @@ class RunData:
                 return self.store.read_attempts(checkpoint, name)
         return []
 
-    def anova(self, checkpoint: str) -> list[dict[str, Any]]:
-        """ANOVA rows stored at ``checkpoint`` by probes that write one (the ambiguity probe)."""
-        rows = []
-        for label, record in self.store.read_anovas(checkpoint).items():
-            rows += [{"probe": label, **row} for row in _anova_rows(record)]
-        return rows
+    def anova(self, checkpoint: str) -> dict[str, dict[str, Any]]:
+        """{probe label: {"rows": [...], "dropped": [...], ...}}: the cue ANOVA tables stored at
+        ``checkpoint`` by probes that write one (the ambiguity probe)."""
+        out = {}
+        for label, record in self.store.read_tables(checkpoint, "anova").items():
+            if isinstance(record, dict):
+                out[label] = {**record, "rows": _anova_rows(record), "dropped": list(record.get("dropped") or [])}
+        return out
 
     def quality(self, checkpoint: str) -> dict[str, tuple[float, str]]:
         """{"bleu": (value, signature), "chrf": ...} at ``checkpoint``: a stored quality probe

@@ -21,17 +21,15 @@ import time
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
 from ..atomic import write_json
-from ..quality import QualityProbe
 from ..recipe.schema import TrainConfig
 from ..store import COMPLETE_MARKER, RunStore, checkpoint_name
-from ..translators.hf import HFTranslator
 from .batching import Encoded, collate, encode_pairs, make_batches
 from .schedule import inverse_sqrt_factor
 
@@ -65,7 +63,10 @@ class TrainerState:
 class Trainer:
     def __init__(self, *, config: TrainConfig, run_dir: str | Path, model, tokenizer, source: PairSource,
                  seed: int, dev: tuple[Sequence[str], Sequence[str]] | None = None,
-                 tgt_lang: str | None = None, accelerator=None):
+                 tgt_lang: str | None = None, accelerator=None,
+                 quality: Callable[[Any, Any, str, int], dict[str, float]] | None = None):
+        """``quality(model, tokenizer, device, step)`` → {"bleu": …, "chrf": …} on the dev set,
+        built by the pipeline (the trainer knows no translator or probe); none = dev loss only."""
         from accelerate import Accelerator
 
         self.config = config
@@ -75,6 +76,7 @@ class Trainer:
         self.seed = seed
         self.dev = dev
         self.tgt_lang = tgt_lang
+        self.quality = quality
         # step_scheduler_with_optimizer=False: accelerate would otherwise step the schedule once
         # per process, running warm-up N times too fast on N GPUs
         self.accelerator = accelerator or Accelerator(
@@ -238,12 +240,8 @@ class Trainer:
                     logits.view(-1, logits.size(-1)), labels.view(-1), ignore_index=-100, reduction="sum"))
                 count += int((labels != -100).sum())
         record = {"dev_loss": total / max(count, 1)}
-        if self.config.validate_bleu:
-            translator = HFTranslator(model=model, tokenizer=self.tokenizer, device=str(self.accelerator.device),
-                                      identity=f"hf:step-{self.state.step}")
-            result = QualityProbe(sources, references, self.tgt_lang, beam=self.config.beam).run(translator)
-            record["bleu"] = result.metric("bleu").value
-            record["chrf"] = result.metric("chrf").value
+        if self.config.validate_bleu and self.quality is not None:
+            record.update(self.quality(model, self.tokenizer, str(self.accelerator.device), self.state.step))
         self.model.train()
         return record
 
