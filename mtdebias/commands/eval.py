@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+from ..registry import PROBES
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -25,7 +27,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
     single = parser.add_argument_group("a single probe")
-    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity")
+    single.add_argument("--probe", help=f"probe name: {', '.join(PROBES.entries)} (or without the version)")
     single.add_argument("--lang", help="target language")
     single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt)")
     single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")

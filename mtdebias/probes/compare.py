@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+from itertools import chain
 from typing import Any, Sequence
 
 import numpy as np
@@ -73,11 +74,13 @@ def _paired_bootstrap(probe: BaseProbe, a, b, names: list[str], value_a: dict[st
     units = _units(probe, a)
     if len(units) < 2:
         return []
+    units_a = [[a[i] for i in unit] for unit in units]
+    units_b = [[b[i] for i in unit] for unit in units]
     rng = np.random.default_rng(seed)
     deltas: dict[str, list[float]] = {name: [] for name in names}
     for draw in rng.integers(0, len(units), size=(resamples, len(units))):
-        index = [i for u in draw for i in units[u]]
-        va, vb = _values(probe, [a[i] for i in index]), _values(probe, [b[i] for i in index])
+        va = _values(probe, list(chain.from_iterable(units_a[u] for u in draw)))
+        vb = _values(probe, list(chain.from_iterable(units_b[u] for u in draw)))
         for name in names:
             delta = vb.get(name, math.nan) - va.get(name, math.nan)
             if not math.isnan(delta):

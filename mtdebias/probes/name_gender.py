@@ -320,12 +320,17 @@ class NameGenderProbe(BaseProbe):
 def per_name_rows(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per (kind, name): n attempts, correct and undetected counts, accuracy."""
     per_name: dict[tuple[str, str], dict[str, Any]] = {}
-    for a in attempts:
-        row = per_name.setdefault((a["kind"], a["name"]), {"kind": a["kind"], "name": a["name"], "gender": a["gender"],
-                                                           "n": 0, "correct": 0, "undetected": 0})
+    for a in attempts:  # called on every bootstrap resample of a paired test: kept lean
+        key = (a["kind"], a["name"])
+        row = per_name.get(key)
+        if row is None:
+            row = per_name[key] = {"kind": a["kind"], "name": a["name"], "gender": a["gender"],
+                                   "n": 0, "correct": 0, "undetected": 0}
         row["n"] += 1
-        row["correct"] += int(bool(a["correct"]))
-        row["undetected"] += int(a["detected"] == "undetected")
+        if a["correct"]:
+            row["correct"] += 1
+        if a["detected"] == "undetected":
+            row["undetected"] += 1
     for row in per_name.values():
         row["accuracy"] = row["correct"] / row["n"]
     return list(per_name.values())
