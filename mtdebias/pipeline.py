@@ -6,19 +6,24 @@ Rerunning a recipe whose run directory holds checkpoints resumes it.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import shutil
+import tomllib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
 import tomli_w
 
-from .atomic import write_text
-from .errors import ConfigError
+from .atomic import write_json, write_text
+from .errors import ConfigError, InputError
 from .recipe import Recipe, recipe_to_dict
 from .store import RunStore
 from .textio import read_parallel
+
+log = logging.getLogger(__name__)
 
 
 def _training_data(recipe: Recipe):
@@ -31,7 +36,25 @@ def _training_data(recipe: Recipe):
         with _folder_lock(folder):
             if not (folder / "synth.json").exists():  # another variant may have written it meanwhile
                 generate(data.tgt_lang, size=data.synth_size, seed=recipe.run.seed).write(folder)
-    return read_parallel(data.train_src, data.train_tgt)
+    corpus = read_parallel(data.train_src, data.train_tgt, max_chars=data.max_line_chars)
+    if not len(corpus):
+        raise InputError(f"the training corpus has no usable sentence pairs: "
+                         f"{corpus.describe_drops() or 'the files are empty'}", path=data.train_src,
+                         hint=f"check data.train_src and data.train_tgt ({data.train_tgt}): both sides need text, "
+                              f"at most data.max_line_chars = {data.max_line_chars} characters")
+    return corpus
+
+
+def _report_drops(corpus, recipe: Recipe, store: RunStore) -> dict:
+    """Say what was left out of the training data, in the log and in ``data_summary.json``."""
+    summary = {"train_src": str(recipe.data.train_src), "train_tgt": str(recipe.data.train_tgt),
+               "lines": len(corpus) + sum(d.count for d in corpus.dropped.values()), "pairs": len(corpus),
+               "max_line_chars": recipe.data.max_line_chars, "dropped": corpus.drop_summary()}
+    write_json(store.data_summary_file, summary)
+    if summary["dropped"]:
+        log.warning("training data: %d of %d line pairs left out: %s (see %s)", summary["lines"] - len(corpus),
+                    summary["lines"], corpus.describe_drops(), store.data_summary_file)
+    return summary
 
 
 @contextmanager
@@ -57,26 +80,138 @@ def _dev_data(recipe: Recipe) -> tuple[list[str], list[str]] | None:
 
 
 def check_recipe(recipe: Recipe) -> None:
-    """What the recipe package cannot check without importing probes: the eval suite (a broken
-    suite fails now, not after the first epoch)."""
-    if recipe.eval.suite is not None:
-        from .suite import load_suite
+    """What the recipe package cannot check without importing the tools it names: the eval suite
+    (each probe's options as this run will fill them), the languages of the synthetic corpus and
+    of NER, and the debiasing word lists. A broken suite fails now, not after the first epoch."""
+    path = Path(recipe.source) if recipe.source else None
+    data = recipe.data
+    if data.synth:
+        from .synth import LANGS
 
-        load_suite(recipe.eval.suite)
+        if data.src_lang != "en" or data.tgt_lang not in LANGS:
+            raise ConfigError(f"data.synth makes en→{{{', '.join(LANGS)}}} corpora, not "
+                              f"{data.src_lang}→{data.tgt_lang}", path=path,
+                              hint="set data.src_lang = \"en\" and a supported data.tgt_lang, or synth = false")
+    if recipe.augment.method != "none" and recipe.augment.annotated is None:
+        from .ner.taggers import NER_LANGS
+
+        if data.src_lang not in NER_LANGS:
+            raise ConfigError(f"augment.method = {recipe.augment.method} annotates the source side with NER, and "
+                              f"there is no NER model for data.src_lang = {data.src_lang!r}", path=path,
+                              hint=f"NER exists for {', '.join(NER_LANGS)}; or give augment.annotated")
+    if recipe.eval.suite is not None:
+        from .suite import check_resolved_options, load_suite
+
+        suite = load_suite(recipe.eval.suite)
+        context = {"run_dir": str(recipe.run_dir), "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
+                   "data_dir": str(Path(data.train_src).parent)}
+        for spec in suite.probes:  # placeholders the run cannot fill ({winomt}) come from `eval --set` later
+            check_resolved_options(spec.resolved(context, partial=True), path=suite.path)
+    if recipe.debias.method != "none":
+        _check_debias(recipe, path)
+
+
+def _check_debias(recipe: Recipe, path: Path | None) -> None:
+    """The word list and definitional pairs load now, not after training (post-hoc debiasing)."""
+    from .debias.words import load_definitional_pairs, load_word_list
+
+    debias = recipe.debias
+    pairs = debias.pairs or recipe.data.src_lang
+    for key, load, value in (("debias.words", load_word_list, debias.words),
+                             ("debias.pairs", load_definitional_pairs, pairs)):
+        try:
+            load(value)
+        except InputError as exc:
+            extra = " (the default is the shipped list of data.src_lang)" if key == "debias.pairs" and not debias.pairs else ""
+            raise ConfigError(f"{key} = {value!r}{extra}: {exc}", path=path,
+                              hint=f"fix {key}: a shipped name or a file") from None
+
+
+# keys that change nothing a run has already trained: a resume may change them
+_RESUMABLE_CHANGES = {("run", "dir"), ("train", "epochs"), ("train", "max_steps"), ("train", "log_every_steps"),
+                      ("train", "save_every_steps"), ("train", "save_every_epochs")}
+_RESUMABLE_SECTIONS = {"eval", "ablate"}
+# what a run makes before its first checkpoint, and the recipe sections each is made from
+_PRODUCTS = {"tokenizer": ("data", "tokenizer", "model"), "annotated": ("data", "augment"),
+             "swaps": ("data", "augment"), "log.jsonl": (), "best.json": (), "data_summary.json": (),
+             "environment.json": ()}
+
+
+def training_differences(old: dict, new: dict) -> list[str]:
+    """Keys whose resolved values differ between two recipe tables, leaving out those a resume may
+    change (evaluation, ablation, how long to train, how often to save or log). A key missing from
+    the old recipe (written before the key existed) counts as its default."""
+    from dataclasses import MISSING, fields
+
+    changed = []
+    for section in (f.name for f in fields(Recipe) if f.name != "source"):
+        if section in _RESUMABLE_SECTIONS:
+            continue
+        defaults = {f.name: None if f.default is MISSING else _plain(f.default) for f in fields(_section_class(section))}
+        before_table, after_table = old.get(section, {}), new.get(section, {})
+        for key in sorted(set(before_table) | set(after_table)):
+            if (section, key) in _RESUMABLE_CHANGES:
+                continue
+            before = before_table[key] if key in before_table else defaults.get(key)
+            after = after_table.get(key)  # recipe_to_dict leaves out None values
+            if before != after:
+                changed.append(f"{section}.{key} = {after!r} (the run has {before!r})")
+    return changed
+
+
+def _section_class(section: str):
+    import typing
+
+    return typing.get_type_hints(Recipe)[section]
+
+
+def _plain(value):
+    return list(value) if isinstance(value, tuple) else (str(value) if isinstance(value, Path) else value)
+
+
+def _failed_start(folder: Path) -> bool:
+    """Only the records a start writes first (recipe.toml, environment.json): it died before
+    making anything, so the folder counts as empty."""
+    entries = {p.name for p in folder.iterdir() if not p.name.startswith(".")}
+    return entries <= {"recipe.toml", "environment.json"}
 
 
 def prepare_run(recipe: Recipe) -> RunStore:
     """Create the run directory with the resolved recipe and environment record.
 
-    A run directory made from a different recipe is refused rather than mixed.
+    The run directory always describes its contents: a folder trained under a recipe that
+    differs in anything that matters for training is refused; one whose start was cut short
+    before its first checkpoint is rebuilt (its tokenizer and annotation are remade).
     """
     store = RunStore(recipe.run_dir)
     resolved = tomli_w.dumps(recipe_to_dict(recipe))
     recipe_file = store.recipe_file
-    if recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved and store.checkpoints():
-        raise ConfigError(f"run directory {store.dir} holds checkpoints of a different recipe",
-                          path=recipe.source or None,
-                          hint="choose another run.name (or --set run.name=...), or delete the old run")
+    store.clean_stale_temporaries()  # left by a process killed mid-write
+    if store.dir.is_dir() and _failed_start(store.dir):
+        store.environment_file.unlink(missing_ok=True)  # the record of a start that made nothing
+    elif recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved:
+        try:
+            old = tomllib.loads(recipe_file.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError:
+            old = {}
+        changed = training_differences(old, recipe_to_dict(recipe))
+        if changed and store.checkpoints():
+            raise ConfigError(f"run directory {store.dir} holds checkpoints trained under another recipe: "
+                              + "; ".join(changed), path=recipe.source or None,
+                              hint="choose another run.name (or --set run.name=...), undo the change, "
+                                   "or delete the old run")
+        if changed:  # nothing trained yet: what the first attempt made from other settings is stale
+            sections = {item.split(".", 1)[0] for item in changed}
+            stale = [name for name, made_from in _PRODUCTS.items()
+                     if store.entry(name).exists() and (not made_from or sections & set(made_from))]
+            log.warning("%s: the recipe changed before the first checkpoint (%s); remaking %s", store.dir,
+                        "; ".join(changed), ", ".join(stale) or "nothing")
+            for name in stale:
+                product = store.entry(name)
+                if product.is_dir():
+                    shutil.rmtree(product)
+                else:
+                    product.unlink(missing_ok=True)
     store.dir.mkdir(parents=True, exist_ok=True)
     write_text(recipe_file, resolved)
     store.clear_finished()  # this run is going on again
@@ -97,10 +232,18 @@ def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[
         init = local_model_dir(recipe.model.init, what="model.init checkpoint")
         return load_model(init), AutoTokenizer.from_pretrained(init)
     tok_dir = store.tokenizer_dir
+    settings = {"vocab_size": recipe.tokenizer.vocab_size, "joint": recipe.tokenizer.joint}
+    stamp = tok_dir / "mtdebias_tokenizer.json"
+    if stamp.is_file() and json.loads(stamp.read_text(encoding="utf-8")) != settings:
+        # prepare_run rebuilds or refuses on a changed recipe; this guards folders made otherwise
+        raise ConfigError(f"{tok_dir} was trained with {stamp.read_text(encoding='utf-8').strip()}, the recipe asks "
+                          f"for {json.dumps(settings)}", path=recipe.source or None,
+                          hint="choose another run.name, or delete the run folder to start over")
     if not tok_dir.is_dir():  # trained once, in a temporary folder renamed when complete
         tmp = store.tokenizer_tmp
         shutil.rmtree(tmp, ignore_errors=True)
         train_tokenizer(sources, targets, tmp, vocab_size=recipe.tokenizer.vocab_size, joint=recipe.tokenizer.joint)
+        write_json(tmp / stamp.name, settings)
         os.replace(tmp, tok_dir)
     tokenizer = load_tokenizer(tok_dir)
     src_vocab, tgt_vocab = vocab_sizes(tokenizer)
@@ -123,7 +266,7 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
         annotate_lists(sources, targets, annotated, recipe.data.src_lang, recipe.data.tgt_lang,
                        aligner=augment.aligner, types=tuple(augment.types),
                        two_sided=None if augment.two_sided else False,  # None: where a target NER model exists
-                       candidates=augment.candidates)
+                       candidates=augment.candidates, max_chars=recipe.data.max_line_chars)
     augmenter = AUGMENTERS.load(augment.method)  # switch_entity.v1 → SwitchEntity
     return augmenter(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
                         match_gender=augment.match_gender, unknown_policy=augment.unknown_policy,
@@ -156,8 +299,10 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     check_recipe(recipe)
     state = PartialState()
     with state.main_process_first():  # data, tokenizer and annotation are made once, by the main process
+        corpus = _training_data(recipe)  # an unusable corpus fails before the run folder is touched
         store = prepare_run(recipe) if state.is_main_process else RunStore(recipe.run_dir)
-        corpus = _training_data(recipe)
+        if state.is_main_process:
+            drops = _report_drops(corpus, recipe, store)
         model, tokenizer = build_model_and_tokenizer(recipe, corpus.sources, corpus.targets, store)
         source = pair_source(recipe, corpus.sources, corpus.targets, store)
     debiaser = _debiaser(recipe)
@@ -169,6 +314,8 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
                       seed=recipe.run.seed, dev=dev, tgt_lang=recipe.data.tgt_lang,
                       quality=dev_quality(recipe, dev))
     resumed = trainer.resume()
+    if state.is_main_process and not any("input" in row for row in store.read_log()):
+        store.log({"step": 0, "input": drops})  # the training log says what the data lost
     if debiaser is not None:
         _wire_debiasing(recipe, debiaser, trainer, resumed)
     if recipe.eval.suite and recipe.eval.inline:
@@ -212,7 +359,8 @@ def _debiaser(recipe: Recipe):
     from .debias import EncoderDebiaser
 
     return EncoderDebiaser(method=debias.method, words=debias.words, when=debias.when,
-                           multi_token=debias.multi_token, equalise=debias.equalise)
+                           multi_token=debias.multi_token, equalise=debias.equalise,
+                           pairs=debias.pairs or recipe.data.src_lang)
 
 
 def _wire_debiasing(recipe: Recipe, debiaser, trainer, resumed: bool) -> None:
@@ -237,5 +385,5 @@ def _debias_final_checkpoint(recipe: Recipe, store: RunStore) -> Path | None:
     from .debias import debias_checkpoint
 
     debias_checkpoint(last, out, method=debias.method, words=debias.words, multi_token=debias.multi_token,
-                      equalise=debias.equalise)
+                      equalise=debias.equalise, pairs=debias.pairs or recipe.data.src_lang)
     return out

@@ -22,7 +22,7 @@ from .errors import CheckpointError, InputError, MtdebiasError
 from .registry import PROBES
 from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore
-from .suite import ProbeSpec, Suite, load_suite
+from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite
 
 
 @dataclass
@@ -52,7 +52,10 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
     key = (suite.path, suite.name, tuple(sorted(context.items())))
     if cache is not None and key in cache:
         return cache[key]
-    probes = [(spec, spec.build()) for spec in (s.resolved(context) for s in suite.probes)]
+    probes = []
+    for spec in (s.resolved(context) for s in suite.probes):
+        check_resolved_options(spec, path=suite.path or None)
+        probes.append((spec, spec.build()))
     if cache is not None:
         cache[key] = probes
     return probes
@@ -80,7 +83,26 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], s
     except (CheckpointError, InputError, OSError) as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
+    waiting = []
     for spec, probe, request in missing:
+        claim = store.claim(checkpoint, request)
+        if not claim.acquire(blocking=False):  # another evaluator is computing it: do the rest first
+            waiting.append((spec, probe, request, claim))
+            continue
+        _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
+    for spec, probe, request, claim in waiting:  # then wait for those, and take over any left undone
+        claim.acquire()
+        _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
+
+
+def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, claim, translator,
+                   store: RunStore, outcome: EvalOutcome) -> None:
+    label = f"{checkpoint.name}: {spec.label}"
+    try:
+        # stored by another evaluator between our first look and the claim
+        if request in {row.get("request") for row in store.results(checkpoint)}:
+            outcome.skipped.append(label)
+            return
         result = probe.evaluate(translator)
         if result.attempts:
             store.write_attempts(checkpoint, spec.label, result.attempts)
@@ -88,7 +110,9 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], s
             store.write_table(checkpoint, spec.label, kind, table)
         store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in result.rows()],
                           label=spec.label)
-        outcome.scored.append(f"{checkpoint.name}: {spec.label}")
+        outcome.scored.append(label)
+    finally:
+        claim.release()
 
 
 def checkpoint_identity(checkpoint: Path) -> str:
@@ -120,6 +144,7 @@ def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str
     jobs = []
     for target in targets:
         store, checkpoints = RunStore.locate(target)
+        store.clean_stale_temporaries(evaluation_only=True)  # left by an evaluator killed mid-write
         context = {**run_context(store), **(overrides or {})}
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
@@ -161,17 +186,17 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     return hook
 
 
-def single_probe(probe_type: str, options: dict[str, Any], translator) -> Any:
+def single_probe(probe_type: str, options: dict[str, Any], translator, flags: dict[str, str] | None = None) -> Any:
     """Run one probe with the given options (``mtdebias eval --probe``)."""
-    import inspect
+    return build_single_probe(probe_type, options, flags).evaluate(translator)
 
-    constructor = PROBES.load(PROBES.canonical(probe_type, where="--probe"))
-    accepted = inspect.signature(constructor).parameters
-    unknown = [k for k in options if k not in accepted]
-    if unknown:
-        raise InputError(f"probe {probe_type} takes no option '{unknown[0]}'",
-                         hint=f"it takes {', '.join(sorted(accepted))}")
-    return constructor(**options).evaluate(translator)
+
+def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str, str] | None = None) -> Any:
+    """The probe ``mtdebias eval --probe`` runs; bad options fail here, before a model is loaded."""
+    canonical = PROBES.canonical(probe_type, where="--probe")
+    check_probe_options(probe_type, options, flags=flags)
+    check_resolved_options(ProbeSpec(canonical, dict(options)))
+    return PROBES.load(canonical)(**options)
 
 
 __all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "evaluate", "single_probe", "watch"]

@@ -18,11 +18,16 @@ run, and the run name ``<variant>-seed<k>`` an ablation gives it, is built (and 
 
 Every file is written atomically (:mod:`mtdebias.atomic`); a checkpoint directory is built
 under a temporary name and renamed when complete, so a half-written checkpoint is never seen.
+``results.jsonl`` is read, changed and rewritten under a file lock (:mod:`mtdebias.locking`),
+so concurrent evaluators of one checkpoint lose no rows; they split the work by claiming each
+evaluation request with a lock of its own (:meth:`RunStore.claim`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import platform
 import re
 import subprocess
@@ -32,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .atomic import read_jsonl, write_json, write_jsonl
+from .locking import FileLock
 
 CHECKPOINTS = "checkpoints"
 EVAL = "eval"
@@ -125,6 +131,23 @@ class RunStore:
     def watch_log(self) -> Path:
         return self.dir / "eval-watch.log"
 
+    @property
+    def data_summary_file(self) -> Path:
+        return self.dir / "data_summary.json"
+
+    def entry(self, name: str) -> Path:
+        """A top-level entry of the run folder by name (what the pipeline remakes when a recipe
+        changed before the first checkpoint: ``tokenizer``, ``annotated``, ...)."""
+        if "/" in name or name in ("", ".", ".."):
+            raise ValueError(f"not a top-level run entry: {name!r}")
+        return self.dir / name
+
+    def clean_stale_temporaries(self, evaluation_only: bool = False) -> list[Path]:
+        """Delete temporaries left by writers killed mid-write (all of the run, or its eval/)."""
+        from .atomic import clean_stale_temporaries
+
+        return clean_stale_temporaries(self.dir / EVAL if evaluation_only else self.dir)
+
     def read_best(self) -> dict[str, Any]:
         """best.json (best checkpoints by dev loss / BLEU / chrF); {} when absent."""
         path = self.dir / "best.json"
@@ -165,10 +188,27 @@ class RunStore:
                  if p.is_dir() and not p.name.startswith(".") and (p / COMPLETE_MARKER).exists()]
         return sorted(found, key=lambda p: p.name)
 
+    def training_checkpoints(self) -> list[Path]:
+        """Complete checkpoints written by training, oldest first (derived ones such as
+        ``-debiased`` excluded)."""
+        return [p for p in self.checkpoints() if _STEP_NAME.fullmatch(p.name)]
+
     def latest_checkpoint(self) -> Path | None:
         """The newest checkpoint written by training (derived ones such as ``-debiased`` excluded)."""
-        found = [p for p in self.checkpoints() if _STEP_NAME.fullmatch(p.name)]
+        found = self.training_checkpoints()
         return found[-1] if found else None
+
+    @staticmethod
+    def set_aside(checkpoint: Path) -> Path:
+        """Rename a damaged checkpoint out of the way (a dot name is never listed as a checkpoint),
+        so that training can write the same step again, and the files stay for a post-mortem."""
+        aside = checkpoint.with_name(f".{checkpoint.name}.damaged")
+        k = 1
+        while aside.exists():
+            k += 1
+            aside = checkpoint.with_name(f".{checkpoint.name}.damaged{k}")
+        os.replace(checkpoint, aside)
+        return aside
 
     def checkpoint_path(self, name: str) -> Path:
         return self.checkpoint_dir / name
@@ -205,9 +245,16 @@ class RunStore:
         other options, so its old numbers are superseded)."""
         rows = list(rows)
         new_keys = {(r["signature"], r["metric"]) for r in rows}
-        kept = [r for r in self.results(checkpoint) if (r["signature"], r["metric"]) not in new_keys
-                and (label is None or r.get("label") != label)]
-        write_jsonl(self.eval_dir(checkpoint) / "results.jsonl", kept + rows)
+        with FileLock(self.eval_dir(checkpoint) / ".results.lock"):  # read-modify-write: one writer at a time
+            kept = [r for r in self.results(checkpoint) if (r["signature"], r["metric"]) not in new_keys
+                    and (label is None or r.get("label") != label)]
+            write_jsonl(self.eval_dir(checkpoint) / "results.jsonl", kept + rows)
+
+    def claim(self, checkpoint: str | Path, request: str) -> FileLock:
+        """The lock an evaluator holds while it computes ``request`` for ``checkpoint``, so that a
+        second evaluator works on something else (or waits) instead of computing it again."""
+        name = hashlib.sha256(request.encode("utf-8")).hexdigest()[:24]
+        return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock")
 
     def attempts_path(self, checkpoint: str | Path, label: str) -> Path:
         return self.eval_dir(checkpoint) / f"{label}.attempts.jsonl"

@@ -42,6 +42,8 @@ from .registry import PROBES
 from .resources import DATA_ROOT
 
 SUITE_KEYS = ("type", "label")  # keys of a [[probe]] table that are not probe options
+# probes whose `lang` is the language a gender detector must read
+DETECTION_PROBES = ("winomt", "name_gender", "ambiguity")
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,14 @@ class ProbeSpec:
     paths: frozenset[str] = frozenset()  # options that name files, resolved against `base`
     base: str = ""  # the suite file's folder
 
-    def resolved(self, context: dict[str, str]) -> "ProbeSpec":
+    def resolved(self, context: dict[str, str], partial: bool = False) -> "ProbeSpec":
+        """Placeholders filled from ``context`` (``partial``: those it lacks stay as they are)."""
         context = {"shipped": str(DATA_ROOT), **context}
         options = {}
         for key, value in self.options.items():
+            if partial and isinstance(value, str) and any(m not in context for m in re.findall(r"\{(\w+)\}", value)):
+                options[key] = value
+                continue
             value = _fill(value, context, f"{self.label}.{key}")
             if key in self.paths and isinstance(value, str) and value and not Path(value).is_absolute():
                 value = str(Path(self.base) / value)
@@ -95,6 +101,41 @@ def probe_options(probe_type: str) -> dict[str, inspect.Parameter]:
     constructor = PROBES.load(probe_type)
     return {name: p for name, p in inspect.signature(constructor).parameters.items()
             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def check_probe_options(kind: str, options: dict[str, Any], *, where: str = "", path: str | Path | None = None,
+                        line_of: Any = None, flags: dict[str, str] | None = None) -> None:
+    """Refuse options the probe does not take (``beem = 3`` would otherwise be ignored) and
+    missing required ones, before anything is built. ``kind``: the probe type as the user wrote
+    it; ``line_of(key)``: the line of an option, for messages; ``flags`` maps an option to the
+    command-line flag that sets it."""
+    accepted = probe_options(PROBES.canonical(kind))
+    where = where or f"probe '{kind}'"
+    flags = flags or {}
+    for key in options:
+        if key not in accepted:
+            close = difflib.get_close_matches(key, sorted(accepted), n=1, cutoff=0.6)
+            raise ConfigError(f"{where}: unknown option {flags.get(key, key)!r}", path=path,
+                              line=line_of(key) if line_of else None,
+                              hint=f"did you mean '{flags.get(close[0], close[0])}'?" if close
+                              else f"{kind} takes: {', '.join(sorted(accepted))}")
+    required = [name for name, p in accepted.items() if p.default is inspect.Parameter.empty]
+    for name in required:
+        if name not in options:
+            raise ConfigError(f"{where}: missing required option {flags.get(name, name)!r}", path=path,
+                              line=line_of(None) if line_of else None,
+                              hint=f"{kind} needs {', '.join(flags.get(n, n) for n in required)}")
+
+
+def check_resolved_options(spec: "ProbeSpec", path: str | Path | None = None) -> None:
+    """Checks that need the filled-in values: a gender-reading probe's ``lang`` has a detector."""
+    lang = spec.options.get("lang")
+    if spec.type.split(".", 1)[0] in DETECTION_PROBES and isinstance(lang, str) and "{" not in lang:
+        from .lang import SUPPORTED_LANGS
+
+        if lang not in SUPPORTED_LANGS:
+            raise ConfigError(f"probe '{spec.label}': no gender detector for lang = {lang!r}", path=path,
+                              hint=f"{spec.type} reads target-side gender; supported: {', '.join(SUPPORTED_LANGS)}")
 
 
 def _takes_path(parameter: inspect.Parameter) -> bool:
@@ -150,16 +191,8 @@ def load_suite(path: str | Path) -> Suite:
         canonical = PROBES.canonical(kind)
         accepted = probe_options(canonical)
         options = {k: v for k, v in table.items() if k not in SUITE_KEYS}
-        for key in options:
-            if key not in accepted:
-                close = difflib.get_close_matches(key, list(accepted), n=1, cutoff=0.6)
-                raise ConfigError(f"probe #{number} ({canonical}): unknown option '{key}'", path=path,
-                                  line=_key_line(text, start, key),
-                                  hint=f"did you mean '{close[0]}'?" if close
-                                  else f"{canonical} takes {', '.join(sorted(accepted))}")
-        required = [name for name, p in accepted.items() if p.default is inspect.Parameter.empty and name not in options]
-        if required:
-            raise ConfigError(f"probe #{number} ({canonical}): missing option '{required[0]}'", path=path, line=start)
+        check_probe_options(canonical, options, where=f"probe #{number} ({canonical})", path=path,
+                            line_of=lambda key, start=start: _key_line(text, start, key) if key else start)
         label = table.get("label")
         if label is not None and not (isinstance(label, str) and re.fullmatch(r"[\w.-]+", label)):
             raise ConfigError(f"probe #{number}: label must be a word (letters, digits, _ . -), got {label!r}",

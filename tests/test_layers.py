@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mtdebias"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("mtdebias", "mtdebias.errors", "mtdebias.atomic", "mtdebias.signature", "mtdebias.textio",
               "mtdebias.store", "mtdebias.recipe", "mtdebias.registry", "mtdebias.resources", "mtdebias.hub",
-              "mtdebias.stats", "mtdebias.significance")),
+              "mtdebias.stats", "mtdebias.significance", "mtdebias.locking", "mtdebias.langcodes")),
     ("language tools", ("mtdebias.lang", "mtdebias.align", "mtdebias.ner", "mtdebias.names", "mtdebias.synth")),
     ("model/tokenizer/train", ("mtdebias.model", "mtdebias.tokenizer", "mtdebias.train")),
     ("translators", ("mtdebias.translators", "mtdebias.testing")),
@@ -33,7 +33,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 
 # names of files and folders inside a run directory, and the pieces of run and result names
 RUN_PATHS = {"eval", "checkpoints", "finished.json", "recipe.toml", "best.json", "log.jsonl", "environment.json",
-             "tokenizer", "annotated", "swaps", "results.jsonl", "eval-watch.log", ".tokenizer.tmp"}
+             "tokenizer", "annotated", "swaps", "results.jsonl", "eval-watch.log", ".tokenizer.tmp",
+             "data_summary.json", ".results.lock", ".claims"}
 RUN_NAME_PIECES = re.compile(r"\.attempts\.jsonl|\.anova\.json|(?<!-)-seed|^step-")
 
 

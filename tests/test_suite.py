@@ -47,7 +47,7 @@ def test_types_are_canonical_and_relative_paths_follow_the_suite_file(tmp_path, 
     ("beam = 1", "beem = 1", r"s\.toml:9: probe #1 \(winomt\.v1\): unknown option 'beem' \(did you mean 'beam'\?\)"),
     ('pro = ""', 'align_metod = "eflomal"', r"s\.toml:8: .*unknown option 'align_metod' \(did you mean 'align_method'\?\)"),
     ('type = "winomt"', 'type = "winomtt"', r"s\.toml:5: probe #1: unknown type 'winomtt' \(did you mean 'winomt'\?\)"),
-    ('data = "wino/en.txt"', "", r"s\.toml:4: probe #1 \(winomt\.v1\): missing option 'data'"),
+    ('data = "wino/en.txt"', "", r"s\.toml:4: probe #1 \(winomt\.v1\): missing required option 'data' \(winomt\.v1 needs lang, data\)"),
 ])
 def test_bad_suites_name_the_file_line_and_a_fix(tmp_path, line, key, message):
     text = SUITE.replace(line, key, 1)

@@ -27,7 +27,14 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..ablation import expand, parse_grid, run_ablation, significance_markdown, validate_variants
 
-    seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    seeds = []
+    for text in (s.strip() for s in args.seeds.split(",") if s.strip()):
+        if not text.isdigit():
+            from ..errors import ConfigError
+
+            raise ConfigError(f"--seeds {args.seeds!r}: {text!r} is not a seed (a whole number >= 0)",
+                              hint="pass comma-separated seeds, e.g. --seeds 1,2,3")
+        seeds.append(int(text))
     if args.dry_run:
         from ..recipe import load_recipe
 

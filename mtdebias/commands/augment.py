@@ -29,9 +29,20 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import atomic
     from ..augment.switch import SwitchEntity
+    from ..errors import InputError
+    from ..ner import TYPES
 
+    if args.epoch < 0:
+        raise InputError(f"--epoch {args.epoch} must be 0 or more", hint="epochs count from 0")
+    if not 0.0 <= args.p <= 1.0:
+        raise InputError(f"--p {args.p} is a probability: it must be within [0, 1]")
+    types = tuple(t.strip().upper() for t in args.types.split(",") if t.strip())
+    unknown = [t for t in types if t not in TYPES]
+    if unknown or not types:  # an unknown type would switch nothing and still "succeed"
+        raise InputError(f"--types {args.types!r}: unknown entity type(s) {', '.join(unknown) or '(none given)'}",
+                         hint=f"choose among {', '.join(TYPES)}")
     switch = SwitchEntity(args.dir, seed=args.seed, p=args.p,
-                          types=tuple(t.strip().upper() for t in args.types.split(",") if t.strip()),
+                          types=types,
                           match_gender=args.match_gender, unknown_policy=args.unknown,
                           swap_log=args.swap_log)
     sources, targets = switch.pairs(args.epoch)

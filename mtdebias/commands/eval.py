@@ -78,6 +78,13 @@ def run(args: argparse.Namespace) -> int:
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
                         on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True))
     else:
+        from ..store import RunStore
+
+        for target in args.targets:  # an empty run would "succeed" having scored nothing
+            store, checkpoints = RunStore.locate(target)
+            if not checkpoints:
+                raise InputError("no checkpoints to score in this run directory", path=target,
+                                 hint="train it first (mtdebias train RECIPE), or follow the training with --watch")
         outcome = evaluate(args.targets, args.suite, overrides)
     for label in outcome.scored:
         print(f"scored   {label}")
@@ -90,14 +97,20 @@ def run(args: argparse.Namespace) -> int:
 def _run_single(args: argparse.Namespace) -> int:
     from ..atomic import write_jsonl
     from ..errors import InputError
-    from ..runner import single_probe
+    from ..runner import build_single_probe
 
     options = {k: v for k, v in {"lang": args.lang, "data": args.data, "pro": args.pro, "anti": args.anti,
                                  "templates": args.templates, "src": args.src, "ref": args.ref}.items()
                if v is not None}
     options.update(_parse_pairs(args.option))
+    flags = {k: f"--{k}" for k in ("lang", "data", "pro", "anti", "templates", "src", "ref")}
+    probe = build_single_probe(args.probe, options, flags)  # bad options fail before any model is loaded
     if args.translations:
         from ..translators.file import FileTranslator
+
+        if not Path(args.translations).is_file():
+            raise InputError("translations file not found", path=args.translations,
+                             hint="pass a file of 'source ||| translation' lines, or one aligned with --src")
 
         # 'source ||| translation' lines stand alone; a plain file needs --src beside it
         with open(args.translations, encoding="utf-8", errors="replace") as handle:
@@ -110,7 +123,7 @@ def _run_single(args: argparse.Namespace) -> int:
         translator = HFTranslator(args.targets[0])
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
-    result = single_probe(args.probe, options, translator)
+    result = probe.evaluate(translator)
     missing = getattr(translator, "missing", [])
     if missing:
         print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)

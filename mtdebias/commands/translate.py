@@ -22,10 +22,21 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import InputError
     from ..translators.hf import HFTranslator
 
+    if args.beam < 1:
+        raise InputError(f"--beam {args.beam} must be 1 or more", hint="--beam 1 is greedy decoding")
+    if args.sample < 0 or args.epsilon < 0 or args.epsilon >= 1:
+        raise InputError("--sample must be >= 0 and --epsilon within [0, 1)")
+    from ..hub import local_model_dir
+
+    local_model_dir(args.checkpoint, what="checkpoint")  # a wrong path fails before stdin is read
+    lines = [line.rstrip("\n") for line in sys.stdin]  # read before the model is loaded
+    if not lines:
+        raise InputError("nothing to translate: standard input is empty",
+                         hint="pipe one sentence per line, e.g. mtdebias translate CKPT < input.en")
     translator = HFTranslator(args.checkpoint, device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
-    lines = [line.rstrip("\n") for line in sys.stdin]
     if args.sample:
         for samples in translator.sample(lines, n=args.sample, epsilon=args.epsilon, seed=args.seed):
             print("\t".join(samples))

@@ -48,6 +48,9 @@ class QualityProbe(BaseProbe):
         if lang and tgt_lang and lang != tgt_lang:
             raise InputError(f"lang = {lang!r} and tgt_lang = {tgt_lang!r} disagree", hint="give one of them")
         corpus = read_parallel(src, ref)
+        if not len(corpus):
+            raise InputError(f"the quality probe's files hold no sentence pairs ({corpus.skipped_empty} "
+                             "empty line(s))", path=src, hint=f"give src and ref files with text (ref: {ref})")
         limit = max_sentences or len(corpus)
         return cls(corpus.sources[:limit], corpus.targets[:limit], tgt_lang or lang, beam=beam)
 

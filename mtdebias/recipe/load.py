@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 import tomllib
 import types
 import typing
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import ConfigError
-from .schema import CHOICES, Recipe
+from .schema import CHOICES, RANGES, Recipe
 
 _SECTIONS = {f.name: f for f in dataclasses.fields(Recipe) if f.name != "source"}
 
@@ -93,6 +94,11 @@ def _build_section(cls: type, table: Any, section: str, path: Path | None, base:
         if allowed and kwargs[name] not in allowed:
             raise ConfigError(f"{where} = {kwargs[name]!r} is not one of {', '.join(allowed)}", path=path,
                               hint=_did_you_mean(str(kwargs[name]), allowed))
+        bounds = RANGES.get((section, name))
+        if bounds is not None and not bounds.contains(kwargs[name]):
+            raise ConfigError(f"{where} = {kwargs[name]!r} is out of range: it must be {bounds.describe()}"
+                              + (f" ({bounds.why})" if bounds.why else ""), path=path,
+                              hint=f"fix {where} in the recipe or its --set override")
     return cls(**kwargs)
 
 
@@ -118,20 +124,36 @@ def _cross_checks(recipe: Recipe, path: Path | None) -> None:
     data = recipe.data
     if (data.dev_src is None) != (data.dev_tgt is None):
         raise ConfigError("data.dev_src and data.dev_tgt go together: give both or neither", path=path)
-    if recipe.train.grad_accum < 1 or recipe.train.max_tokens < 16:
-        raise ConfigError("train.grad_accum must be >= 1 and train.max_tokens >= 16", path=path)
     train = recipe.train
-    for key in ("epochs", "save_every_epochs", "log_every_steps", "max_len"):
-        if getattr(train, key) < 1:
-            raise ConfigError(f"train.{key} must be >= 1, got {getattr(train, key)}", path=path)
+    _check_run_name(recipe.run.name, path)
     if train.max_len > recipe.model.max_positions:
         raise ConfigError(f"train.max_len = {train.max_len} exceeds model.max_positions = "
                           f"{recipe.model.max_positions}", path=path, hint="lower train.max_len or raise max_positions")
-    if not 0.0 <= recipe.augment.p <= 1.0:
-        raise ConfigError(f"augment.p = {recipe.augment.p} must be within [0, 1]", path=path)
+    _check_languages(recipe, path)  # checks that need probes, NER or word lists: pipeline.check_recipe
     if recipe.model.init and recipe.tokenizer != type(recipe.tokenizer)():
         raise ConfigError("[tokenizer] settings do not apply when model.init is set (its tokenizer is used)",
                           path=path)
+
+
+# a run name is one folder under run.dir: no separators, no "." or "..", nothing hidden
+_RUN_NAME = re.compile(r"[\w][\w.,=+@-]*")
+
+
+def _check_run_name(name: str, path: Path | None) -> None:
+    if not _RUN_NAME.fullmatch(name) or name in (".", ".."):
+        raise ConfigError(f"run.name = {name!r} is not a safe folder name", path=path,
+                          hint="use letters, digits and . , = + @ - _ (no '/', no leading '.' or '-'), "
+                               "e.g. --set run.name=try1")
+
+
+def _check_languages(recipe: Recipe, path: Path | None) -> None:
+    """Language codes are real (whether the tools the recipe uses know them is checked by
+    :func:`mtdebias.pipeline.check_recipe`)."""
+    from ..langcodes import check_language_code
+
+    data = recipe.data
+    for key in ("src_lang", "tgt_lang"):
+        check_language_code(getattr(data, key), f"data.{key}", path=path, error=ConfigError)
 
 
 def apply_overrides(raw: dict[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
