@@ -57,8 +57,9 @@ PROBES = Registry("probe", {
     "name_gender.v1": "mtdebias.probes.name_gender:NameGenderProbe.from_options",
     "sentiment.v1": "mtdebias.probes.sentiment:SentimentProbe.from_options",
     "ambiguity.v1": "mtdebias.probes.ambiguity:AmbiguityProbe.from_options",
+    "wsd_bias.v1": "mtdebias.probes.wsd_bias:WSDBiasProbe.from_options",
 }, aliases={"quality": "quality.v1", "winomt": "winomt.v1", "name_gender": "name_gender.v1",
-            "sentiment": "sentiment.v1", "ambiguity": "ambiguity.v1"})
+            "sentiment": "sentiment.v1", "ambiguity": "ambiguity.v1", "wsd_bias": "wsd_bias.v1"})
 
 DEBIAS_METHODS = Registry("debiasing method", {
     "hard.v1": "mtdebias.debias.hard:HardDebiasEraser",

@@ -41,6 +41,8 @@ RUN_NAME_PIECES = re.compile(r"\.attempts\.jsonl|\.anova\.json|(?<!-)-seed|^step
 def _modules() -> dict[str, Path]:
     out = {}
     for path in PACKAGE.rglob("*.py"):
+        if path.is_relative_to(PACKAGE / "data"):
+            continue  # shipped data (and the scripts that authored it), not package modules
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()

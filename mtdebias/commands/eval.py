@@ -2,6 +2,7 @@
 
 * ``mtdebias eval RUN_DIR|CHECKPOINT… --suite eval/quick.toml [--watch]``
 * ``mtdebias eval --probe winomt --lang de --data en.txt --translations FILE --json``
+* ``mtdebias eval --probe wsd_bias --lang de --data items.jsonl --translations FILE --json``
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def add_parser(subparsers) -> None:
     single = parser.add_argument_group("a single probe")
     single.add_argument("--probe", help=f"probe name: {', '.join(PROBES.entries)} (or without the version)")
     single.add_argument("--lang", help="target language")
-    single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt)")
+    single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt, wsd_bias items.jsonl)")
     single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")
     single.add_argument("--anti", help="WinoMT en_anti.txt (for ΔS)")
     single.add_argument("--templates", help="template file replacing the shipped one")
