@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: install demo test test-slow bench clean chromium wordnet
+.PHONY: install demo test test-slow bench clean chromium wordnet gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ test: $(STAMP) chromium wordnet
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m slow
+
+gold-agreement: $(STAMP)  # gender detectors vs the hand-labelled WinoMT gold set
+	$(BIN)/python eval/gold/winomt/agreement.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/train_throughput.py

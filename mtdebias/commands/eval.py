@@ -37,7 +37,7 @@ def add_parser(subparsers) -> None:
     single.add_argument("--src", help="quality: source file")
     single.add_argument("--ref", help="quality: reference file")
     single.add_argument("--translations", help="precomputed translations: 'source ||| translation' lines, "
-                                               "or a plain file aligned with --src")
+                                               "a 'from,to' CSV (GEST's layout), or a plain file aligned with --src")
     single.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="any other probe option (value read as JSON if it parses)")
     single.add_argument("--allow-missing", action="store_true",
@@ -114,8 +114,10 @@ def _run_single(args: argparse.Namespace) -> int:
                              hint="pass a file of 'source ||| translation' lines, or one aligned with --src")
 
         # 'source ||| translation' lines stand alone; a plain file needs --src beside it
+        from ..translators.file import is_from_to_csv
+
         with open(args.translations, encoding="utf-8", errors="replace") as handle:
-            paired = "|||" in handle.readline()
+            paired = "|||" in handle.readline() or is_from_to_csv(args.translations)
         translator = FileTranslator(args.translations, sources=None if paired else args.src,
                                     allow_missing=args.allow_missing)
     elif args.targets:
@@ -125,6 +127,13 @@ def _run_single(args: argparse.Namespace) -> int:
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = probe.evaluate(translator)
+    mismatched = getattr(translator, "mismatched_lines", [])
+    if mismatched:
+        print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "
+              f"{', '.join(map(str, mismatched))}; matched the other lines by line number and scored "
+              f"these as undetected", file=sys.stderr)
+    for finding in result.meta.get("data_findings", []) if isinstance(result.meta, dict) else []:
+        print(f"data check: {finding}", file=sys.stderr)
     missing = getattr(translator, "missing", [])
     if missing:
         print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)

@@ -114,6 +114,38 @@ def load_winomt(path: str | Path) -> list[WinoMTItem]:
     return items
 
 
+_PRONOUNS = {"male": {"he", "him", "his", "himself"},
+             "female": {"she", "her", "hers", "herself"},
+             "neutral": {"they", "them", "their", "theirs", "themselves", "themself"}}
+
+
+def validate_items(items: Sequence[WinoMTItem]) -> list[str]:
+    """Checks of loaded WinoMT data that do not stop the probe; returns what was found.
+
+    * duplicate rows (same gold, index, sentence and profession) — kept, as mt_gender keeps
+      them, but named with their line numbers;
+    * rows whose sentence has no pronoun of the gold gender (``female`` with only he/him/his),
+      which means the gold column and the sentence disagree.
+    """
+    findings = []
+    first: dict[tuple, int] = {}
+    duplicates = []
+    for item in items:
+        if item.key in first:
+            duplicates.append(f"{item.line} (= line {first[item.key]})")
+        else:
+            first[item.key] = item.line
+    if duplicates:
+        findings.append(f"{len(duplicates)} duplicate row(s): lines {', '.join(duplicates)}")
+    inconsistent = [item.line for item in items
+                    if not set(re.findall(r"[a-z]+", item.sentence.lower())) & _PRONOUNS[item.gold]]
+    if inconsistent:
+        shown = ", ".join(map(str, inconsistent[:20])) + (" …" if len(inconsistent) > 20 else "")
+        findings.append(f"{len(inconsistent)} row(s) whose sentence has no {'/'.join(sorted(_PRONOUNS))} "
+                        f"pronoun of the gold gender: lines {shown}")
+    return findings
+
+
 def mark_stereotypes(items: Sequence[WinoMTItem], pro: Sequence[WinoMTItem] = (),
                      anti: Sequence[WinoMTItem] = ()) -> list[WinoMTItem]:
     """Label items that also occur in the pro-/anti-stereotypical files (matched on all 4 fields)."""
@@ -243,6 +275,7 @@ class WinoMTProbe(BaseProbe):
         self.data_hash = data_hash or hash_json([item.key + (item.stereotype,) for item in self._items])
         self._detect = detect
         self._align = align
+        self.findings = validate_items(self._items)
 
     @classmethod
     def from_options(cls, lang: str, data: str | Path, pro: str | Path | None = None,
@@ -291,7 +324,13 @@ class WinoMTProbe(BaseProbe):
         translations = translator.translate(sources, beam=self.beam)
         if len(translations) != len(sources):
             raise InputError(f"translator returned {len(translations)} translations for {len(sources)} sentences")
-        return self.judge(items, translations)
+        attempts = self.judge(items, translations)
+        # a file of translations matched by line (mt_gender's files): the lines whose source
+        # differed were given no translation and are scored undetected
+        mismatched = list(getattr(translator, "mismatched_lines", []))
+        if mismatched:
+            attempts.meta["source_mismatch_lines"] = [items[n - 1].line for n in mismatched]
+        return attempts
 
     def judge(self, items: Sequence[WinoMTItem], translations: Sequence[str]) -> Attempts:
         """Align, then detect the profession's gender in given translations (one per item)."""
@@ -323,6 +362,8 @@ class WinoMTProbe(BaseProbe):
         unaligned = sum(1 for a in attempts if a["target_span"] is None)
         meta = {"lang": self.lang, "items": len(items), "unaligned": unaligned,
                 "undetected": sum(1 for p in predictions if p == "undetected")}
+        if self.findings:
+            meta["data_findings"] = list(self.findings)
         return Attempts(attempts, meta=meta)
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:

@@ -30,6 +30,7 @@ from ..significance import seed_interval
 from . import plots
 from ..store import checkpoint_suffix
 from .collect import RunData, finite, load_run, row_key
+from .gest import add_gest_section, is_stereotype_rate_key
 from .html import Document
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
@@ -214,6 +215,8 @@ class _Builder:
         quality_first = sorted(self.keys, key=lambda k: (not _is_quality(k), k))
         current_probe = None
         for key in quality_first:
+            if is_stereotype_rate_key(key):
+                continue  # GEST's 16 per-stereotype rates are drawn as bars (add_gest_section)
             probe, metric = key.split(":", 1)  # probe here includes a suite label (probe@label)
             series: dict[str, list[plots.SeriesPoint]] = {}
             sigs: list[str] = []
@@ -496,6 +499,7 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     builder.name_gender()
     builder.sentiment()
     builder.ambiguity()
+    add_gest_section(builder)
     builder.wsd_bias()
     builder.anova()
     builder.signatures()
