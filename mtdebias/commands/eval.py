@@ -21,7 +21,9 @@ def add_parser(subparsers) -> None:
         description="Score every checkpoint of runs with an evaluation suite (stored results with the same "
                     "signature are skipped; an interrupted evaluation resumes), or run a single probe on a "
                     "checkpoint or a file of translations.")
-    parser.add_argument("targets", nargs="*", type=Path, help="run directories or checkpoint directories")
+    parser.add_argument("targets", nargs="*", type=Path, help="run directories, checkpoint directories, or fairseq models (a save directory "
+                             "of *.pt files, one .pt, or a fairseq.toml naming checkpoints, dictionaries and "
+                             "subword model)")
     parser.add_argument("--suite", type=Path, help="suite TOML (see eval/)")
     parser.add_argument("--watch", action="store_true", help="keep scoring new checkpoints until training ends")
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between looks with --watch")
@@ -79,10 +81,10 @@ def run(args: argparse.Namespace) -> int:
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
                         on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True))
     else:
-        from ..store import RunStore
+        from ..runner import locate
 
         for target in args.targets:  # an empty run would "succeed" having scored nothing
-            store, checkpoints = RunStore.locate(target)
+            store, checkpoints = locate(target)
             if not checkpoints:
                 raise InputError("no checkpoints to score in this run directory", path=target,
                                  hint="train it first (mtdebias train RECIPE), or follow the training with --watch")
@@ -121,9 +123,9 @@ def _run_single(args: argparse.Namespace) -> int:
         translator = FileTranslator(args.translations, sources=None if paired else args.src,
                                     allow_missing=args.allow_missing)
     elif args.targets:
-        from ..translators.hf import HFTranslator
+        from ..translators.load import load_translator
 
-        translator = HFTranslator(args.targets[0])
+        translator = load_translator(args.targets[0])
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = probe.evaluate(translator)

@@ -8,12 +8,18 @@ need, taking whichever spelling of a field the probe used and skipping what is a
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name
+
+
+def _natural(name: str) -> tuple:
+    """``checkpoint2.pt`` before ``checkpoint10.pt`` (fairseq's epoch checkpoints)."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
 def metric_key(probe: str, metric: str, label: str | None = None) -> str:
@@ -54,7 +60,7 @@ class RunData:
     def checkpoints(self) -> list[str]:
         """Checkpoints with stored results, in training order (unnumbered names last)."""
         names = {r["checkpoint"] for r in self.results}
-        return sorted(names, key=lambda n: (checkpoint_step(n) is None, checkpoint_step(n) or 0, n))
+        return sorted(names, key=lambda n: (checkpoint_step(n) is None, checkpoint_step(n) or 0, _natural(n)))
 
     def step_of(self, checkpoint: str) -> int | None:
         step = checkpoint_step(checkpoint)
