@@ -121,7 +121,11 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
             store.write_attempts(checkpoint, spec.label, result.attempts)
         for kind, table in result.tables.items():
             store.write_table(checkpoint, spec.label, kind, table)
-        store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in result.rows()],
+        rows = result.rows() or [{  # a probe with nothing to measure here (GEST's only_for): the request is
+            # answered all the same, so the model is not loaded again for it
+            "probe": result.probe, "signature": result.signature, "metric": "skipped", "value": None, "ci": None,
+            "n": 0, "meta": result.meta}]
+        store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in rows],
                           label=spec.label)
         outcome.scored.append(label)
     finally:

@@ -153,3 +153,32 @@ def test_a_scored_checkpoint_is_neither_loaded_nor_hashed_again(run_dir, monkeyp
     config.write_text(config.read_text() + " ")  # same JSON, different bytes
     third = evaluate([run_dir], run_dir.parent / "suite.toml", overrides, make_translator=loading)
     assert loads[-1] == "step-0000200" and len(third.scored) == 2
+
+
+def test_a_probe_skipped_for_this_run_is_answered_once(tmp_path):
+    """GEST listed for Slavic targets only: on a German run it measures nothing, and that answer
+    is stored, so evaluating again loads no model for it."""
+    from mtdebias.store import RunStore
+
+    run = tmp_path / "run"
+    checkpoint = run / "checkpoints" / "step-0000001"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "trainer_state.json").write_text("{}")
+    (tmp_path / "s.toml").write_text('[[probe]]\ntype = "gest"\nlang = "de"\nonly_for = ["ru"]\nlimit = 5\n')
+    loads = []
+
+    def loading(path):
+        loads.append(path.name)
+
+        class Unused:
+            def signature(self):
+                return "scripted:unused"
+
+        return Unused()
+
+    first = evaluate([run], tmp_path / "s.toml", make_translator=loading)
+    assert first.scored == ["step-0000001: gest"] and loads == ["step-0000001"]
+    [row] = RunStore(run).results(checkpoint)
+    assert row["metric"] == "skipped" and row["value"] is None and "not among" in row["meta"]["skipped"]
+    again = evaluate([run], tmp_path / "s.toml", make_translator=loading)
+    assert again.skipped == ["step-0000001: gest"] and loads == ["step-0000001"]
