@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+from ..registry import PROBES
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -28,8 +30,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
     single = parser.add_argument_group("a single probe")
-    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity, wsd_bias, "
-                                        "gest, gest_pref")
+    single.add_argument("--probe", help=f"probe name: {', '.join(PROBES.entries)} (or without the version)")
     single.add_argument("--lang", help="target language")
     single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt, wsd_bias items.jsonl)")
     single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")
@@ -127,7 +128,7 @@ def _run_single(args: argparse.Namespace) -> int:
         translator = load_translator(args.targets[0])
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
-    result = probe.run(translator)
+    result = probe.evaluate(translator)
     mismatched = getattr(translator, "mismatched_lines", [])
     if mismatched:
         print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "
