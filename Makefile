@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: install demo test test-slow bench clean chromium wordnet gold-agreement
+.PHONY: install install-fairseq demo test test-slow test-fairseq bench clean chromium wordnet gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,21 @@ test: $(STAMP) chromium wordnet
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m slow
+
+# Optional fairseq backend (README "fairseq"). The original fairseq does not import on Python 3.11;
+# the fairseq-fixed fork does, but ships only an sdist (C++/Cython extensions: ~2.5 min on 2 cores)
+# and its metadata pulls torchaudio, which would replace the pinned torch: so its runtime
+# dependencies come from the `fairseq` extra and the fork itself is built with --no-deps.
+FAIRSEQ_VERSION := 0.12.3.1
+
+install-fairseq: $(STAMP)
+	@$(BIN)/python -c "import fairseq" 2>/dev/null && echo "fairseq already installed" || { \
+	  $(BIN)/python -m pip install -q -e '.[fairseq]' && \
+	  $(BIN)/python -m pip install --no-build-isolation --no-deps 'fairseq-fixed==$(FAIRSEQ_VERSION)' && \
+	  $(BIN)/python -c "import fairseq; print('fairseq', fairseq.__version__, 'installed')"; }
+
+test-fairseq: install-fairseq
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m fairseq
 
 gold-agreement: $(STAMP)  # gender detectors vs the hand-labelled WinoMT gold set
 	$(BIN)/python eval/gold/winomt/agreement.py

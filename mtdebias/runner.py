@@ -20,6 +20,8 @@ from .errors import CheckpointError, InputError, MtdebiasError
 from .signature import Signature, hash_file, hash_json
 from .store import RunStore
 from .suite import SUITE_OPTIONS, ProbeSpec, Suite, check_probe_options, load_suite, probe_constructors
+from .translators.fairseq import find_spec
+from .translators.load import load_translator, translator_factory
 
 FINISHED = "finished.json"
 
@@ -51,6 +53,9 @@ def locate(target: Path) -> tuple[RunStore, list[Path]]:
         return store, store.checkpoints()
     if target.parent.name == "checkpoints":
         return RunStore(target.parent.parent), [target]
+    fairseq = find_spec(target)
+    if fairseq is not None:  # a fairseq model: its .pt files, results beside them (or where it says)
+        return RunStore(fairseq.results_dir()), fairseq.checkpoints
     if not target.exists():
         raise InputError("no such run directory or checkpoint", path=target)
     # a checkpoint from elsewhere (e.g. a downloaded Opus-MT): results go beside it
@@ -129,9 +134,7 @@ def request_key(spec: ProbeSpec, translator) -> str:
 
 
 def _load_translator(checkpoint: Path):
-    from .translators.hf import HFTranslator
-
-    return HFTranslator(checkpoint)
+    return load_translator(checkpoint)
 
 
 def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str] | None = None,
@@ -146,9 +149,10 @@ def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str
         context = {**run_context(store.dir), **(overrides or {})}
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
-        jobs += [(store, checkpoint, context) for checkpoint in checkpoints]
-    for store, checkpoint, context in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
-        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, make_translator)
+        loader = make_translator or translator_factory(target)  # a fairseq.toml's parts follow its checkpoints
+        jobs += [(store, checkpoint, context, loader) for checkpoint in checkpoints]
+    for store, checkpoint, context, loader in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
+        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader)
     return outcome
 
 

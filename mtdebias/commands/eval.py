@@ -19,7 +19,9 @@ def add_parser(subparsers) -> None:
         description="Score every checkpoint of runs with an evaluation suite (stored results with the same "
                     "signature are skipped; an interrupted evaluation resumes), or run a single probe on a "
                     "checkpoint or a file of translations.")
-    parser.add_argument("targets", nargs="*", type=Path, help="run directories or checkpoint directories")
+    parser.add_argument("targets", nargs="*", type=Path, help="run directories, checkpoint directories, or fairseq models (a save directory "
+                             "of *.pt files, one .pt, or a fairseq.toml naming checkpoints, dictionaries and "
+                             "subword model)")
     parser.add_argument("--suite", type=Path, help="suite TOML (see eval/)")
     parser.add_argument("--watch", action="store_true", help="keep scoring new checkpoints until training ends")
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between looks with --watch")
@@ -120,9 +122,9 @@ def _run_single(args: argparse.Namespace) -> int:
         translator = FileTranslator(args.translations, sources=None if paired else args.src,
                                     allow_missing=args.allow_missing)
     elif args.targets:
-        from ..translators.hf import HFTranslator
+        from ..translators.load import load_translator
 
-        translator = HFTranslator(args.targets[0])
+        translator = load_translator(args.targets[0])
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = probe.run(translator)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("translate", help="translate stdin to stdout with a checkpoint",
                                    description="Translate lines from standard input with a local checkpoint.")
-    parser.add_argument("checkpoint", help="a local checkpoint directory")
+    parser.add_argument("checkpoint", help="a local checkpoint directory, or a fairseq model (.pt, save directory or fairseq.toml)")
     parser.add_argument("--beam", type=int, default=5, help="beam size (default 5)")
     parser.add_argument("--sample", type=int, default=0, metavar="N",
                         help="print N ε-samples per line instead (tab-separated)")
@@ -23,7 +24,8 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..translators.hf import HFTranslator
+    from ..translators.fairseq import find_spec
+    from ..translators.load import load_translator
 
     if args.beam < 1:
         raise InputError(f"--beam {args.beam} must be 1 or more", hint="--beam 1 is greedy decoding")
@@ -31,12 +33,13 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--sample must be >= 0 and --epsilon within [0, 1)")
     from ..hub import local_model_dir
 
-    local_model_dir(args.checkpoint, what="checkpoint")  # a wrong path fails before stdin is read
+    if find_spec(Path(args.checkpoint)) is None:  # a fairseq model is a .pt, a save folder or a TOML
+        local_model_dir(args.checkpoint, what="checkpoint")  # a wrong path fails before stdin is read
     lines = [line.rstrip("\n") for line in sys.stdin]  # read before the model is loaded
     if not lines:
         raise InputError("nothing to translate: standard input is empty",
                          hint="pipe one sentence per line, e.g. mtdebias translate CKPT < input.en")
-    translator = HFTranslator(args.checkpoint, device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
+    translator = load_translator(args.checkpoint, device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
     if args.sample:
         for samples in translator.sample(lines, n=args.sample, epsilon=args.epsilon, seed=args.seed):
             print("\t".join(samples))
