@@ -60,10 +60,10 @@ def test_multi_token_names_two_persons_and_repeats_are_paired(en_de):
     _, summary, rows, _ = en_de
     assert summary["two_sided"] is False  # no German NER model → one-sided
     assert len(rows) == 9 and summary["skipped_empty"] == 1
-    assert _accepted(rows[0]) == [("Al Gore", "Al Gore", "PERSON/male")]
-    assert _accepted(rows[1]) == [("Anna Berger", "Anna Berger", "PERSON/female"),
-                                  ("Thomas Weber", "Thomas Weber", "PERSON/male")]
-    assert _accepted(rows[2]) == [("Peter", "Peter", "PERSON/male")] * 2
+    assert _accepted(rows[0]) == [("Al Gore", "Al Gore", "PERSON/male/full")]
+    assert _accepted(rows[1]) == [("Anna Berger", "Anna Berger", "PERSON/female/full"),
+                                  ("Thomas Weber", "Thomas Weber", "PERSON/male/full")]
+    assert _accepted(rows[2]) == [("Peter", "Peter", "PERSON/male/first")] * 2
     for row in rows:
         for e in row["entities"]:  # spans index the stored strings
             assert row["src"][e["src"][0]:e["src"][1]] == e["src_text"]
@@ -72,7 +72,7 @@ def test_multi_token_names_two_persons_and_repeats_are_paired(en_de):
 
 def test_name_with_apostrophe_keeps_its_punctuation(en_de):
     rows = en_de[2]
-    assert ("Shaun O'Neill", "Shaun O'Neill", "PERSON/male") in _accepted(rows[3]) + \
+    assert ("Shaun O'Neill", "Shaun O'Neill", "PERSON/male/full") in _accepted(rows[3]) + \
         _accepted(rows[4]) + _accepted(rows[5])
 
 
@@ -89,8 +89,9 @@ def test_name_missing_from_translation_is_rejected_and_counted(en_de):
 def test_candidate_lists_by_type_and_gender(en_de):
     tmp = en_de[0]
     lists = json.loads((tmp / "out" / "candidates.json").read_text())["lists"]
-    female = {c["src"] for c in lists["PERSON/female"]}
-    male = {c["src"]: c["count"] for c in lists["PERSON/male"]}
+    female = {c["src"] for k in ("PERSON/female/full", "PERSON/female/first") for c in lists.get(k, [])}
+    male = {c["src"]: c["count"] for k in ("PERSON/male/full", "PERSON/male/first")
+            for c in lists.get(k, [])}
     assert {"Anna Berger", "Hillary Clinton", "Laura"} <= female
     assert "Maria" not in female  # its only mention was rejected
     assert male["Peter"] == 2 and "Al Gore" in male and not (female & set(male))
@@ -150,7 +151,7 @@ def test_deterministic_resumable_and_mergeable(en_de, tmp_path):
                         shard_size=5, extra_sources=extra[0], extra_targets=extra[1])
     merged = merge_annotations([tmp / "out", tmp_path / "again"], tmp_path / "merged")
     assert merged["pairs"] == 2 * summary["pairs"]
-    assert merged["accepted"]["PERSON/male"] == 2 * summary["accepted"]["PERSON/male"]
+    assert merged["accepted"]["PERSON/male/full"] == 2 * summary["accepted"]["PERSON/male/full"]
 
 
 def test_user_candidates_are_merged_and_validated(en_de, tmp_path):
@@ -160,7 +161,7 @@ def test_user_candidates_are_merged_and_validated(en_de, tmp_path):
     annotate_corpus(tmp / "c.en", tmp / "c.xx", tmp_path / "u", "en", "de", gender_of=gender_of,
                     shard_size=4, candidates=user, extra_sources=extra[0], extra_targets=extra[1])
     lists = json.loads((tmp_path / "u" / "candidates.json").read_text())["lists"]
-    assert {"src": "Grace Hopper", "tgt": "Grace Hopper", "count": 2} in lists["PERSON/female"]
+    assert {"src": "Grace Hopper", "tgt": "Grace Hopper", "count": 2} in lists["PERSON/female/full"]
     user.write_text("PERSON\tfemme\tX\tX\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"user.tsv:1"):
         annotate_corpus(tmp / "c.en", tmp / "c.xx", tmp_path / "v", "en", "de",

@@ -10,8 +10,13 @@ decides whether the pair is trusted:
 * in two-sided mode they must lie inside a target entity of the same type (GPE≈LOC);
 * two source entities may not claim overlapping target text.
 
-Everything else is left alone and counted under its reason. Persons get a gender from their given
-name (first token of the source entity).
+Everything else is left alone and counted under its reason. Persons (see :mod:`.person`) get a
+shape (full / first / last / titled / single) and a gender from the corpus locale's name table
+(``name_locale``; default: the non-English language of the pair), which source pronouns and
+target agreement may veto (``gender_conflict``); a person's target span must spell the same
+name as the source (``name_mismatch``: modulo case/diacritics, or by transliteration between
+Latin and Cyrillic); a bare surname that repeats part of a longer mention is left alone
+(``partial_mention``).
 
 Output directory::
 
@@ -43,25 +48,40 @@ from ..errors import InputError
 from ..ner import TYPES, Entity, load_tagger, types_compatible
 from ..signature import Signature, hash_json
 from ..textio import count_lines, iter_lines
+from ..names.locale import SURNAME_GENDER_LANGS, same_name
+from .person import (GENDERED_SHAPES, SHAPES, CallableNames, add_pronoun_evidence, agreement_genders,
+                     analyse_persons)
 from .reinflect import Reinflector, policy_for
+
+
+def _name_part(text: str, person) -> str:
+    """The words of a mention without a title inside it ("Mr Smith" → "Smith"), so that
+    «M. Smith» ↔ "Mr Smith" compares the names only."""
+    if person.shape == "titled":  # "King David" ↔ «el rey David»: compare the name words
+        parts = text.split()
+        return " ".join(parts[-len(person.words):]) if person.words else text
+    return text
 
 GenderOf = Callable[[str], str]
 REJECT_REASONS = ("unaligned", "non_contiguous", "shared_alignment", "not_capitalised",
                   "no_target_entity",
-                  "type_mismatch", "exceeds_target_entity", "overlapping_target")
+                  "type_mismatch", "exceeds_target_entity", "overlapping_target",
+                  "partial_mention", "gender_conflict", "name_mismatch")
 DEFAULT_SHARD_SIZE = 10000
 DEFAULT_MAX_CHARS = 2000
+# target languages whose detector (mtdebias.lang) reports agreement cues (predicates, participles,
+# past-tense verbs) for a name; German marks none on a name's predicate (its detector gives only
+# noun and determiner cues), so running it there would cost its lexicon load for no evidence
+AGREEMENT_LANGS = ("fr", "es", "it", "ru", "uk", "cs")
+PERSON_RULES = "person.v2"  # shapes, locale genders, evidence vetoes, name consistency
+MAX_CONFLICT_EXAMPLES = 20
 
 
-def candidate_key(type_: str, gender: str | None) -> str:
-    return f"{type_}/{gender}" if type_ == "PERSON" else type_
-
-
-def default_gender_of() -> GenderOf:
-    """The shipped name→gender lexicon (contract §3)."""
-    from ..names import NameGenderLexicon
-
-    return NameGenderLexicon.load().gender
+def candidate_key(type_: str, gender: str | None, shape: str | None = None) -> str:
+    """``PERSON/<gender>/<shape>`` (``PERSON/<gender>`` without a shape), else the type."""
+    if type_ != "PERSON":
+        return type_
+    return f"{type_}/{gender}/{shape}" if shape else f"{type_}/{gender}"
 
 
 # --------------------------------------------------------------------------- pair extraction
@@ -78,6 +98,9 @@ class ShardStats:
     candidates: dict[str, Counter] = field(default_factory=dict)
     # reason (empty, one_sided, too_long) → {"count", "first_lines"}; skipped_empty = empty + one_sided
     skipped: dict[str, dict] = field(default_factory=dict)
+    gender_sources: Counter = field(default_factory=Counter)  # "source:gender" per person mention
+    evidence: Counter = field(default_factory=Counter)        # kind of evidence seen → n
+    conflict_examples: list = field(default_factory=list)
 
     def skip(self, reason: str, line: int) -> None:
         entry = self.skipped.setdefault(reason, {"count": 0, "first_lines": []})
@@ -91,6 +114,8 @@ class ShardStats:
                 "accepted": dict(self.accepted), "rejected": dict(self.rejected),
                 "rejected_by_type": dict(self.rejected_by_type),
                 "target_form": dict(self.target_form),
+                "gender_sources": dict(self.gender_sources), "evidence": dict(self.evidence),
+                "conflict_examples": list(self.conflict_examples),
                 "candidates": {k: [[s, t, n] for (s, t), n in sorted(c.items())]
                                for k, c in sorted(self.candidates.items())}}
 
@@ -100,13 +125,17 @@ class ShardStats:
                    Counter(obj["rejected"]), Counter(obj["rejected_by_type"]),
                    Counter(obj["target_form"]),
                    {k: Counter({(s, t): n for s, t, n in v}) for k, v in obj["candidates"].items()},
-                   obj.get("skipped", {}))
+                   obj.get("skipped", {}), Counter(obj.get("gender_sources", {})),
+                   Counter(obj.get("evidence", {})), list(obj.get("conflict_examples", [])))
 
     def add(self, other: "ShardStats") -> None:
         self.pairs += other.pairs
         self.skipped_empty += other.skipped_empty
-        for name in ("entities", "accepted", "rejected", "rejected_by_type", "target_form"):
+        for name in ("entities", "accepted", "rejected", "rejected_by_type", "target_form",
+                     "gender_sources", "evidence"):
             getattr(self, name).update(getattr(other, name))
+        room = MAX_CONFLICT_EXAMPLES - len(self.conflict_examples)
+        self.conflict_examples.extend(other.conflict_examples[:max(0, room)])
         for key, counts in other.candidates.items():
             self.candidates.setdefault(key, Counter()).update(counts)
         for reason, entry in other.skipped.items():  # shards come in line order
@@ -147,40 +176,64 @@ def _target_indices(al: Alignment, entity: Entity) -> tuple[list[int] | None, st
 
 @dataclass
 class PairAnnotator:
-    """Turns (sentence pair, entities, alignment) into accepted entity records and statistics."""
+    """Turns (sentence pair, entities, alignment) into accepted entity records and statistics.
+
+    ``gender_of`` is a plain name → gender function (it then knows no surnames); without it the
+    locale's name table decides (``name_locale``, default from the languages).
+    """
 
     src_lang: str
     tgt_lang: str
     types: tuple[str, ...]
     two_sided: bool
-    gender_of: GenderOf | None
+    gender_of: GenderOf | None = None
+    name_locale: str | None = None
+    target_evidence: bool = True
 
     def __post_init__(self):
+        from ..names.locale import default_locale, locale_names
+
         self.policy = policy_for(self.tgt_lang)
         self.reinflector = Reinflector(self.tgt_lang) if self.policy == "morph" else None
+        if self.gender_of is not None:
+            self.names = CallableNames(self.gender_of)
+        else:
+            self.name_locale = self.name_locale or default_locale(self.src_lang, self.tgt_lang)
+            self.names = locale_names(self.name_locale)
+        self._detect = self.target_evidence and self.tgt_lang in AGREEMENT_LANGS
+        self._surname_lang = next((lang for lang in (self.tgt_lang, self.src_lang)
+                                   if lang in SURNAME_GENDER_LANGS), None)
 
-    def gender(self, entity_text: str) -> str | None:
-        tokens = [t.text for t in tokenize(entity_text, self.src_lang) if _is_word(t.text)]
-        if not tokens:
-            return "unknown"
-        if self.gender_of is None:
-            return "unknown"
-        gender = self.gender_of(tokens[0])
-        return gender if gender in ("male", "female") else "unknown"
+    def gender(self, entity_text: str) -> str:
+        """The lexicon gender of a person mention's given name, without context."""
+        people = analyse_persons(entity_text, [Entity(entity_text, 0, len(entity_text), "PERSON")],
+                                 self.src_lang, self.names)
+        return people[0].gender if people[0].shape in GENDERED_SHAPES else "unknown"
 
     def annotate(self, src: str, tgt: str, src_entities: Sequence[Entity],
                  tgt_entities: Sequence[Entity] | None, al: Alignment,
                  stats: ShardStats) -> tuple[list[dict], list[dict]]:
         accepted, rejected, taken = [], [], []
         stats.pairs += 1
-        for ent in sorted(src_entities, key=lambda e: (e.start, e.end)):
-            if ent.type not in self.types:
-                continue
-            gender = self.gender(ent.text) if ent.type == "PERSON" else None
-            key = candidate_key(ent.type, gender)
+        ents = sorted((e for e in src_entities if e.type in self.types), key=lambda e: (e.start, e.end))
+        mentions = [e for e in ents if e.type == "PERSON"]
+        people = dict(zip(map(id, mentions), analyse_persons(src, mentions, self.src_lang, self.names)))
+        if self.src_lang == "en" and people:
+            add_pronoun_evidence(src, list(people.values()))
+        for ent in ents:
+            person = people.get(id(ent))
+            gender = person.gender if person is not None else None
+            key = candidate_key(ent.type, gender, person.shape if person is not None else None)
             stats.entities[key] += 1
+            if person is not None:
+                stats.gender_sources[f"{person.source}:{person.gender}"] += 1
+                if person.evidence:
+                    stats.evidence["source_pronouns"] += 1
             idx, reason = _target_indices(al, ent)
             span = None
+            if person is not None and person.conflict:  # known from the source side alone
+                idx, reason = None, "gender_conflict"
+                self._conflict_example(stats, src, tgt, ent, person)
             if idx is not None:
                 span = (al.tgt[idx[0]].start, al.tgt[idx[-1]].end)
                 first = tgt[span[0]]
@@ -192,14 +245,32 @@ class PairAnnotator:
                 span, reason = self._inside_target_entity(span, ent.type, tgt_entities or ())
             if span is not None and any(span[0] < e and s < span[1] for s, e in taken):
                 span, reason = None, "overlapping_target"
+            if span is not None and person is not None and person.partial:
+                span, reason = None, "partial_mention"
+            if span is not None and person is not None:
+                self._target_agreement(person, tgt, span, stats)
+                if person.conflict:
+                    span, reason = None, "gender_conflict"
+                    self._conflict_example(stats, src, tgt, ent, person)
+            tgt_text = tgt[span[0]:span[1]] if span is not None else None
+            form = case = None
+            if span is not None:
+                form, case = self._target_form(ent.text, tgt_text, gender, stats)
+                if person is not None and not same_name(_name_part(ent.text, person),
+                                                        _name_part(form or tgt_text, person)):
+                    span, reason = None, "name_mismatch"
             if span is None:
                 stats.rejected[reason] += 1
                 stats.rejected_by_type[f"{ent.type}:{reason}"] += 1
                 rejected.append({"type": ent.type, "src": [ent.start, ent.end], "reason": reason})
                 continue
             taken.append(span)
-            tgt_text = tgt[span[0]:span[1]]
-            form, case = self._target_form(ent.text, tgt_text, gender, stats)
+            if person is not None:
+                key_gender = person.key_gender(
+                    self._surname_lang, form if self._surname_lang == self.tgt_lang else ent.text)
+                key = candidate_key("PERSON", key_gender, person.shape)
+                if person.shape == "last" and key_gender in ("male", "female"):
+                    gender = key_gender  # the surname's form guides its reinflection
             stats.accepted[key] += 1
             if form is not None:
                 stats.candidates.setdefault(key, Counter())[(ent.text, form)] += 1
@@ -208,6 +279,45 @@ class PairAnnotator:
                              "src_text": ent.text, "tgt_text": tgt_text,
                              "tgt_form": form, "tgt_case": case})
         return accepted, rejected
+
+    def warm(self) -> None:
+        """Load the name tables and the target detector's lexicons now, so that forked workers
+        share them instead of each loading them (seconds per process)."""
+        from ..names.locale import _wgnd_table
+
+        _wgnd_table()
+        if self._detect:
+            from ..lang import detect_gender
+
+            try:
+                detect_gender(self.tgt_lang, "Anna ist da.", (0, 4))
+            except Exception:  # noqa: BLE001 - warming is best effort; real calls count errors
+                pass
+
+    @staticmethod
+    def _conflict_example(stats: ShardStats, src: str, tgt: str, ent: Entity, person) -> None:
+        if len(stats.conflict_examples) < MAX_CONFLICT_EXAMPLES:
+            stats.conflict_examples.append({"src": src, "tgt": tgt, "name": ent.text,
+                                            "gender": person.gender, "source": person.source,
+                                            "why": person.conflict})
+
+    def _target_agreement(self, person, tgt: str, span: tuple[int, int], stats: ShardStats) -> None:
+        """Veto the lexicon gender when target words agreeing with the name say otherwise."""
+        if not self._detect or person.shape not in GENDERED_SHAPES or person.gender == "unknown" \
+                or person.conflict:
+            return
+        from ..lang import detect_gender
+
+        try:
+            found = agreement_genders(detect_gender(self.tgt_lang, tgt, span))
+        except Exception:  # noqa: BLE001 - a detector failure is no evidence, not a crash
+            stats.evidence["target_detector_error"] += 1
+            return
+        if found:
+            stats.evidence["target_agreement"] += 1
+        if found and person.gender not in found:
+            person.conflict = (f"target agreement is {'/'.join(sorted(found))}, "
+                               f"the name {person.gender}")
 
     def _inside_target_entity(self, span: tuple[int, int], type_: str,
                               tgt_entities: Iterable[Entity]):
@@ -256,6 +366,7 @@ class _Job:
     extra_sources: Sequence[str]
     extra_targets: Sequence[str]
     batch_size: int = 256
+    gazetteer: bool = False
     max_chars: int | None = DEFAULT_MAX_CHARS
 
 
@@ -274,7 +385,7 @@ _WORKER: dict = {}
 def _run_shard(job: _Job, shard: int) -> ShardStats:
     """Annotate one shard and write its files; the .stats.json (written last) marks completion."""
     if "src_tagger" not in _WORKER:
-        _WORKER["src_tagger"] = load_tagger(job.annotator.src_lang)
+        _WORKER["src_tagger"] = load_tagger(job.annotator.src_lang, gazetteer=job.gazetteer)
         _WORKER["tgt_tagger"] = load_tagger(job.annotator.tgt_lang) if job.annotator.two_sided else None
         if job.aligner == "fast_align":
             work = job.out_dir / "work"
@@ -336,7 +447,10 @@ def load_user_candidates(path: str | Path) -> dict[str, Counter]:
                              hint="use the format written by `mtdebias annotate`") from None
         for key, items in lists.items():
             for item in items:
-                out.setdefault(key, Counter())[(item["src"], item["tgt"])] += int(item["count"])
+                k = key
+                if key.startswith("PERSON/") and key.count("/") == 1:  # an older, shapeless list
+                    k = f"{key}/{'first' if len(item['src'].split()) == 1 else 'full'}"
+                out.setdefault(k, Counter())[(item["src"], item["tgt"])] += int(item["count"])
         return out
     for number, line in enumerate(iter_lines(path), 1):
         if not line.strip() or line.startswith("#"):
@@ -346,16 +460,22 @@ def load_user_candidates(path: str | Path) -> dict[str, Counter]:
             raise InputError("expected TYPE<TAB>GENDER<TAB>SOURCE<TAB>TARGET[<TAB>COUNT] with TYPE "
                              f"in {', '.join(TYPES)}", path=path, line=number,
                              hint="fix or delete the line")
-        gender = cols[1] if cols[0] == "PERSON" else None
-        if cols[0] == "PERSON" and gender not in ("male", "female", "unknown"):
-            raise InputError(f"gender '{cols[1]}' must be male, female or unknown", path=path,
-                             line=number, hint="fix the second column")
+        gender, shape = None, None
+        if cols[0] == "PERSON":
+            gender, _, shape = cols[1].partition("/")
+            if gender not in ("male", "female", "unknown", "any") or \
+                    shape not in ("",) + SHAPES or (gender == "any") != (shape == "last"):
+                raise InputError(f"gender '{cols[1]}' must be male, female or unknown, optionally "
+                                 "with a shape (female/first, male/full, any/last, female/last)",
+                                 path=path, line=number, hint="fix the second column")
+            # without a shape: one word is a given name, more a full name
+            shape = shape or ("first" if len(cols[2].split()) == 1 else "full")
         try:
             count = int(cols[4]) if len(cols) == 5 else 1
         except ValueError:
             raise InputError(f"count '{cols[4]}' is not an integer", path=path, line=number,
                              hint="fix the fifth column") from None
-        out.setdefault(candidate_key(cols[0], gender), Counter())[(cols[2], cols[3])] += count
+        out.setdefault(candidate_key(cols[0], gender, shape), Counter())[(cols[2], cols[3])] += count
     return out
 
 
@@ -373,7 +493,9 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
                     candidates: str | Path | None = None, shard_size: int = DEFAULT_SHARD_SIZE,
                     gender_of: GenderOf | None = None, n_process: int = 1,
                     extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
-                    max_chars: int | None = DEFAULT_MAX_CHARS, progress: bool = False) -> dict:
+                    max_chars: int | None = DEFAULT_MAX_CHARS, progress: bool = False,
+                    name_locale: str | None = None, target_evidence: bool = True,
+                    gazetteer: bool = False) -> dict:
     """Annotate ``src``/``tgt`` into ``out_dir`` (resumable); returns the summary."""
     src, tgt, out_dir = Path(src), Path(tgt), Path(out_dir)
     if aligner not in ALIGNERS:
@@ -404,15 +526,25 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
         raise InputError(f"the corpus has no usable sentence pairs ({n_lines} line(s), each empty, one-sided or "
                          f"longer than {max_chars} characters)", path=src,
                          hint=f"check --src and --tgt ({tgt}): both sides need text on the same line")
-    if gender_of is None and "PERSON" in types:
-        gender_of = default_gender_of()
+    from ..names.locale import available_locales, default_locale
+
+    if gender_of is None:
+        if name_locale is not None and name_locale not in available_locales():
+            raise InputError(f"no name table for the locale {name_locale!r}",
+                             hint=f"use one of {', '.join(available_locales())} "
+                                  "(--name-locale / augment.name_locale)")
+        name_locale = name_locale or default_locale(src_lang, tgt_lang)
+    else:
+        name_locale = "custom"
 
     from ..signature import hash_file
 
     config = {"src": hash_file(src), "tgt": hash_file(tgt), "src_lang": src_lang,
               "tgt_lang": tgt_lang, "aligner": aligner, "types": list(types),
               "two_sided": two_sided, "shard_size": shard_size,
-              "extra": hash_json([list(extra_sources), list(extra_targets)]), "max_chars": max_chars}
+              "extra": hash_json([list(extra_sources), list(extra_targets)]), "max_chars": max_chars,
+              "name_locale": name_locale, "target_evidence": target_evidence,
+              "gazetteer": gazetteer, "person_rules": PERSON_RULES}
     config_path = out_dir / "work" / "config.json"
     if config_path.exists():
         # folders written before the length cap existed hold the default
@@ -449,9 +581,12 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
             os.replace(tmp, corpus)
             FastAlignModel.train(corpus, work)
 
-    annotator = PairAnnotator(src_lang, tgt_lang, tuple(types), two_sided, gender_of)
+    annotator = PairAnnotator(src_lang, tgt_lang, tuple(types), two_sided, gender_of,
+                              None if name_locale == "custom" else name_locale, target_evidence)
+    if "PERSON" in types:
+        annotator.warm()
     job = _Job(src, tgt, out_dir, shard_size, annotator, aligner, list(extra_sources),
-               list(extra_targets), max_chars=max_chars)
+               list(extra_targets), gazetteer=gazetteer, max_chars=max_chars)
     n_shards = max(1, -(-n_lines // shard_size))
     shard_dir = out_dir / "shards"
     todo = [k for k in range(n_shards) if not (shard_dir / f"{k:06d}.stats.json").exists()]
@@ -499,7 +634,16 @@ def finalize(out_dir: Path, shard_files: Sequence[Path], src_lang: str, tgt_lang
     atomic.write_json(out_dir / "candidates.json", _candidates_json(merged, src_lang, tgt_lang))
     summary = total.to_json()
     del summary["candidates"]
+    persons = {k: n for k, n in total.entities.items() if k.startswith("PERSON/")}
+    n_persons = sum(persons.values())
+    gendered = sum(n for k, n in persons.items() if k.split("/")[1] in ("male", "female"))
     summary.update({
+        "name_locale": config.get("name_locale"),
+        "coverage": {"locale": config.get("name_locale"), "person_mentions": n_persons,
+                     "with_gender": gendered,
+                     "pct": round(100.0 * gendered / n_persons, 1) if n_persons else None,
+                     "by_shape": _by_shape(persons)},
+        "gender_conflict": total.rejected.get("gender_conflict", 0),
         "shards": len(shard_files), "src_lang": src_lang, "tgt_lang": tgt_lang,
         "two_sided": config["two_sided"], "aligner": config["aligner"], "types": config["types"],
         "candidate_list_sizes": {k: len(v) for k, v in sorted(merged.items())},
@@ -507,10 +651,19 @@ def finalize(out_dir: Path, shard_files: Sequence[Path], src_lang: str, tgt_lang
         "signature": str(Signature("switchentity-annotate", data=hash_json(
             [config["src"], config["tgt"]]), settings={
                 "aligner": config["aligner"], "types": "+".join(config["types"]),
-                "two_sided": config["two_sided"], "langs": f"{src_lang}-{tgt_lang}"})),
+                "two_sided": config["two_sided"], "langs": f"{src_lang}-{tgt_lang}",
+                "name_locale": config.get("name_locale", "-")})),
     })
     atomic.write_json(out_dir / "summary.json", summary)
     return summary
+
+
+def _by_shape(person_counts: dict[str, int]) -> dict[str, int]:
+    shapes: Counter = Counter()
+    for key, n in person_counts.items():
+        parts = key.split("/")
+        shapes[parts[2] if len(parts) == 3 else "-"] += n
+    return dict(sorted(shapes.items()))
 
 
 def merge_annotations(dirs: Sequence[str | Path], out_dir: str | Path,
@@ -531,8 +684,8 @@ def merge_annotations(dirs: Sequence[str | Path], out_dir: str | Path,
         configs.append(config)
         stats = sorted((d / "shards").glob("*.stats.json"))
         shard_files += [p.with_name(p.name[:-len(".stats.json")]) for p in stats]
-    keys = ("src_lang", "tgt_lang", "aligner", "types", "two_sided")
-    if any(tuple(c[k] for k in keys) != tuple(configs[0][k] for k in keys) for c in configs):
+    keys = ("src_lang", "tgt_lang", "aligner", "types", "two_sided", "name_locale")
+    if any(tuple(c.get(k) for k in keys) != tuple(configs[0].get(k) for k in keys) for c in configs):
         raise InputError("annotation directories were made with different languages or settings",
                          path=dirs[0], hint="merge only parts annotated with the same options")
     merged_config = dict(configs[0], src=hash_json([c["src"] for c in configs]),

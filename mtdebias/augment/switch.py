@@ -24,9 +24,14 @@ import numpy as np
 
 from .. import atomic
 from ..errors import InputError
+from ..names.locale import same_name
 from .reinflect import Reinflector, policy_for
 
 UNKNOWN_POLICIES = ("among_unknown", "never")
+# languages that mark a person's gender nowhere in grammar (no gendered pronouns or agreement):
+# only between two of these may persons of unknown gender be switched among themselves
+GENDERLESS_LANGS = ("fi", "et", "hu", "tr", "zh", "ja", "ko", "vi", "th", "id", "ms", "tl",
+                    "yo", "sw", "ka", "hy", "bn", "fa", "az", "kk", "uz")
 _M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -55,7 +60,7 @@ class SwitchEntity:
 
     def __init__(self, annotated_dir: str | Path, seed: int = 0, p: float = 1.0,
                  types: Sequence[str] = ("PERSON",), match_gender: bool = True,
-                 unknown_policy: str = "among_unknown", swap_log: str | Path | None = None):
+                 unknown_policy: str = "never", swap_log: str | Path | None = None):
         self.dir = Path(annotated_dir)
         if unknown_policy not in UNKNOWN_POLICIES:
             raise InputError(f"unknown_policy '{unknown_policy}'",
@@ -71,6 +76,14 @@ class SwitchEntity:
         self.swap_log = None if swap_log is None else Path(swap_log)
         cand = json.loads((self.dir / "candidates.json").read_text(encoding="utf-8"))
         self.tgt_lang = cand.get("tgt_lang", "xx")
+        self.src_lang = cand.get("src_lang", "xx")
+        if unknown_policy == "among_unknown" and not (
+                self.src_lang in GENDERLESS_LANGS and self.tgt_lang in GENDERLESS_LANGS):
+            raise InputError(f"unknown_policy 'among_unknown' would switch persons of unknown "
+                             f"gender among themselves in {self.src_lang}→{self.tgt_lang}, where "
+                             "grammar marks a person's gender (pronouns, agreement): the switch "
+                             "could change someone's gender", path=self.dir / "candidates.json",
+                             hint="use unknown_policy 'never' (the default)")
         self.policy = policy_for(self.tgt_lang)
         self._reinflector = Reinflector(self.tgt_lang) if self.policy == "morph" else None
         self._build_lists(cand["lists"])
@@ -78,22 +91,42 @@ class SwitchEntity:
 
     # ------------------------------------------------------------------ construction
     def _list_of(self, key: str) -> str | None:
-        """The candidate list an entity (or candidate) with annotation key ``key`` belongs to."""
-        type_, _, gender = key.partition("/")
+        """The candidate list an entity (or candidate) with annotation key ``key`` belongs to.
+
+        Person keys are ``PERSON/<gender>/<shape>``: a mention is only switched for a candidate
+        of the same shape and gender ("any"/"male"/"female" *form* for surnames alone). Keys
+        without a shape come from older annotations or user lists (shape taken as given).
+        """
+        parts = key.split("/")
+        type_ = parts[0]
         if type_ not in self.types:
             return None
         if type_ != "PERSON":
             return type_
+        gender = parts[1] if len(parts) > 1 else "unknown"
+        shape = parts[2] if len(parts) > 2 else ""
         if gender == "unknown" and self.unknown_policy == "never":
             return None
-        return key if self.match_gender else "PERSON"
+        if shape == "single":  # neither clearly a given name nor a surname: no safe candidate
+            return None
+        if self.match_gender:
+            return key
+        return f"PERSON/{shape}" if shape else "PERSON"
 
     def _build_lists(self, lists: dict) -> None:
         merged: dict[str, list[tuple[str, str]]] = {}
+        self.dropped_candidates = 0
         for key in sorted(lists):
             target = self._list_of(key)
-            if target is not None:
-                merged.setdefault(target, []).extend((c["src"], c["tgt"]) for c in lists[key])
+            if target is None:
+                continue
+            for c in lists[key]:
+                # a person's name must be the same on both sides (a user list or an old
+                # annotation may pair "Caron" with "Laurent Caron")
+                if key.startswith("PERSON") and not same_name(c["src"], c["tgt"]):
+                    self.dropped_candidates += 1
+                    continue
+                merged.setdefault(target, []).append((c["src"], c["tgt"]))
         self.list_names = sorted(merged)
         self.lists = [sorted(set(merged[name])) for name in self.list_names]
         self._list_index = {name: k for k, name in enumerate(self.list_names)}
@@ -127,6 +160,8 @@ class SwitchEntity:
                 frozen = {ent["src_text"] for (ent, _), reason in zip(listed, reasons) if reason}
                 for (ent, name), reason in zip(listed, reasons):
                     if name is None:
+                        if ent["type"] == "PERSON" and ent["type"] in self.types:
+                            self.skipped["unknown_gender_or_shape"] += 1
                         continue
                     if reason or ent["src_text"] in frozen:
                         self.skipped[reason or "other_mention_unswitchable"] += 1
@@ -238,6 +273,8 @@ class SwitchEntity:
         if kept_n:
             stats["kept_by_p"] = kept_n
         stats.update({f"skipped_{r}": n for r, n in self.skipped.items()})
+        if self.dropped_candidates:
+            stats["dropped_inconsistent_candidates"] = self.dropped_candidates
         self.last_stats = dict(stats)
         if log is not None:
             atomic.write_jsonl(self.swap_log / f"swaps-epoch{epoch:04d}.jsonl", log)

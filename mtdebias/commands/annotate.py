@@ -29,6 +29,15 @@ def add_parser(subparsers) -> None:
                        help="trust the alignment alone on the target side")
     parser.add_argument("--candidates", default=None, metavar="USERFILE",
                         help="extra candidates: candidates.json or TSV TYPE GENDER SRC TGT [COUNT]")
+    parser.add_argument("--name-locale", default=None, metavar="LOCALE",
+                        help="locale of the given-name gender table (en, fr, de, es, it, pt, nl, "
+                             "ru, uk, cs, pl); default: the pair's non-English language")
+    parser.add_argument("--no-target-evidence", dest="target_evidence", action="store_false",
+                        help="do not check target-side agreement against the name's gender")
+    parser.add_argument("--gazetteer", action="store_true",
+                        help="English source: also tag given names from the name tables that NER "
+                             "missed or mislabelled (off by default: hurts precision on real text, "
+                             "see README)")
     parser.add_argument("--shard-size", type=int, default=10000, help="pairs per shard (default 10000)")
     parser.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--max-chars", type=int, default=2000,
@@ -47,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         args.src, args.tgt, args.out, args.src_lang, args.tgt_lang, aligner=args.aligner,
         types=tuple(t.strip().upper() for t in args.types.split(",") if t.strip()),
         two_sided=args.two_sided, candidates=args.candidates, shard_size=args.shard_size,
-        n_process=args.processes, max_chars=args.max_chars, progress=True)
+        n_process=args.processes, max_chars=args.max_chars, progress=True,
+        name_locale=args.name_locale, target_evidence=args.target_evidence, gazetteer=args.gazetteer)
     accepted, rejected = sum(summary["accepted"].values()), sum(summary["rejected"].values())
     print(f"{summary['pairs']} pairs, {accepted} entities accepted, {rejected} rejected "
           f"({json.dumps(summary['rejected'], sort_keys=True)}) → {args.out}")
@@ -57,4 +67,8 @@ def run(args: argparse.Namespace) -> int:
     if skipped:
         print("skipped: " + ", ".join(f"{v['count']} {k} (first lines {', '.join(map(str, v['first_lines']))})"
                                       for k, v in skipped.items()))
+    cov = summary["coverage"]
+    print(f"name locale {summary['name_locale']}: {cov['with_gender']}/{cov['person_mentions']} "
+          f"person mentions with a gender ({cov['pct']}%), {summary['gender_conflict']} gender "
+          "conflicts")
     return 0

@@ -27,8 +27,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--types", default="PERSON", help="comma-separated types to switch")
     parser.add_argument("--no-match-gender", dest="match_gender", action="store_false",
                         help="draw persons regardless of gender")
-    parser.add_argument("--unknown", default="among_unknown", choices=("among_unknown", "never"),
-                        help="persons of unknown gender: switch among themselves, or never")
+    parser.add_argument("--unknown", default="never", choices=("among_unknown", "never"),
+                        help="persons of unknown gender: never switched (default); among_unknown "
+                             "only for language pairs that mark no gender")
     parser.add_argument("--swap-log", default=None, metavar="DIR", help="write the swaps made here")
     fairseq = parser.add_argument_group("fairseq format")
     fairseq.add_argument("--spm", metavar="MODEL", help="SentencePiece model to encode with (joint)")

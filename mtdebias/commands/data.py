@@ -1,15 +1,18 @@
-"""`mtdebias data …`: rebuild the shipped name data, the profession tables, and generate the
-synthetic biased corpus."""
+"""`mtdebias data …`: rebuild the shipped name data, the profession tables, generate the
+synthetic biased corpus, and build the Bible corpus from installed SWORD modules."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from ..corpora.bible import DEFAULT_DEV_BOOKS, DEFAULT_TEST_BOOKS
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("data", help="build data files: name lists, professions, synthetic corpus")
-    verbs = parser.add_subparsers(dest="data_command", metavar="{names,synth,professions,candidates}")
+    verbs = parser.add_subparsers(dest="data_command",
+                                  metavar="{names,name-locales,synth,professions,candidates,bible}")
     verbs.required = True
 
     names = verbs.add_parser("names", help="rebuild the SSA name-gender lexicon and the probe name lists")
@@ -22,6 +25,17 @@ def add_parser(subparsers) -> None:
     names.add_argument("--top-k", type=int, default=1000,
                        help="lists sample from the top-K gendered names of each gender (default 1000)")
     names.set_defaults(func=run)
+
+    locales = verbs.add_parser("name-locales", help="rebuild the per-locale given-name/surname tables "
+                                                    "(faker, pymorphy3; see data/names/README.md)")
+    locales.add_argument("--out", type=Path, default=Path("data/names/locale"),
+                         help="output folder (default data/names/locale)")
+    locales.add_argument("--locale", action="append", default=None,
+                         help="rebuild only this locale (repeatable; default all)")
+    locales.add_argument("--wgnd", action="store_true",
+                         help="also rebuild data/names/wgnd_fallback.tsv (WGND 2.0 answers for the "
+                              "names of SSA and all faker countries; slow: reads 4 M rows)")
+    locales.set_defaults(func=run)
 
     candidates = verbs.add_parser("candidates", help="write a SwitchEntity candidate list of names outside the "
                                                      "probe lists (for augment.candidates)")
@@ -54,6 +68,20 @@ def add_parser(subparsers) -> None:
                              help="where name_gender_synth_<lang>.tsv (quickstart templates) go")
     professions.set_defaults(func=run)
 
+    bible = verbs.add_parser("bible", help="align two installed SWORD Bible modules verse by verse and split "
+                                           "them by book into train/dev/test (e.g. KJV → Reina-Valera 1909)")
+    bible.add_argument("--src-module", default="KJV", help="source module: name, abbreviation or alias (KJV)")
+    bible.add_argument("--tgt-module", default="SpaRV", help="target module (SpaRV = Reina-Valera 1909)")
+    bible.add_argument("--out", type=Path, required=True, help="output folder")
+    bible.add_argument("--test-books", default=",".join(DEFAULT_TEST_BOOKS),
+                       help="comma-separated OSIS book ids held out for test (default %(default)s)")
+    bible.add_argument("--dev-books", default=",".join(DEFAULT_DEV_BOOKS),
+                       help="comma-separated OSIS book ids held out for dev (default %(default)s)")
+    bible.add_argument("--sword-path", type=Path, default=None,
+                       help="a SWORD library folder (holding mods.d/); default $SWORD_PATH, ~/.sword, "
+                            "/usr/share/sword")
+    bible.set_defaults(func=run)
+
 
 def run(args: argparse.Namespace) -> int:
     if args.data_command == "names":
@@ -78,6 +106,25 @@ def run(args: argparse.Namespace) -> int:
               f"(en-{args.tgt_lang}, female share {manifest['female_share']['train']:.3f}, "
               f"data {manifest['data_hash']})")
         return 0
+    if args.data_command == "name-locales":
+        from ..names.locale_build import FAKER_LOCALES, build_locales
+        from ..errors import InputError
+
+        chosen = tuple(args.locale or FAKER_LOCALES)
+        unknown = [loc for loc in chosen if loc not in FAKER_LOCALES]
+        if unknown:
+            raise InputError(f"no sources for locale(s) {', '.join(unknown)}",
+                             hint=f"choose among {', '.join(FAKER_LOCALES)}")
+        if args.wgnd:
+            from ..names.locale_build import build_wgnd_fallback
+
+            print(f"wgnd_fallback.tsv: {build_wgnd_fallback()}")
+        manifest = build_locales(args.out, chosen)
+        for loc in chosen:
+            c = manifest["locales"][loc]
+            print(f"{loc}: {c['given']} given names ({c['male']} male, {c['female']} female, "
+                  f"{c['unknown']} unknown), {c['surnames']} surnames")
+        return 0
     if args.data_command == "candidates":
         from ..names.build import write_switch_candidates
 
@@ -89,5 +136,20 @@ def run(args: argparse.Namespace) -> int:
         for path in [*write_profession_tables(args.out), *write_synth_templates(args.templates_out),
                      write_synth_winomt(args.templates_out)]:
             print(f"wrote {path}")
+        return 0
+    if args.data_command == "bible":
+        from ..corpora.bible import build_bible
+
+        summary = build_bible(args.src_module, args.tgt_module, args.out,
+                              test_books=[b for b in args.test_books.split(",") if b.strip()],
+                              dev_books=[b for b in args.dev_books.split(",") if b.strip()],
+                              sword_path=args.sword_path)
+        sizes, missing = summary["sizes"], summary["missing"]
+        mods = summary["modules"]
+        print(f"wrote {args.out}: {mods['src']['module']} ({summary['src_lang']}) → {mods['tgt']['module']} "
+              f"({summary['tgt_lang']}), {summary['aligned_pairs']} verse pairs of {summary['verse_slots']}: "
+              f"train {sizes['train']}, dev {sizes['dev']}, test {sizes['test']}; "
+              f"missing in source only {missing['src']}, in target only {missing['tgt']}, "
+              f"in both {missing['both']} (data {summary['data_hash']})")
         return 0
     raise ValueError(args.data_command)

@@ -57,11 +57,22 @@ class SpacyTagger:
         self.nlp = module.load(exclude=[p for p in full.pipe_names if p not in keep])
         self.version = full.meta.get("version", "?")
 
+    gazetteer = None  # a NameGazetteer run after the model (see with_gazetteer)
+
     def tag(self, texts: Sequence[str], batch_size: int = 256,
             n_process: int = 1) -> list[list[Entity]]:
         docs = self.nlp.pipe(texts, batch_size=batch_size, n_process=n_process)
-        return [_entities((e.text, e.start_char, e.end_char, e.label_) for e in doc.ents)
-                for doc in docs]
+        out = []
+        for doc in docs:
+            gaz = self.gazetteer
+            spans = [(e.text, e.start_char, e.end_char,
+                      "PERSON" if gaz is not None and gaz.relabel(e) else e.label_) for e in doc.ents]
+            if gaz is not None:
+                taken = [k for e in doc.ents for k in range(e.start, e.end)]
+                spans += [(doc.text[a:b], a, b, "PERSON") for a, b in self.gazetteer.spans(doc, taken)]
+                spans.sort(key=lambda s: s[1])
+            out.append(_entities(spans))
+        return out
 
 
 class NatashaTagger:
@@ -92,8 +103,23 @@ class NatashaTagger:
 _CACHE: dict[str, Tagger] = {}
 
 
-def load_tagger(lang: str) -> Tagger | None:
-    """The NER tagger for ``lang``, or None when none is available (→ one-sided annotation)."""
+def load_tagger(lang: str, gazetteer: bool = False) -> Tagger | None:
+    """The NER tagger for ``lang``, or None when none is available (→ one-sided annotation).
+
+    ``gazetteer=True`` (English only) adds the name-gazetteer pass of :mod:`.gazetteer`.
+    """
+    if gazetteer:
+        if lang != "en":
+            return load_tagger(lang)
+        key = "en+gazetteer"
+        if key not in _CACHE:
+            from .gazetteer import english_gazetteer
+
+            tagger = SpacyTagger(lang, SPACY_MODELS[lang])
+            tagger.gazetteer = english_gazetteer()
+            tagger.name += "+gazetteer"
+            _CACHE[key] = tagger
+        return _CACHE[key]
     if lang in _CACHE:
         return _CACHE[lang]
     if lang in SPACY_MODELS:

@@ -106,7 +106,8 @@ class AugmentConfig(_RangeChecked):
     p: float = 1.0
     types: tuple[str, ...] = ("PERSON",)
     match_gender: bool = True
-    unknown_policy: str = "among_unknown"  # among_unknown | never
+    unknown_policy: str = "never"  # never | among_unknown (only between languages that mark no gender)
+    name_locale: str = ""  # locale of the name-gender table (fr, de, ru, en…); "" = from the languages
     aligner: str = "fast_align"  # fast_align | eflomal
     two_sided: bool = True  # use target-side NER where the target language has a model
     candidates: Path | None = None  # a user-supplied candidate list merged with the corpus's own

@@ -1,0 +1,1 @@
+"""Real parallel corpora read from local installs (SWORD Bible modules), never downloaded."""
