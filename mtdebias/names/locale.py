@@ -302,9 +302,9 @@ def _wgnd_table() -> dict[str, str]:
 
 @lru_cache(maxsize=100_000)
 def _pymorphy_surname(word: str) -> bool:
-    from ..augment.reinflect import _analyzer
+    from ..lang.slavic_pymorphy import analyzer
 
-    return any("Surn" in p.tag for p in _analyzer("ru").parse(word) if p.score >= 0.05)
+    return any("Surn" in p.tag for p in analyzer("ru").parse(word) if p.score >= 0.05)
 
 
 def available_locales(directory: str | Path | None = None) -> list[str]:
