@@ -108,9 +108,22 @@ def _load_translator(checkpoint: Path):
     return HFTranslator(checkpoint)
 
 
+def translator_factory(suite: Suite, backend: str | None = None,
+                       compute_type: str | None = None) -> Callable[[Path], Any]:
+    """How the suite opens checkpoints; ``backend``/``compute_type`` (the CLI) override it."""
+    from .translators.loader import check_backend, open_checkpoint
+
+    chosen = backend or suite.backend
+    kind = compute_type or (suite.compute_type if chosen == suite.backend else "default")
+    check_backend(chosen, kind)
+    return lambda checkpoint: open_checkpoint(checkpoint, chosen, kind)
+
+
 def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str] | None = None,
-             make_translator: Callable[[Path], Any] | None = None, cache: ProbeCache | None = None) -> EvalOutcome:
+             make_translator: Callable[[Path], Any] | None = None, cache: ProbeCache | None = None,
+             backend: str | None = None, compute_type: str | None = None) -> EvalOutcome:
     suite = load_suite(suite_path)
+    make_translator = make_translator or translator_factory(suite, backend, compute_type)
     cache = {} if cache is None else cache
     outcome = EvalOutcome()
     jobs = []
@@ -126,14 +139,16 @@ def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str
 
 
 def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = None, interval: float = 10.0,
-          timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None) -> EvalOutcome:
+          timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None,
+          backend: str | None = None, compute_type: str | None = None) -> EvalOutcome:
     """Score checkpoints of a training run as they appear, until the run has finished."""
     total = EvalOutcome()
     started = time.monotonic()
     cache: ProbeCache = {}  # probes are built once, not at every look
     while True:
         finished = (run_dir / FINISHED).exists()  # read before scoring: no checkpoint is missed
-        outcome = evaluate([run_dir], suite_path, overrides, cache=cache)
+        outcome = evaluate([run_dir], suite_path, overrides, cache=cache, backend=backend,
+                           compute_type=compute_type)
         total.scored += outcome.scored
         total.failed.update(outcome.failed)
         if on_outcome and outcome.scored:
@@ -150,7 +165,8 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
-        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store.dir), cache), store, outcome)
+        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store.dir), cache), store, outcome,
+                            translator_factory(suite))
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
 

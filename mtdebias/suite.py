@@ -15,6 +15,9 @@
     lang = "{tgt_lang}"
     names_limit = 20
 
+``[suite]`` may also set ``backend = "ct2"`` (CTranslate2 for beam search and scoring; ε-samples
+still come from transformers) and ``compute_type = "int8"``; ``mtdebias eval --backend`` overrides.
+
 Placeholders in string options are filled from the run being scored (``{src_lang}``,
 ``{tgt_lang}``, ``{data_dir}`` = folder of the training source file, ``{run_dir}``) or from
 ``--set key=value`` on the command line. Unknown probe types and unfilled placeholders are
@@ -67,6 +70,8 @@ class Suite:
     name: str
     probes: tuple[ProbeSpec, ...]
     path: str = ""
+    backend: str = "hf"  # how checkpoints are opened: hf or ct2 (translate/score; sampling is hf)
+    compute_type: str = "default"  # ct2 only
 
 
 def _fill(value: Any, context: dict[str, str], where: str) -> Any:
@@ -106,4 +111,15 @@ def load_suite(path: str | Path) -> Suite:
         if labels.count(label) > 1:  # per-item logs are stored under the label
             raise ConfigError(f"two probes share the label '{label}'", path=path,
                               hint="give one of them label = \"...\"")
-    return Suite(raw.get("suite", {}).get("name", path.stem), tuple(specs), str(path))
+    header = raw.get("suite", {})
+    unknown_keys = set(header) - {"name", "backend", "compute_type"}
+    if unknown_keys:
+        key = sorted(unknown_keys)[0]
+        close = difflib.get_close_matches(key, ["name", "backend", "compute_type"], n=1)
+        raise ConfigError(f"[suite] has no key '{key}'", path=path,
+                          hint=f"did you mean '{close[0]}'?" if close else "keys: name, backend, compute_type")
+    from .translators.loader import check_backend
+
+    backend, compute_type = header.get("backend", "hf"), header.get("compute_type", "default")
+    check_backend(backend, compute_type, where=f"{path}: [suite] backend")
+    return Suite(header.get("name", path.stem), tuple(specs), str(path), backend, compute_type)

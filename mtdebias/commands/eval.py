@@ -24,6 +24,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between looks with --watch")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
+    parser.add_argument("--backend", default=None, help="hf or ct2 (default: the suite's [suite] backend, else hf)")
+    parser.add_argument("--compute-type", default=None, help="ct2 only: int8, float32, …")
     single = parser.add_argument_group("a single probe")
     single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity")
     single.add_argument("--lang", help="target language")
@@ -74,9 +76,11 @@ def run(args: argparse.Namespace) -> int:
         if len(args.targets) != 1:
             raise InputError("--watch follows one run directory")
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
-                        on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True))
+                        on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True),
+                        backend=args.backend, compute_type=args.compute_type)
     else:
-        outcome = evaluate(args.targets, args.suite, overrides)
+        outcome = evaluate(args.targets, args.suite, overrides, backend=args.backend,
+                           compute_type=args.compute_type)
     for label in outcome.scored:
         print(f"scored   {label}")
     print(f"{len(outcome.scored)} scored, {len(outcome.skipped)} already stored, {len(outcome.failed)} failed")
@@ -103,9 +107,9 @@ def _run_single(args: argparse.Namespace) -> int:
         translator = FileTranslator(args.translations, sources=None if paired else args.src,
                                     allow_missing=args.allow_missing)
     elif args.targets:
-        from ..translators.hf import HFTranslator
+        from ..translators.loader import open_checkpoint
 
-        translator = HFTranslator(args.targets[0])
+        translator = open_checkpoint(args.targets[0], args.backend or "hf", args.compute_type or "default")
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = single_probe(args.probe, options, translator)

@@ -18,13 +18,21 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 … (default: cuda when available)")
     parser.add_argument("--src-lang", default=None, help="source language code (M2M100/NLLB only)")
     parser.add_argument("--tgt-lang", default=None, help="target language code (M2M100/NLLB only)")
+    parser.add_argument("--backend", default="hf", help="hf (transformers, default) or ct2 (CTranslate2; "
+                                                         "sampling still runs on hf)")
+    parser.add_argument("--compute-type", default="default", help="ct2 only: int8, float32, … (default: the "
+                                                                  "model's own)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..translators.hf import HFTranslator
+    from ..errors import InputError
+    from ..translators.loader import open_checkpoint
 
-    translator = HFTranslator(args.checkpoint, device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
+    if args.beam < 1:
+        raise InputError(f"--beam must be at least 1, got {args.beam}")
+    translator = open_checkpoint(args.checkpoint, args.backend, args.compute_type, device=args.device,
+                                 src_lang=args.src_lang, tgt_lang=args.tgt_lang)
     lines = [line.rstrip("\n") for line in sys.stdin]
     if args.sample:
         for samples in translator.sample(lines, n=args.sample, epsilon=args.epsilon, seed=args.seed):

@@ -118,7 +118,10 @@ class CT2Translator:
 
     def __init__(self, checkpoint: str | Path, *, compute_type: str = "default", device: str = "cpu",
                  threads: int = 0, batch_tokens: int = 4000, max_new_tokens: int = 128,
-                 src_lang: str | None = None, tgt_lang: str | None = None):
+                 src_lang: str | None = None, tgt_lang: str | None = None, patience: float = 2.0):
+        """``patience``: CTranslate2 stops a beam once ``patience × beam`` hypotheses have ended.
+        At 1 it stops earlier than transformers' beam search (``early_stopping=False``) and picks
+        other outputs for ~10% of sentences of the test model; at 2 the outputs agree."""
         if compute_type not in COMPUTE_TYPES:
             raise MtdebiasError(f"compute_type {compute_type!r} is not one of {', '.join(COMPUTE_TYPES)}")
         ctranslate2 = _ctranslate2()
@@ -140,6 +143,7 @@ class CT2Translator:
         self.translator = ctranslate2.Translator(str(self.model_dir), device=device, compute_type=compute_type,
                                                  intra_threads=threads)
         self.compute_type = compute_type
+        self.patience = patience
         self.batch_tokens = batch_tokens
         self.max_new_tokens = max_new_tokens
         self._src_lang, self._tgt_lang = src_lang, tgt_lang
@@ -159,7 +163,8 @@ class CT2Translator:
         out: list[str] = [""] * len(sources)
         for batch in length_batches([len(p) for p in pieces], max(self.batch_tokens // max(beam, 1), 1)):
             results = self.translator.translate_batch(
-                [pieces[i] for i in batch], beam_size=beam, max_decoding_length=self.max_new_tokens,
+                [pieces[i] for i in batch], beam_size=beam, patience=self.patience if beam > 1 else 1,
+                max_decoding_length=self.max_new_tokens,
                 target_prefix=[self._prefix] * len(batch) if self._prefix else None)
             for index, result in zip(batch, results):
                 ids = self.tokenizer.convert_tokens_to_ids(result.hypotheses[0])
