@@ -70,6 +70,13 @@ class HFTranslator:
                 self._gen_kwargs["forced_bos_token_id"] = lang_id
 
     # -- helpers -------------------------------------------------------------------------
+    @property
+    def _max_new_tokens(self) -> int:
+        # the decoder has max_position_embeddings positions and the start token takes one: a
+        # sample that never ends must stop there, not index past the position table
+        positions = getattr(self.model.config, "max_position_embeddings", None)
+        return min(self.max_new_tokens, positions - 1) if positions else self.max_new_tokens
+
     def _lengths(self, texts: Sequence[str]) -> list[int]:
         return [len(ids) for ids in self.tokenizer(list(texts))["input_ids"]]
 
@@ -88,7 +95,7 @@ class HFTranslator:
         # a beam multiplies the decoder's work: keep the budget per hypothesis
         for batch in length_batches(self._lengths(sources), max(self.batch_tokens // max(beam, 1), 1)):
             generated = self.model.generate(**self._encode([sources[i] for i in batch]), num_beams=beam,
-                                            do_sample=False, max_new_tokens=self.max_new_tokens,
+                                            do_sample=False, max_new_tokens=self._max_new_tokens,
                                             **self._gen_kwargs)
             for index, text in zip(batch, self._decode(generated)):
                 out[index] = text
@@ -115,7 +122,7 @@ class HFTranslator:
             enc = self._encode(texts)
             drawn = epsilon_sample(self.model, enc["input_ids"], enc["attention_mask"],
                                    [source_seed(seed, text) for text in texts], n=n, epsilon=epsilon,
-                                   temperature=temperature, max_new_tokens=self.max_new_tokens,
+                                   temperature=temperature, max_new_tokens=self._max_new_tokens,
                                    constraints=constraints)
             for index, samples in zip(batch, drawn):
                 out[index] = self._decode_unique(samples)
@@ -154,7 +161,7 @@ class HFTranslator:
         generated = self.model.generate(
             **self._encode(sources), do_sample=True, num_beams=1, top_k=0, top_p=1.0,
             epsilon_cutoff=epsilon if epsilon > 0 else None, temperature=temperature,
-            num_return_sequences=n, max_new_tokens=self.max_new_tokens, **self._gen_kwargs)
+            num_return_sequences=n, max_new_tokens=self._max_new_tokens, **self._gen_kwargs)
         return self._decode(generated)
 
     @torch.inference_mode()
