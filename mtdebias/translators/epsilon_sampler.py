@@ -145,8 +145,10 @@ def epsilon_sample(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
         unique_keys, inverse = torch.unique(keys, return_inverse=True)
         parents = torch.div(unique_keys, vocab + 1, rounding_mode="floor")
         row_of_sample[going] = inverse
-        hidden, mask = hidden.index_select(0, parents), mask.index_select(0, parents)
-        cache.reorder_cache(parents)
+        if parents.numel() != hidden.shape[0] or not torch.equal(parents, torch.arange(parents.numel(), device=device)):
+            # rows branched or ended; when each row simply goes on, the cache stays as it is
+            hidden, mask = hidden.index_select(0, parents), mask.index_select(0, parents)
+            cache.reorder_cache(parents)
         last = (unique_keys - parents * (vocab + 1)).unsqueeze(1)
     samples: list[list[int]] = []
     for index in range(total):
@@ -169,7 +171,11 @@ def _truncated_cdf(scores: torch.Tensor, epsilon: float, keep: int) -> tuple[tor
     probs = torch.softmax(scores, dim=-1)
     if epsilon <= 0:
         return probs.double().cumsum(dim=-1), None
-    top_p, top_i = probs.topk(min(keep, probs.shape[-1]), dim=-1)  # sorted, descending
+    if keep * 4 >= probs.shape[-1]:  # a tiny ε keeps most of the vocabulary: a mask beats a sort
+        cut = probs < epsilon
+        cut.scatter_(1, probs.argmax(dim=-1, keepdim=True), False)  # the top token always survives
+        return probs.double().masked_fill(cut, 0.0).cumsum(dim=-1), None
+    top_p, top_i = probs.topk(keep, dim=-1)  # sorted, descending
     cut = top_p < epsilon
     cut[:, 0] = False  # the most likely token always survives (min_tokens_to_keep = 1)
     return top_p.double().masked_fill(cut, 0.0).cumsum(dim=-1), top_i
