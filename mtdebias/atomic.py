@@ -2,13 +2,21 @@
 
 Results are written to a temporary file in the same directory, flushed, fsynced and renamed
 over the target, so an interrupted run leaves nothing half-written behind.
+
+The temporary file is created with mode 0666 filtered by the process umask (as ``open`` would
+create the target), and its name carries the writer's host and process id: ``.NAME.HOST-PID.RANDOM.tmp``.
+A process killed mid-write leaves such a file behind; :func:`clean_stale_temporaries` removes
+the ones whose writer is no longer running.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import tempfile
+import re
+import secrets
+import socket
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, TextIO
@@ -19,7 +27,7 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     """Open a temporary sibling of ``path`` for writing; rename it over ``path`` on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_temporary(path)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
             yield handle
@@ -30,6 +38,51 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    # os.open applies the umask to 0o666 like a plain open() would; mkstemp would force 0600
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = str(path.parent / f".{path.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
+# a folder may be shared between machines (NFS): only this host's writers can be checked
+_HOST = hashlib.sha1(socket.gethostname().encode()).hexdigest()[:6]
+_TEMPORARY = re.compile(r"^\..+\.([0-9a-f]{6})-(\d+)\.[0-9a-f]{8}\.tmp$")
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
+
+
+def clean_stale_temporaries(folder: str | Path, recursive: bool = True) -> list[Path]:
+    """Delete temporaries of :func:`atomic_open` whose writing process has ended (it was killed
+    mid-write); returns what was deleted. Temporaries of running writers are left alone."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    removed = []
+    for candidate in folder.rglob(".*.tmp") if recursive else folder.glob(".*.tmp"):
+        match = _TEMPORARY.match(candidate.name)
+        if match is None or match.group(1) != _HOST or not candidate.is_file() or _running(int(match.group(2))):
+            continue
+        try:
+            candidate.unlink()
+            removed.append(candidate)
+        except FileNotFoundError:  # another cleaner was faster
+            continue
+    return removed
 
 
 def write_text(path: str | Path, text: str) -> None:

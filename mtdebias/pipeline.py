@@ -6,19 +6,24 @@ Rerunning a recipe whose run directory holds checkpoints resumes it.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import shutil
+import tomllib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
 import tomli_w
 
-from .atomic import write_json, write_text
-from .errors import ConfigError
+from .atomic import clean_stale_temporaries, write_json, write_text
+from .errors import ConfigError, InputError
 from .recipe import Recipe, recipe_to_dict
 from .store import RunStore
 from .textio import read_parallel
+
+log = logging.getLogger(__name__)
 
 
 def _training_data(recipe: Recipe):
@@ -31,7 +36,25 @@ def _training_data(recipe: Recipe):
         with _folder_lock(folder):
             if not (folder / "synth.json").exists():  # another variant may have written it meanwhile
                 generate(data.tgt_lang, size=data.synth_size, seed=recipe.run.seed).write(folder)
-    return read_parallel(data.train_src, data.train_tgt)
+    corpus = read_parallel(data.train_src, data.train_tgt, max_chars=data.max_line_chars)
+    if not len(corpus):
+        raise InputError(f"the training corpus has no usable sentence pairs: "
+                         f"{corpus.describe_drops() or 'the files are empty'}", path=data.train_src,
+                         hint=f"check data.train_src and data.train_tgt ({data.train_tgt}): both sides need text, "
+                              f"at most data.max_line_chars = {data.max_line_chars} characters")
+    return corpus
+
+
+def _report_drops(corpus, recipe: Recipe, store: RunStore) -> dict:
+    """Say what was left out of the training data, in the log and in ``data_summary.json``."""
+    summary = {"train_src": str(recipe.data.train_src), "train_tgt": str(recipe.data.train_tgt),
+               "lines": len(corpus) + sum(d.count for d in corpus.dropped.values()), "pairs": len(corpus),
+               "max_line_chars": recipe.data.max_line_chars, "dropped": corpus.drop_summary()}
+    write_json(store.dir / "data_summary.json", summary)
+    if summary["dropped"]:
+        log.warning("training data: %d of %d line pairs left out: %s (see %s)", summary["lines"] - len(corpus),
+                    summary["lines"], corpus.describe_drops(), store.dir / "data_summary.json")
+    return summary
 
 
 @contextmanager
@@ -56,18 +79,91 @@ def _dev_data(recipe: Recipe) -> tuple[list[str], list[str]] | None:
     return dev.sources[:data.dev_max_sentences], dev.targets[:data.dev_max_sentences]
 
 
+# keys that change nothing a run has already trained: a resume may change them
+_RESUMABLE_CHANGES = {("run", "dir"), ("train", "epochs"), ("train", "max_steps"), ("train", "log_every_steps"),
+                      ("train", "save_every_steps"), ("train", "save_every_epochs")}
+_RESUMABLE_SECTIONS = {"eval", "ablate"}
+# what a run makes before its first checkpoint, and the recipe sections each is made from
+_PRODUCTS = {"tokenizer": ("data", "tokenizer", "model"), "annotated": ("data", "augment"),
+             "swaps": ("data", "augment"), "log.jsonl": (), "best.json": (), "data_summary.json": (),
+             "environment.json": ()}
+
+
+def training_differences(old: dict, new: dict) -> list[str]:
+    """Keys whose resolved values differ between two recipe tables, leaving out those a resume may
+    change (evaluation, ablation, how long to train, how often to save or log). A key missing from
+    the old recipe (written before the key existed) counts as its default."""
+    from dataclasses import MISSING, fields
+
+    changed = []
+    for section in (f.name for f in fields(Recipe) if f.name != "source"):
+        if section in _RESUMABLE_SECTIONS:
+            continue
+        defaults = {f.name: None if f.default is MISSING else _plain(f.default) for f in fields(_section_class(section))}
+        before_table, after_table = old.get(section, {}), new.get(section, {})
+        for key in sorted(set(before_table) | set(after_table)):
+            if (section, key) in _RESUMABLE_CHANGES:
+                continue
+            before = before_table[key] if key in before_table else defaults.get(key)
+            after = after_table.get(key)  # recipe_to_dict leaves out None values
+            if before != after:
+                changed.append(f"{section}.{key} = {after!r} (the run has {before!r})")
+    return changed
+
+
+def _section_class(section: str):
+    import typing
+
+    return typing.get_type_hints(Recipe)[section]
+
+
+def _plain(value):
+    return list(value) if isinstance(value, tuple) else (str(value) if isinstance(value, Path) else value)
+
+
+def _failed_start(folder: Path) -> bool:
+    """Only the records a start writes first (recipe.toml, environment.json): it died before
+    making anything, so the folder counts as empty."""
+    entries = {p.name for p in folder.iterdir() if not p.name.startswith(".")}
+    return entries <= {"recipe.toml", "environment.json"}
+
+
 def prepare_run(recipe: Recipe) -> RunStore:
     """Create the run directory with the resolved recipe and environment record.
 
-    A run directory made from a different recipe is refused rather than mixed.
+    The run directory always describes its contents: a folder trained under a recipe that
+    differs in anything that matters for training is refused; one whose start was cut short
+    before its first checkpoint is rebuilt (its tokenizer and annotation are remade).
     """
     store = RunStore(recipe.run_dir)
     resolved = tomli_w.dumps(recipe_to_dict(recipe))
     recipe_file = store.dir / "recipe.toml"
-    if recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved and store.checkpoints():
-        raise ConfigError(f"run directory {store.dir} holds checkpoints of a different recipe",
-                          path=recipe.source or None,
-                          hint="choose another run.name (or --set run.name=...), or delete the old run")
+    clean_stale_temporaries(store.dir)  # left by a process killed mid-write
+    if store.dir.is_dir() and _failed_start(store.dir):
+        (store.dir / "environment.json").unlink(missing_ok=True)  # the record of a start that made nothing
+    elif recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved:
+        try:
+            old = tomllib.loads(recipe_file.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError:
+            old = {}
+        changed = training_differences(old, recipe_to_dict(recipe))
+        if changed and store.checkpoints():
+            raise ConfigError(f"run directory {store.dir} holds checkpoints trained under another recipe: "
+                              + "; ".join(changed), path=recipe.source or None,
+                              hint="choose another run.name (or --set run.name=...), undo the change, "
+                                   "or delete the old run")
+        if changed:  # nothing trained yet: what the first attempt made from other settings is stale
+            sections = {item.split(".", 1)[0] for item in changed}
+            stale = [name for name, made_from in _PRODUCTS.items()
+                     if (store.dir / name).exists() and (not made_from or sections & set(made_from))]
+            log.warning("%s: the recipe changed before the first checkpoint (%s); remaking %s", store.dir,
+                        "; ".join(changed), ", ".join(stale) or "nothing")
+            for name in stale:
+                product = store.dir / name
+                if product.is_dir():
+                    shutil.rmtree(product)
+                else:
+                    product.unlink(missing_ok=True)
     store.dir.mkdir(parents=True, exist_ok=True)
     write_text(recipe_file, resolved)
     from .runner import FINISHED
@@ -90,10 +186,18 @@ def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[
         init = local_model_dir(recipe.model.init, what="model.init checkpoint")
         return load_model(init), AutoTokenizer.from_pretrained(init)
     tok_dir = store.dir / "tokenizer"
+    settings = {"vocab_size": recipe.tokenizer.vocab_size, "joint": recipe.tokenizer.joint}
+    stamp = tok_dir / "mtdebias_tokenizer.json"
+    if stamp.is_file() and json.loads(stamp.read_text(encoding="utf-8")) != settings:
+        # prepare_run rebuilds or refuses on a changed recipe; this guards folders made otherwise
+        raise ConfigError(f"{tok_dir} was trained with {stamp.read_text(encoding='utf-8').strip()}, the recipe asks "
+                          f"for {json.dumps(settings)}", path=recipe.source or None,
+                          hint="choose another run.name, or delete the run folder to start over")
     if not tok_dir.is_dir():  # trained once, in a temporary folder renamed when complete
         tmp = store.dir / ".tokenizer.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         train_tokenizer(sources, targets, tmp, vocab_size=recipe.tokenizer.vocab_size, joint=recipe.tokenizer.joint)
+        write_json(tmp / stamp.name, settings)
         os.replace(tmp, tok_dir)
     tokenizer = load_tokenizer(tok_dir)
     src_vocab, tgt_vocab = vocab_sizes(tokenizer)
@@ -116,7 +220,7 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
         annotate_lists(sources, targets, annotated, recipe.data.src_lang, recipe.data.tgt_lang,
                        aligner=augment.aligner, types=tuple(augment.types),
                        two_sided=None if augment.two_sided else False,  # None: where a target NER model exists
-                       candidates=augment.candidates)
+                       candidates=augment.candidates, max_chars=recipe.data.max_line_chars)
     return SwitchEntity(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
                         match_gender=augment.match_gender, unknown_policy=augment.unknown_policy,
                         swap_log=store.dir / "swaps" if augment.swap_log else None)
@@ -130,8 +234,10 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
 
     state = PartialState()
     with state.main_process_first():  # data, tokenizer and annotation are made once, by the main process
+        corpus = _training_data(recipe)  # an unusable corpus fails before the run folder is touched
         store = prepare_run(recipe) if state.is_main_process else RunStore(recipe.run_dir)
-        corpus = _training_data(recipe)
+        if state.is_main_process:
+            drops = _report_drops(corpus, recipe, store)
         model, tokenizer = build_model_and_tokenizer(recipe, corpus.sources, corpus.targets, store)
         source = pair_source(recipe, corpus.sources, corpus.targets, store)
     debiaser = _debiaser(recipe)
@@ -141,6 +247,8 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     trainer = Trainer(config=recipe.train, run_dir=store.dir, model=model, tokenizer=tokenizer, source=source,
                       seed=recipe.run.seed, dev=_dev_data(recipe), tgt_lang=recipe.data.tgt_lang)
     resumed = trainer.resume()
+    if state.is_main_process and not any("input" in row for row in store.read_log()):
+        store.log({"step": 0, "input": drops})  # the training log says what the data lost
     if debiaser is not None:
         _wire_debiasing(recipe, debiaser, trainer, resumed)
     if recipe.eval.suite and recipe.eval.inline:
@@ -186,7 +294,8 @@ def _debiaser(recipe: Recipe):
     from .debias import EncoderDebiaser
 
     return EncoderDebiaser(method=debias.method, words=debias.words, when=debias.when,
-                           multi_token=debias.multi_token, equalise=debias.equalise)
+                           multi_token=debias.multi_token, equalise=debias.equalise,
+                           pairs=debias.pairs or recipe.data.src_lang)
 
 
 def _wire_debiasing(recipe: Recipe, debiaser, trainer, resumed: bool) -> None:
@@ -211,5 +320,5 @@ def _debias_final_checkpoint(recipe: Recipe, store: RunStore) -> Path | None:
     from .debias import debias_checkpoint
 
     debias_checkpoint(last, out, method=debias.method, words=debias.words, multi_token=debias.multi_token,
-                      equalise=debias.equalise)
+                      equalise=debias.equalise, pairs=debias.pairs or recipe.data.src_lang)
     return out

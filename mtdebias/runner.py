@@ -15,10 +15,13 @@ from typing import Any, Callable, Iterable
 
 from tqdm.auto import tqdm
 
+from .atomic import clean_stale_temporaries
 from .errors import CheckpointError, InputError, MtdebiasError
 from .signature import Signature, hash_file, hash_json
 from .store import RunStore
-from .suite import ProbeSpec, Suite, load_suite, probe_constructors
+from .suite import SUITE_OPTIONS, ProbeSpec, Suite, check_probe_options, load_suite, probe_constructors
+from .translators.fairseq import find_spec
+from .translators.load import check_backend, load_translator, translator_factory
 
 FINISHED = "finished.json"
 
@@ -50,6 +53,9 @@ def locate(target: Path) -> tuple[RunStore, list[Path]]:
         return store, store.checkpoints()
     if target.parent.name == "checkpoints":
         return RunStore(target.parent.parent), [target]
+    fairseq = find_spec(target)
+    if fairseq is not None:  # a fairseq model: its .pt files, results beside them (or where it says)
+        return RunStore(fairseq.results_dir()), fairseq.checkpoints
     if not target.exists():
         raise InputError("no such run directory or checkpoint", path=target)
     # a checkpoint from elsewhere (e.g. a downloaded Opus-MT): results go beside it
@@ -66,7 +72,12 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
     if cache is not None and key in cache:
         return cache[key]
     constructors = probe_constructors()
-    probes = [(spec, constructors[spec.type](**spec.options)) for spec in (s.resolved(context) for s in suite.probes)]
+    probes = []
+    for spec in (s.resolved(context) for s in suite.probes):
+        check_probe_options(spec.type, spec.options, constructors[spec.type], where=f"probe '{spec.label}'",
+                            path=suite.path or None)
+        own = {k: v for k, v in spec.options.items() if k not in SUITE_OPTIONS}
+        probes.append((spec, constructors[spec.type](**own)))
     if cache is not None:
         cache[key] = probes
     return probes
@@ -80,18 +91,38 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], s
         outcome.failed[checkpoint.name] = str(exc)
         return
     stored = {row.get("request") for row in store.results(checkpoint)}
+    waiting = []
     for spec, probe in probes:
         request = request_key(spec, translator)
-        label = f"{checkpoint.name}: {spec.label}"
         if request in stored:
-            outcome.skipped.append(label)
+            outcome.skipped.append(f"{checkpoint.name}: {spec.label}")
             continue
+        claim = store.claim(checkpoint, request)
+        if not claim.acquire(blocking=False):  # another evaluator is computing it: do the rest first
+            waiting.append((spec, probe, request, claim))
+            continue
+        _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
+    for spec, probe, request, claim in waiting:  # then wait for those, and take over any left undone
+        claim.acquire()
+        _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
+
+
+def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, claim, translator,
+                   store: RunStore, outcome: EvalOutcome) -> None:
+    label = f"{checkpoint.name}: {spec.label}"
+    try:
+        # stored by another evaluator between our first look and the claim
+        if request in {row.get("request") for row in store.results(checkpoint)}:
+            outcome.skipped.append(label)
+            return
         result = probe.run(translator)
         if result.attempts:
             store.write_attempts(checkpoint, spec.label, result.attempts)
         store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in result.rows()],
                           label=spec.label)
         outcome.scored.append(label)
+    finally:
+        claim.release()
 
 
 def request_key(spec: ProbeSpec, translator) -> str:
@@ -103,38 +134,36 @@ def request_key(spec: ProbeSpec, translator) -> str:
 
 
 def _load_translator(checkpoint: Path):
-    from .translators.hf import HFTranslator
-
-    return HFTranslator(checkpoint)
+    return load_translator(checkpoint)
 
 
-def translator_factory(suite: Suite, backend: str | None = None,
-                       compute_type: str | None = None) -> Callable[[Path], Any]:
+def backend_choice(suite: Suite, backend: str | None = None, compute_type: str | None = None) -> tuple[str, str]:
     """How the suite opens checkpoints; ``backend``/``compute_type`` (the CLI) override it."""
-    from .translators.loader import check_backend, open_checkpoint
-
     chosen = backend or suite.backend
     kind = compute_type or (suite.compute_type if chosen == suite.backend else "default")
     check_backend(chosen, kind)
-    return lambda checkpoint: open_checkpoint(checkpoint, chosen, kind)
+    return chosen, kind
 
 
 def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str] | None = None,
              make_translator: Callable[[Path], Any] | None = None, cache: ProbeCache | None = None,
              backend: str | None = None, compute_type: str | None = None) -> EvalOutcome:
     suite = load_suite(suite_path)
-    make_translator = make_translator or translator_factory(suite, backend, compute_type)
+    chosen_backend, kind = backend_choice(suite, backend, compute_type)
     cache = {} if cache is None else cache
     outcome = EvalOutcome()
     jobs = []
     for target in targets:
         store, checkpoints = locate(Path(target))
+        clean_stale_temporaries(store.dir / "eval")  # left by an evaluator killed mid-write
         context = {**run_context(store.dir), **(overrides or {})}
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
-        jobs += [(store, checkpoint, context) for checkpoint in checkpoints]
-    for store, checkpoint, context in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
-        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, make_translator)
+        # a fairseq.toml's parts follow its checkpoints
+        loader = make_translator or translator_factory(target, chosen_backend, kind)
+        jobs += [(store, checkpoint, context, loader) for checkpoint in checkpoints]
+    for store, checkpoint, context, loader in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
+        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader)
     return outcome
 
 
@@ -166,19 +195,25 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
         evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store.dir), cache), store, outcome,
-                            translator_factory(suite))
+                            translator_factory(store.dir, *backend_choice(suite)))
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
 
     return hook
 
 
-def single_probe(probe_type: str, options: dict[str, Any], translator) -> Any:
+def single_probe(probe_type: str, options: dict[str, Any], translator, flags: dict[str, str] | None = None) -> Any:
     """Run one probe with the given options (``mtdebias eval --probe``)."""
+    return build_single_probe(probe_type, options, flags).run(translator)
+
+
+def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str, str] | None = None) -> Any:
+    """The probe ``mtdebias eval --probe`` runs; bad options fail here, before a model is loaded."""
     constructors = probe_constructors()
     if probe_type not in constructors:
         raise InputError(f"unknown probe {probe_type!r}; known: {', '.join(sorted(constructors))}")
-    return constructors[probe_type](**options).run(translator)
+    check_probe_options(probe_type, options, constructors[probe_type], flags=flags)
+    return constructors[probe_type](**options)
 
 
 __all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "evaluate", "single_probe", "watch"]

@@ -13,10 +13,14 @@
 
 Every file is written atomically (:mod:`mtdebias.atomic`); a checkpoint directory is built
 under a temporary name and renamed when complete, so a half-written checkpoint is never seen.
+``results.jsonl`` is read, changed and rewritten under a file lock (:mod:`mtdebias.locking`),
+so concurrent evaluators of one checkpoint lose no rows; they split the work by claiming each
+evaluation request with a lock of its own (:meth:`RunStore.claim`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import platform
 import re
@@ -27,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .atomic import read_jsonl, write_json, write_jsonl
+from .locking import FileLock
 
 CHECKPOINTS = "checkpoints"
 COMPLETE_MARKER = "trainer_state.json"
@@ -72,9 +77,16 @@ class RunStore:
         other options, so its old numbers are superseded)."""
         rows = list(rows)
         new_keys = {(r["signature"], r["metric"]) for r in rows}
-        kept = [r for r in self.results(checkpoint) if (r["signature"], r["metric"]) not in new_keys
-                and (label is None or r.get("label") != label)]
-        write_jsonl(self.eval_dir(checkpoint) / "results.jsonl", kept + rows)
+        with FileLock(self.eval_dir(checkpoint) / ".results.lock"):  # read-modify-write: one writer at a time
+            kept = [r for r in self.results(checkpoint) if (r["signature"], r["metric"]) not in new_keys
+                    and (label is None or r.get("label") != label)]
+            write_jsonl(self.eval_dir(checkpoint) / "results.jsonl", kept + rows)
+
+    def claim(self, checkpoint: str | Path, request: str) -> FileLock:
+        """The lock an evaluator holds while it computes ``request`` for ``checkpoint``, so that a
+        second evaluator works on something else (or waits) instead of computing it again."""
+        name = hashlib.sha256(request.encode("utf-8")).hexdigest()[:24]
+        return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock")
 
     def write_attempts(self, checkpoint: str | Path, probe: str, attempts: list[dict[str, Any]]) -> Path:
         path = self.eval_dir(checkpoint) / f"{probe}.attempts.jsonl"

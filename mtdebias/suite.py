@@ -27,13 +27,14 @@ errors before any checkpoint is loaded.
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import ConfigError
+from .errors import ConfigError, InputError
 
 
 def probe_constructors() -> dict[str, Callable[..., Any]]:
@@ -42,14 +43,54 @@ def probe_constructors() -> dict[str, Callable[..., Any]]:
     from .quality import QualityProbe
 
     def quality(src: str, ref: str, tgt_lang: str | None = None, lang: str | None = None, beam: int = 5,
-                max_sentences: int | None = None, **_ignored: Any) -> QualityProbe:
+                max_sentences: int | None = None) -> QualityProbe:
         from .textio import read_parallel
 
         corpus = read_parallel(src, ref)
+        if not len(corpus):
+            raise InputError(f"the quality probe's files hold no sentence pairs ({corpus.skipped_empty} "
+                             "empty line(s))", path=src, hint=f"give src and ref files with text (ref: {ref})")
         limit = max_sentences or len(corpus)
         return QualityProbe(corpus.sources[:limit], corpus.targets[:limit], tgt_lang or lang, beam=beam)
 
     return {"quality": quality, **PROBES}
+
+
+# options every suite entry may carry besides its probe's own
+SUITE_OPTIONS = ("label",)
+# probes whose `lang` is the language a gender detector must read
+DETECTION_PROBES = ("winomt", "name_gender", "ambiguity")
+
+
+def check_probe_options(kind: str, options: dict[str, Any], constructor: Callable[..., Any] | None = None,
+                        where: str = "", path: str | Path | None = None, flags: dict[str, str] | None = None) -> None:
+    """Refuse options the probe does not know (``beem = 3`` would silently be ignored) and
+    missing required ones, before anything is built. ``flags`` maps an option to the command-line
+    flag that sets it, for messages."""
+    constructor = constructor or probe_constructors()[kind]
+    params = inspect.signature(constructor).parameters
+    named = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    known = set(named) | set(getattr(getattr(constructor, "__self__", None), "EXTRA_OPTIONS", ())) | set(SUITE_OPTIONS)
+    where = where or f"probe '{kind}'"
+    flags = flags or {}
+    for key in options:
+        if key not in known:
+            close = difflib.get_close_matches(key, sorted(known), n=1)
+            name = flags.get(key, key)
+            raise ConfigError(f"{where}: unknown option {name!r}", path=path,
+                              hint=f"did you mean '{flags.get(close[0], close[0])}'?" if close
+                              else f"{kind} takes: {', '.join(sorted(known - set(SUITE_OPTIONS)))}")
+    for name in named:
+        if params[name].default is inspect.Parameter.empty and name not in options:
+            raise ConfigError(f"{where}: missing required option {flags.get(name, name)!r}", path=path,
+                              hint=f"{kind} needs {', '.join(flags.get(n, n) for n in named if params[n].default is inspect.Parameter.empty)}")
+    lang = options.get("lang")
+    if kind in DETECTION_PROBES and isinstance(lang, str) and "{" not in lang:
+        from .lang import SUPPORTED_LANGS
+
+        if lang not in SUPPORTED_LANGS:
+            raise ConfigError(f"{where}: no gender detector for lang = {lang!r}", path=path,
+                              hint=f"{kind} reads target-side gender; supported: {', '.join(SUPPORTED_LANGS)}")
 
 
 @dataclass(frozen=True)
@@ -118,7 +159,7 @@ def load_suite(path: str | Path) -> Suite:
         close = difflib.get_close_matches(key, ["name", "backend", "compute_type"], n=1)
         raise ConfigError(f"[suite] has no key '{key}'", path=path,
                           hint=f"did you mean '{close[0]}'?" if close else "keys: name, backend, compute_type")
-    from .translators.loader import check_backend
+    from .translators.load import check_backend
 
     backend, compute_type = header.get("backend", "hf"), header.get("compute_type", "default")
     check_backend(backend, compute_type, where=f"{path}: [suite] backend")

@@ -2,12 +2,13 @@
 
 * invalid UTF-8 → :class:`InputError` with file and line;
 * parallel files of different lengths → error naming both files and counts, before any work;
-* empty or whitespace-only lines → skipped on both sides together and counted.
+* empty or whitespace-only lines → skipped on both sides together and counted, as are lines
+  over a length cap, with the first line numbers of each kind.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
@@ -44,30 +45,71 @@ def count_lines(path: str | Path) -> int:
         return sum(1 for _ in handle)
 
 
+FIRST_LINES = 5  # line numbers kept per drop reason, to point the user at examples
+
+
+@dataclass
+class Dropped:
+    """Pairs left out for one reason: how many, and the first few line numbers (1-based)."""
+
+    count: int = 0
+    first_lines: list[int] = field(default_factory=list)
+
+    def add(self, line: int) -> None:
+        self.count += 1
+        if len(self.first_lines) < FIRST_LINES:
+            self.first_lines.append(line)
+
+    def to_json(self) -> dict:
+        return {"count": self.count, "first_lines": list(self.first_lines)}
+
+
 @dataclass
 class ParallelCorpus:
     sources: list[str]
     targets: list[str]
     line_numbers: list[int]  # 1-based line number of each kept pair in the input files
-    skipped_empty: int
+    skipped_empty: int  # pairs with a blank side (both blank, or one)
+    # reason → Dropped: "empty" (both sides blank), "one_sided" (one side blank), "too_long"
+    dropped: dict[str, Dropped] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.sources)
 
+    def drop_summary(self) -> dict:
+        return {reason: d.to_json() for reason, d in self.dropped.items() if d.count}
 
-def read_parallel(src: str | Path, tgt: str | Path) -> ParallelCorpus:
-    """Read a sentence-aligned pair of files, checking lengths before reading any content."""
+    def describe_drops(self) -> str:
+        """'3 empty (lines 4, 9, 12), 1 too_long (line 7)' or '' when nothing was dropped."""
+        parts = []
+        for reason, d in self.dropped.items():
+            if d.count:
+                lines = ", ".join(map(str, d.first_lines)) + (", …" if d.count > len(d.first_lines) else "")
+                parts.append(f"{d.count} {reason} (line{'s' if len(d.first_lines) > 1 else ''} {lines})")
+        return ", ".join(parts)
+
+
+def read_parallel(src: str | Path, tgt: str | Path, max_chars: int | None = None) -> ParallelCorpus:
+    """Read a sentence-aligned pair of files, checking lengths before reading any content.
+
+    Pairs with a blank side are skipped; with ``max_chars``, so are pairs with a side longer than
+    that. Both are counted with their first line numbers (``dropped``)."""
     n_src, n_tgt = count_lines(src), count_lines(tgt)
     if n_src != n_tgt:
         raise InputError(f"parallel files differ in length: {src} has {n_src} lines, "
                          f"{tgt} has {n_tgt} lines", path=src,
                          hint="the files must be sentence-aligned, one sentence per line")
-    sources, targets, numbers, skipped = [], [], [], 0
+    sources, targets, numbers = [], [], []
+    dropped = {reason: Dropped() for reason in ("empty", "one_sided", "too_long")}
     for number, (s, t) in enumerate(zip(iter_lines(src), iter_lines(tgt)), 1):
-        if not s.strip() or not t.strip():
-            skipped += 1
+        s, t = s.strip(), t.strip()
+        if not s or not t:
+            dropped["empty" if not s and not t else "one_sided"].add(number)
             continue
-        sources.append(s.strip())
-        targets.append(t.strip())
+        if max_chars is not None and (len(s) > max_chars or len(t) > max_chars):
+            dropped["too_long"].add(number)
+            continue
+        sources.append(s)
+        targets.append(t)
         numbers.append(number)
-    return ParallelCorpus(sources, targets, numbers, skipped)
+    return ParallelCorpus(sources, targets, numbers, dropped["empty"].count + dropped["one_sided"].count, dropped)

@@ -58,3 +58,16 @@ def test_hub_name_on_the_command_line_is_a_clean_error(capsys):
     assert main(["translate", "Helsinki-NLP/opus-mt-en-de"]) == 2
     err = capsys.readouterr().err
     assert "never downloads" in err and "Traceback" not in err
+
+
+def test_mt_gender_file_scores_without_allow_missing_and_warns(shared_data, capsys):
+    # mt_gender's en-de.txt was made from an en.txt that differs on lines 2121-2122
+    data = shared_data / "winomt"
+    code = main(["eval", "--probe", "winomt", "--lang", "de", "--data", str(data / "en.txt"),
+                 "--translations", str(data / "translations-aws" / "en-de.txt"),
+                 "--option", "resamples=0", "--json"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "line(s) 2121, 2122" in captured.err and "scored these as undetected" in captured.err
+    assert "data check: 6 duplicate row(s)" in captured.err
+    assert json.loads(captured.out)["metrics"]["accuracy"]["n"] == 3888

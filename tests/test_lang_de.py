@@ -46,11 +46,39 @@ def test_compound_head_is_named_in_evidence():
     assert any("determiner 'Die'" == e for e in d.evidence)
 
 
-def test_ambiguous_adjectival_noun_is_undetected():
-    # «den Angestellten»: masculine accusative singular or dative plural
+def test_den_plus_en_is_masculine_unless_a_dative_preposition_allows_plural():
+    # «sah den Angestellten»: accusative — a plural would be «die Angestellten» → masculine sg.
     text = "Sie sah den Angestellten."
-    d = detect_gender("de", text, at(text, "Angestellten"))
-    assert d.gender == "undetected"
+    assert detect_gender("de", text, at(text, "Angestellten")).gender == "male"
+    # «mit den Angestellten»: masculine dative sg. is «dem», so this is dative plural or odd
+    text = "Sie sprach mit den Angestellten."
+    assert detect_gender("de", text, at(text, "Angestellten")).gender == "undetected"
+
+
+@pytest.mark.parametrize("text, word, gender", [
+    # the pronoun follows the grammatical gender: nothing about the referent
+    ("Die Wache hielt ihn an, weil sie misstrauisch war.", "Wache", "neutral"),
+    ("Der Apotheker sagte jemandem, dass er die Pillen nehmen sollte.", "jemandem", "neutral"),
+    ("Die Person kam, weil sie Hilfe brauchte.", "Person", "neutral"),
+    # the pronoun departs from it: agreement with the referent's sex
+    ("Der Lehrer ermutigte jemanden, ihren Träumen nachzugehen.", "jemanden", "female"),
+    ("Der Arzt half dem Kind, weil er Schmerzen hatte.", "Kind", "male"),
+    ("Die Person kam, weil er Hilfe brauchte.", "Person", "male"),
+    # «sie» with a plural verb is plural, not feminine
+    ("Jemand sagte dem Berater, dass sie Probleme hatten.", "Jemand", "neutral"),
+])
+def test_epicene_words_and_coreferent_pronouns(text, word, gender):
+    d = detect_gender("de", text, at(text, word))
+    assert d.gender == gender, d
+
+
+def test_feminine_article_on_masculine_singular_form_decides():
+    text = "Die Putzfrau mag die Koch nicht, weil sie die Küche schmutzig gemacht hat."
+    d = detect_gender("de", text, at(text, "Koch"))
+    assert d.gender == "female" and any("determiner decides" in e for e in d.evidence), d
+    # but «die Arbeiter» can be plural: generic masculine
+    text = "Die Rezeptionistin hasste die Arbeiter."
+    assert detect_gender("de", text, at(text, "Arbeiter")).gender == "male"
 
 
 @pytest.mark.shared

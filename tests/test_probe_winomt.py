@@ -125,6 +125,37 @@ def test_run_logs_every_attempt_and_unaligned_is_undetected(tmp_path):
     assert result.signature.startswith("winomt.v1|") and "model:scripted:winomt" in result.signature
 
 
+def test_file_translator_matches_by_line_when_a_few_sources_differ(tmp_path):
+    # 200 lines, line 7 has a different source (as mt_gender's files at 2121-2122): 1 of 200 =
+    # 0.5 % ≤ 1 % → matched by line, line 7 gets no translation and is reported
+    sources = [f"sentence {i}" for i in range(1, 201)]
+    lines = [f"{s} ||| Satz {i}" for i, s in enumerate(sources, 1)]
+    lines[6] = "an older sentence 7 ||| ein älterer Satz"
+    path = write(tmp_path / "t.txt", lines)
+    translator = FileTranslator(path)
+    out = translator.translate(sources)
+    assert out[6] == "" and out[5] == "Satz 6" and out[7] == "Satz 8"
+    assert translator.mismatched_lines == [7] and translator.missing == []
+    # 3 of 200 differing (1.5 % > 1 %) is not "a few": matched by text, which fails loudly
+    for k in (10, 20):
+        lines[k] = f"another old sentence {k} ||| x"
+    strict = FileTranslator(write(tmp_path / "t2.txt", lines))
+    with pytest.raises(InputError, match="no translation for source sentence 'sentence 7'"):
+        strict.translate(sources)
+    # a request of another length is matched by text as before
+    assert FileTranslator(path).translate(["sentence 3"]) == ["Satz 3"]
+
+
+def test_validate_items_reports_duplicates_and_gold_pronoun_mismatch(tmp_path):
+    rows = ROWS[:3] + [ROWS[0], "male\t1\tThe developer argued with the designer because she was late.\tdeveloper"]
+    probe = WinoMTProbe(load_winomt(write(tmp_path / "en.txt", rows)), "de", resamples=0)
+    assert probe.findings == ["1 duplicate row(s): lines 4 (= line 1)",
+                              "1 row(s) whose sentence has no female/male/neutral pronoun of the gold "
+                              "gender: lines 5"]
+    clean = WinoMTProbe(load_winomt(write(tmp_path / "ok.txt", ROWS)), "de", resamples=0)
+    assert clean.findings == []
+
+
 @pytest.mark.shared
 def test_shared_winomt_german_aws():
     data = SHARED / "winomt" / "en.txt"
@@ -134,13 +165,15 @@ def test_shared_winomt_german_aws():
     translator = FileTranslator(translations)
     probe = WinoMTProbe.from_options(lang="de", data=data, resamples=100)
     # en.txt rows 2121-2122 were corrected upstream after the AWS translations were made (he/she
-    # swapped), so the translation file has no entry for them: evaluate the other 3,886 rows.
-    probe.items = [item for item in probe.items if item.sentence in translator._table]
-    assert len(probe.items) == 3886
+    # swapped): the file is matched by line, those two rows are scored undetected
     result = probe.run(translator)
+    assert translator.mismatched_lines == [2121, 2122]
+    assert result.meta["source_mismatch_lines"] == [2121, 2122]
+    assert [a["detected"] for a in result.attempts[2120:2122]] == ["undetected", "undetected"]
+    assert result.meta["data_findings"][0].startswith("6 duplicate row(s): lines 397 (= line 396)")
     accuracy = result.metric("accuracy")
-    assert 0.45 < accuracy.value < 0.8  # measured 0.569 (mt_gender reports ~0.59 for this system)
+    assert 0.45 < accuracy.value < 0.8  # measured 0.601 after issue 11 (0.569 before)
     assert result.metric("delta_g").value > 0 and result.metric("delta_s").value > 0
     undetected = [a for a in result.attempts if a["detected"] == "undetected"]
-    assert 0 < len(undetected) < 0.15 * len(result.attempts)
-    assert all(a["evidence"] and a["translation"] for a in undetected)
+    assert 0 < len(undetected) < 0.05 * len(result.attempts)  # measured 39 of 3,888
+    assert all(a["evidence"] for a in undetected)

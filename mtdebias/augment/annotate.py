@@ -50,6 +50,7 @@ REJECT_REASONS = ("unaligned", "non_contiguous", "shared_alignment", "not_capita
                   "no_target_entity",
                   "type_mismatch", "exceeds_target_entity", "overlapping_target")
 DEFAULT_SHARD_SIZE = 10000
+DEFAULT_MAX_CHARS = 2000
 
 
 def candidate_key(type_: str, gender: str | None) -> str:
@@ -75,9 +76,18 @@ class ShardStats:
     rejected_by_type: Counter = field(default_factory=Counter)  # "TYPE:reason" → n
     target_form: Counter = field(default_factory=Counter)    # analysed / unparsed / identity_*
     candidates: dict[str, Counter] = field(default_factory=dict)
+    # reason (empty, one_sided, too_long) → {"count", "first_lines"}; skipped_empty = empty + one_sided
+    skipped: dict[str, dict] = field(default_factory=dict)
+
+    def skip(self, reason: str, line: int) -> None:
+        entry = self.skipped.setdefault(reason, {"count": 0, "first_lines": []})
+        entry["count"] += 1
+        if len(entry["first_lines"]) < 5:
+            entry["first_lines"].append(line)
 
     def to_json(self) -> dict:
-        return {"pairs": self.pairs, "skipped_empty": self.skipped_empty, "entities": dict(self.entities),
+        return {"pairs": self.pairs, "skipped_empty": self.skipped_empty, "skipped": self.skipped,
+                "entities": dict(self.entities),
                 "accepted": dict(self.accepted), "rejected": dict(self.rejected),
                 "rejected_by_type": dict(self.rejected_by_type),
                 "target_form": dict(self.target_form),
@@ -89,7 +99,8 @@ class ShardStats:
         return cls(obj["pairs"], obj.get("skipped_empty", 0), Counter(obj["entities"]), Counter(obj["accepted"]),
                    Counter(obj["rejected"]), Counter(obj["rejected_by_type"]),
                    Counter(obj["target_form"]),
-                   {k: Counter({(s, t): n for s, t, n in v}) for k, v in obj["candidates"].items()})
+                   {k: Counter({(s, t): n for s, t, n in v}) for k, v in obj["candidates"].items()},
+                   obj.get("skipped", {}))
 
     def add(self, other: "ShardStats") -> None:
         self.pairs += other.pairs
@@ -98,6 +109,10 @@ class ShardStats:
             getattr(self, name).update(getattr(other, name))
         for key, counts in other.candidates.items():
             self.candidates.setdefault(key, Counter()).update(counts)
+        for reason, entry in other.skipped.items():  # shards come in line order
+            mine = self.skipped.setdefault(reason, {"count": 0, "first_lines": []})
+            mine["count"] += entry["count"]
+            mine["first_lines"] = (mine["first_lines"] + entry["first_lines"])[:5]
 
 
 def _is_word(text: str) -> bool:
@@ -241,6 +256,16 @@ class _Job:
     extra_sources: Sequence[str]
     extra_targets: Sequence[str]
     batch_size: int = 256
+    max_chars: int | None = DEFAULT_MAX_CHARS
+
+
+def _skip_reason(s: str, t: str, max_chars: int | None) -> str | None:
+    """Why a (stripped) pair is left out, or None to keep it."""
+    if not s or not t:
+        return "empty" if not s and not t else "one_sided"
+    if max_chars is not None and (len(s) > max_chars or len(t) > max_chars):
+        return "too_long"  # a 100k-character line costs minutes and is no sentence
+    return None
 
 
 _WORKER: dict = {}
@@ -255,7 +280,15 @@ def _run_shard(job: _Job, shard: int) -> ShardStats:
             work = job.out_dir / "work"
             _WORKER["model"] = FastAlignModel(work / "forward.probs", work / "backward.probs")
     all_rows = list(_pairs_of_shard(job.src, job.tgt, shard, job.shard_size))
-    rows = [(n, s, t) for n, s, t in all_rows if s and t]
+    stats = ShardStats()
+    rows = []
+    for n, s, t in all_rows:
+        reason = _skip_reason(s, t, job.max_chars)
+        if reason is None:
+            rows.append((n, s, t))
+        else:
+            stats.skip(reason, n)
+    stats.skipped_empty = sum(stats.skipped.get(r, {}).get("count", 0) for r in ("empty", "one_sided"))
     sources, targets = [s for _, s, _ in rows], [t for _, _, t in rows]
     src_ents = _WORKER["src_tagger"].tag(sources, batch_size=job.batch_size)
     tgt_ents = (_WORKER["tgt_tagger"].tag(targets, batch_size=job.batch_size)
@@ -269,7 +302,6 @@ def _run_shard(job: _Job, shard: int) -> ShardStats:
         alignments = align_pairs(sources, targets, job.annotator.src_lang, job.annotator.tgt_lang,
                                  method="eflomal", extra_sources=job.extra_sources,
                                  extra_targets=job.extra_targets)
-    stats = ShardStats(skipped_empty=len(all_rows) - len(rows))
     records = []
     for (line, s, t), se, te, al in zip(rows, src_ents, tgt_ents, alignments):
         accepted, rejected = job.annotator.annotate(s, t, se, te, al, stats)
@@ -341,7 +373,7 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
                     candidates: str | Path | None = None, shard_size: int = DEFAULT_SHARD_SIZE,
                     gender_of: GenderOf | None = None, n_process: int = 1,
                     extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
-                    progress: bool = False) -> dict:
+                    max_chars: int | None = DEFAULT_MAX_CHARS, progress: bool = False) -> dict:
     """Annotate ``src``/``tgt`` into ``out_dir`` (resumable); returns the summary."""
     src, tgt, out_dir = Path(src), Path(tgt), Path(out_dir)
     if aligner not in METHODS:
@@ -365,6 +397,13 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
     if count_lines(tgt) != n_lines:
         raise InputError(f"parallel files differ in length: {src} has {n_lines} lines, {tgt} has "
                          f"{count_lines(tgt)}", path=src, hint="the files must be sentence-aligned")
+    if max_chars is not None and max_chars < 1:
+        raise InputError(f"max_chars = {max_chars} must be at least 1", hint="pass --max-chars N with N >= 1")
+    if not any(_skip_reason(s.strip(), t.strip(), max_chars) is None for s, t in zip(iter_lines(src), iter_lines(tgt))):
+        # checked before anything is written: the aligner crashes on an empty corpus
+        raise InputError(f"the corpus has no usable sentence pairs ({n_lines} line(s), each empty, one-sided or "
+                         f"longer than {max_chars} characters)", path=src,
+                         hint=f"check --src and --tgt ({tgt}): both sides need text on the same line")
     if gender_of is None and "PERSON" in types:
         gender_of = default_gender_of()
 
@@ -373,10 +412,11 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
     config = {"src": hash_file(src), "tgt": hash_file(tgt), "src_lang": src_lang,
               "tgt_lang": tgt_lang, "aligner": aligner, "types": list(types),
               "two_sided": two_sided, "shard_size": shard_size,
-              "extra": hash_json([list(extra_sources), list(extra_targets)])}
+              "extra": hash_json([list(extra_sources), list(extra_targets)]), "max_chars": max_chars}
     config_path = out_dir / "work" / "config.json"
     if config_path.exists():
-        previous = json.loads(config_path.read_text(encoding="utf-8"))
+        # folders written before the length cap existed hold the default
+        previous = {"max_chars": DEFAULT_MAX_CHARS, **json.loads(config_path.read_text(encoding="utf-8"))}
         if previous != config:
             raise InputError("this output directory holds an annotation of other input or "
                              "settings", path=config_path,
@@ -392,6 +432,8 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
 
             def lines():
                 for s, t in zip(iter_lines(src), iter_lines(tgt)):
+                    if _skip_reason(s.strip(), t.strip(), max_chars) is not None:
+                        continue
                     a = aligner_line(tokenize(s.strip(), src_lang))
                     b = aligner_line(tokenize(t.strip(), tgt_lang))
                     if a and b:
@@ -409,7 +451,7 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
 
     annotator = PairAnnotator(src_lang, tgt_lang, tuple(types), two_sided, gender_of)
     job = _Job(src, tgt, out_dir, shard_size, annotator, aligner, list(extra_sources),
-               list(extra_targets))
+               list(extra_targets), max_chars=max_chars)
     n_shards = max(1, -(-n_lines // shard_size))
     shard_dir = out_dir / "shards"
     todo = [k for k in range(n_shards) if not (shard_dir / f"{k:06d}.stats.json").exists()]

@@ -29,7 +29,14 @@ def run(args: argparse.Namespace) -> int:
     from ..recipe import load_recipe
 
     recipe = load_recipe(args.recipe, args.overrides)
-    seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    seeds = []
+    for text in (s.strip() for s in args.seeds.split(",") if s.strip()):
+        if not text.isdigit():
+            from ..errors import ConfigError
+
+            raise ConfigError(f"--seeds {args.seeds!r}: {text!r} is not a seed (a whole number >= 0)",
+                              hint="pass comma-separated seeds, e.g. --seeds 1,2,3")
+        seeds.append(int(text))
     variants = expand(recipe, parse_grid(args.grid), seeds)
     if args.dry_run:
         for variant, resolved in zip(variants, validate_variants(args.recipe, variants, args.overrides)):

@@ -29,18 +29,30 @@ def add_parser(subparsers) -> None:
                         help="extra candidates: candidates.json or TSV TYPE GENDER SRC TGT [COUNT]")
     parser.add_argument("--shard-size", type=int, default=10000, help="pairs per shard (default 10000)")
     parser.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--max-chars", type=int, default=2000,
+                        help="pairs with a side longer than this many characters are skipped and counted "
+                             "(default 2000)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..augment.annotate import annotate_corpus
+    from ..langcodes import check_language_code
 
+    check_language_code(args.src_lang, "--src-lang")
+    check_language_code(args.tgt_lang, "--tgt-lang")
     summary = annotate_corpus(
         args.src, args.tgt, args.out, args.src_lang, args.tgt_lang, aligner=args.aligner,
         types=tuple(t.strip().upper() for t in args.types.split(",") if t.strip()),
         two_sided=args.two_sided, candidates=args.candidates, shard_size=args.shard_size,
-        n_process=args.processes, progress=True)
+        n_process=args.processes, max_chars=args.max_chars, progress=True)
     accepted, rejected = sum(summary["accepted"].values()), sum(summary["rejected"].values())
     print(f"{summary['pairs']} pairs, {accepted} entities accepted, {rejected} rejected "
           f"({json.dumps(summary['rejected'], sort_keys=True)}) → {args.out}")
+    if not summary["two_sided"]:
+        print(f"one-sided: no NER model for '{args.tgt_lang}', the alignment alone places target entities")
+    skipped = {k: v for k, v in summary.get("skipped", {}).items() if v["count"]}
+    if skipped:
+        print("skipped: " + ", ".join(f"{v['count']} {k} (first lines {', '.join(map(str, v['first_lines']))})"
+                                      for k, v in skipped.items()))
     return 0

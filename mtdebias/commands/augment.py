@@ -1,8 +1,10 @@
-"""``mtdebias augment DIR``: write one epoch of the SwitchEntity-augmented corpus."""
+"""``mtdebias augment DIR``: write one epoch of the SwitchEntity-augmented corpus, or with
+``--format fairseq --epochs 1-10`` one binarised fairseq shard per epoch."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def add_parser(subparsers) -> None:
@@ -11,10 +13,15 @@ def add_parser(subparsers) -> None:
         description="Switch every annotated entity for a same-type (same-gender) candidate, "
                     "deterministically from --seed and --epoch.")
     parser.add_argument("dir", help="directory written by `mtdebias annotate`")
-    parser.add_argument("--epoch", type=int, required=True)
+    parser.add_argument("--epoch", type=int, help="the epoch to write (text format)")
+    parser.add_argument("--epochs", help="fairseq format: epochs to write, e.g. 1-10 or 1,3,5-6")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", required=True,
-                        help="output prefix: writes OUT.src and OUT.tgt (or one file, see --joint)")
+                        help="output prefix: writes OUT.src and OUT.tgt (or one file, see --joint); "
+                             "with --format fairseq a directory holding epoch1/, epoch2/, …")
+    parser.add_argument("--format", default="text", choices=("text", "fairseq"),
+                        help="fairseq: subword-encode each epoch and binarise it with fairseq-preprocess "
+                             "(shared dictionary); prints the fairseq-train data argument")
     parser.add_argument("--joint", action="store_true", help="write one file of 'src ||| tgt' lines")
     parser.add_argument("--p", type=float, default=1.0, help="probability to switch each name")
     parser.add_argument("--types", default="PERSON", help="comma-separated types to switch")
@@ -23,17 +30,32 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--unknown", default="among_unknown", choices=("among_unknown", "never"),
                         help="persons of unknown gender: switch among themselves, or never")
     parser.add_argument("--swap-log", default=None, metavar="DIR", help="write the swaps made here")
+    fairseq = parser.add_argument_group("fairseq format")
+    fairseq.add_argument("--spm", metavar="MODEL", help="SentencePiece model to encode with (joint)")
+    fairseq.add_argument("--bpe-codes", metavar="CODES", help="or: subword-nmt codes (after Moses tokenisation)")
+    fairseq.add_argument("--spm-vocab", type=int, metavar="N",
+                         help="or: train a joint SentencePiece model of N pieces on the (unswitched) corpus "
+                              "into OUT/spm.model; an existing OUT/spm.model is reused")
+    fairseq.add_argument("--src-lang", help="source language code (default: the annotation's)")
+    fairseq.add_argument("--tgt-lang", help="target language code (default: the annotation's)")
+    fairseq.add_argument("--valid-src", metavar="FILE", help="raw validation sources (binarised into every shard)")
+    fairseq.add_argument("--valid-tgt", metavar="FILE", help="raw validation targets")
+    fairseq.add_argument("--workers", type=int, default=1, help="fairseq-preprocess workers")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from .. import atomic
-    from ..augment.switch import SwitchEntity
+    from ..errors import InputError
 
-    switch = SwitchEntity(args.dir, seed=args.seed, p=args.p,
-                          types=tuple(t.strip().upper() for t in args.types.split(",") if t.strip()),
-                          match_gender=args.match_gender, unknown_policy=args.unknown,
-                          swap_log=args.swap_log)
+    _check_switch_options(args)
+    if args.format == "fairseq":
+        return _run_fairseq(args)
+    if args.epoch is None:
+        raise InputError("--epoch N is required", hint="or --format fairseq --epochs 1-10 for fairseq shards")
+    if args.epoch < 0:
+        raise InputError(f"--epoch {args.epoch} must be 0 or more", hint="epochs count from 0")
+    switch = _switch(args)
     sources, targets = switch.pairs(args.epoch)
     if args.joint:
         atomic.write_text(args.out, "".join(f"{s} ||| {t}\n" for s, t in zip(sources, targets)))
@@ -44,4 +66,81 @@ def run(args: argparse.Namespace) -> int:
         written = f"{args.out}.src/.tgt"
     print(f"epoch {args.epoch}: {len(sources)} pairs, {switch.last_stats.get('switched', 0)} "
           f"names switched → {written}")
+    return 0
+
+
+def _check_switch_options(args: argparse.Namespace) -> None:
+    from ..errors import InputError
+    from ..ner import TYPES
+
+    if not 0.0 <= args.p <= 1.0:
+        raise InputError(f"--p {args.p} is a probability: it must be within [0, 1]")
+    types = _types(args)
+    unknown = [t for t in types if t not in TYPES]
+    if unknown or not types:  # an unknown type would switch nothing and still "succeed"
+        raise InputError(f"--types {args.types!r}: unknown entity type(s) {', '.join(unknown) or '(none given)'}",
+                         hint=f"choose among {', '.join(TYPES)}")
+
+
+def _switch(args: argparse.Namespace):
+    from ..augment.switch import SwitchEntity
+
+    return SwitchEntity(args.dir, seed=args.seed, p=args.p, types=_types(args),
+                        match_gender=args.match_gender, unknown_policy=args.unknown, swap_log=args.swap_log)
+
+
+def _types(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(t.strip().upper() for t in args.types.split(",") if t.strip())
+
+
+def _run_fairseq(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from ..augment.fairseq_shards import parse_epochs, read_parallel, write_fairseq_shards
+    from ..errors import InputError
+    from ..fairseq_env import require_fairseq
+    from ..subword import load_codec, train_sentencepiece
+
+    # every check before any work: epochs, fairseq itself, subword model, languages, valid files
+    if not args.epochs:
+        raise InputError("--format fairseq needs --epochs, e.g. --epochs 1-10")
+    epochs = parse_epochs(args.epochs)
+    require_fairseq("--format fairseq")
+    given = [a for a in (args.spm, args.bpe_codes, args.spm_vocab) if a is not None]
+    if len(given) != 1:
+        raise InputError("--format fairseq needs one subword model: --spm MODEL or --bpe-codes CODES, "
+                         "or --spm-vocab N to train one")
+    if args.spm_vocab is None:
+        codec = load_codec(args.spm, args.bpe_codes)
+    if (args.valid_src is None) != (args.valid_tgt is None):
+        raise InputError("give both --valid-src and --valid-tgt, or neither")
+    valid = read_parallel(args.valid_src, args.valid_tgt) if args.valid_src else None
+    switch = _switch(args)
+    if args.spm_vocab is not None:
+        model = Path(args.out) / "spm.model"
+        if model.is_file():
+            print(f"reusing {model} (delete it to train a new one)", file=sys.stderr)
+        else:
+            train_sentencepiece(switch.sources + switch.targets, model, args.spm_vocab)
+        codec = load_codec(model)
+    langs = json.loads((Path(args.dir) / "candidates.json").read_text(encoding="utf-8"))
+    src_lang = args.src_lang or langs.get("src_lang")
+    tgt_lang = args.tgt_lang or langs.get("tgt_lang")
+    if not src_lang or not tgt_lang:
+        raise InputError("the annotation does not record its languages", path=Path(args.dir) / "candidates.json",
+                         hint="pass --src-lang and --tgt-lang")
+    options = {"p": args.p, "types": list(_types(args)), "match_gender": args.match_gender, "unknown": args.unknown}
+
+    def report(epoch, stats):
+        if stats is None:
+            print(f"epoch {epoch}: up to date", file=sys.stderr)
+        else:
+            print(f"epoch {epoch}: {stats.get('switched', 0)} names switched", file=sys.stderr)
+
+    plan = write_fairseq_shards(switch, args.dir, epochs, args.out, codec, src_lang=src_lang, tgt_lang=tgt_lang,
+                                valid=valid, workers=args.workers, options=options, progress=report)
+    if valid is None:
+        print("note: no --valid-src/--valid-tgt: run fairseq-train with --disable-validation", file=sys.stderr)
+    print(plan.data_argument())
     return 0

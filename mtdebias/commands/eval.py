@@ -2,6 +2,7 @@
 
 * ``mtdebias eval RUN_DIR|CHECKPOINT… --suite eval/quick.toml [--watch]``
 * ``mtdebias eval --probe winomt --lang de --data en.txt --translations FILE --json``
+* ``mtdebias eval --probe wsd_bias --lang de --data items.jsonl --translations FILE --json``
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ def add_parser(subparsers) -> None:
         description="Score every checkpoint of runs with an evaluation suite (stored results with the same "
                     "signature are skipped; an interrupted evaluation resumes), or run a single probe on a "
                     "checkpoint or a file of translations.")
-    parser.add_argument("targets", nargs="*", type=Path, help="run directories or checkpoint directories")
+    parser.add_argument("targets", nargs="*", type=Path, help="run directories, checkpoint directories, or fairseq models (a save directory "
+                             "of *.pt files, one .pt, or a fairseq.toml naming checkpoints, dictionaries and "
+                             "subword model)")
     parser.add_argument("--suite", type=Path, help="suite TOML (see eval/)")
     parser.add_argument("--watch", action="store_true", help="keep scoring new checkpoints until training ends")
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between looks with --watch")
@@ -27,16 +30,17 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--backend", default=None, help="hf or ct2 (default: the suite's [suite] backend, else hf)")
     parser.add_argument("--compute-type", default=None, help="ct2 only: int8, float32, …")
     single = parser.add_argument_group("a single probe")
-    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity")
+    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity, wsd_bias, "
+                                        "gest, gest_pref")
     single.add_argument("--lang", help="target language")
-    single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt)")
+    single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt, wsd_bias items.jsonl)")
     single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")
     single.add_argument("--anti", help="WinoMT en_anti.txt (for ΔS)")
     single.add_argument("--templates", help="template file replacing the shipped one")
     single.add_argument("--src", help="quality: source file")
     single.add_argument("--ref", help="quality: reference file")
     single.add_argument("--translations", help="precomputed translations: 'source ||| translation' lines, "
-                                               "or a plain file aligned with --src")
+                                               "a 'from,to' CSV (GEST's layout), or a plain file aligned with --src")
     single.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="any other probe option (value read as JSON if it parses)")
     single.add_argument("--allow-missing", action="store_true",
@@ -79,6 +83,13 @@ def run(args: argparse.Namespace) -> int:
                         on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True),
                         backend=args.backend, compute_type=args.compute_type)
     else:
+        from ..runner import locate
+
+        for target in args.targets:  # an empty run would "succeed" having scored nothing
+            store, checkpoints = locate(target)
+            if not checkpoints:
+                raise InputError("no checkpoints to score in this run directory", path=target,
+                                 hint="train it first (mtdebias train RECIPE), or follow the training with --watch")
         outcome = evaluate(args.targets, args.suite, overrides, backend=args.backend,
                            compute_type=args.compute_type)
     for label in outcome.scored:
@@ -92,27 +103,43 @@ def run(args: argparse.Namespace) -> int:
 def _run_single(args: argparse.Namespace) -> int:
     from ..atomic import write_jsonl
     from ..errors import InputError
-    from ..runner import single_probe
+    from ..runner import build_single_probe
 
     options = {k: v for k, v in {"lang": args.lang, "data": args.data, "pro": args.pro, "anti": args.anti,
                                  "templates": args.templates, "src": args.src, "ref": args.ref}.items()
                if v is not None}
     options.update(_parse_pairs(args.option))
+    flags = {k: f"--{k}" for k in ("lang", "data", "pro", "anti", "templates", "src", "ref")}
+    probe = build_single_probe(args.probe, options, flags)  # bad options fail before any model is loaded
     if args.translations:
         from ..translators.file import FileTranslator
 
+        if not Path(args.translations).is_file():
+            raise InputError("translations file not found", path=args.translations,
+                             hint="pass a file of 'source ||| translation' lines, or one aligned with --src")
+
         # 'source ||| translation' lines stand alone; a plain file needs --src beside it
+        from ..translators.file import is_from_to_csv
+
         with open(args.translations, encoding="utf-8", errors="replace") as handle:
-            paired = "|||" in handle.readline()
+            paired = "|||" in handle.readline() or is_from_to_csv(args.translations)
         translator = FileTranslator(args.translations, sources=None if paired else args.src,
                                     allow_missing=args.allow_missing)
     elif args.targets:
-        from ..translators.loader import open_checkpoint
+        from ..translators.load import load_translator
 
-        translator = open_checkpoint(args.targets[0], args.backend or "hf", args.compute_type or "default")
+        translator = load_translator(args.targets[0], backend=args.backend or "hf",
+                                     compute_type=args.compute_type or "default")
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
-    result = single_probe(args.probe, options, translator)
+    result = probe.run(translator)
+    mismatched = getattr(translator, "mismatched_lines", [])
+    if mismatched:
+        print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "
+              f"{', '.join(map(str, mismatched))}; matched the other lines by line number and scored "
+              f"these as undetected", file=sys.stderr)
+    for finding in result.meta.get("data_findings", []) if isinstance(result.meta, dict) else []:
+        print(f"data check: {finding}", file=sys.stderr)
     missing = getattr(translator, "missing", [])
     if missing:
         print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)

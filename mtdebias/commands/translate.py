@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("translate", help="translate stdin to stdout with a checkpoint",
                                    description="Translate lines from standard input with a local checkpoint.")
-    parser.add_argument("checkpoint", help="a local checkpoint directory")
+    parser.add_argument("checkpoint", help="a local checkpoint directory, or a fairseq model (.pt, save directory or fairseq.toml)")
     parser.add_argument("--beam", type=int, default=5, help="beam size (default 5)")
     parser.add_argument("--sample", type=int, default=0, metavar="N",
                         help="print N ε-samples per line instead (tab-separated)")
@@ -27,13 +28,23 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..translators.loader import open_checkpoint
+    from ..translators.fairseq import find_spec
+    from ..translators.load import load_translator
 
     if args.beam < 1:
-        raise InputError(f"--beam must be at least 1, got {args.beam}")
-    translator = open_checkpoint(args.checkpoint, args.backend, args.compute_type, device=args.device,
-                                 src_lang=args.src_lang, tgt_lang=args.tgt_lang)
-    lines = [line.rstrip("\n") for line in sys.stdin]
+        raise InputError(f"--beam {args.beam} must be 1 or more", hint="--beam 1 is greedy decoding")
+    if args.sample < 0 or args.epsilon < 0 or args.epsilon >= 1:
+        raise InputError("--sample must be >= 0 and --epsilon within [0, 1)")
+    from ..hub import local_model_dir
+
+    if find_spec(Path(args.checkpoint)) is None:  # a fairseq model is a .pt, a save folder or a TOML
+        local_model_dir(args.checkpoint, what="checkpoint")  # a wrong path fails before stdin is read
+    lines = [line.rstrip("\n") for line in sys.stdin]  # read before the model is loaded
+    if not lines:
+        raise InputError("nothing to translate: standard input is empty",
+                         hint="pipe one sentence per line, e.g. mtdebias translate CKPT < input.en")
+    translator = load_translator(args.checkpoint, backend=args.backend, compute_type=args.compute_type,
+                                 device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
     if args.sample:
         for samples in translator.sample(lines, n=args.sample, epsilon=args.epsilon, seed=args.seed):
             print("\t".join(samples))

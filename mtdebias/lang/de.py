@@ -5,7 +5,11 @@ Evidence, in order:
 1. gender-inclusive spellings (Entwickler*in, Lehrer:innen, Kolleg_innen, LehrerInnen) and
    paired forms (Ärztinnen und Ärzte) → ``neutral``;
 2. nouns that do not show the referent's gender (data/lexicons/de_neutral.txt: Lehrkraft,
-   Person, Mitglied, …) → ``neutral``;
+   Person, Mitglied, Kind, Wache …) and the indefinite pronouns jemand/niemand → ``neutral``,
+   unless a later 3rd-person pronoun departs from the word's grammatical gender — «dem Kind …
+   weil er», «jemandem, dass sie», «die Person … er» — which is agreement with the referent's
+   sex and decides (a pronoun that matches the grammatical gender, «die Wache … sie»,
+   «jemand … er», says nothing; a «sie» with a plural verb is plural);
 3. nominalised adjectives/participles (Angestellte, Studierende, Vorsitzender) are decided by
    their ending plus the determiner, as German grammar does: «der Angestellte» male, «die
    Angestellte» female, bare plural «Studierende» / «die Studierenden» → ``neutral``
@@ -14,7 +18,10 @@ Evidence, in order:
    up for the whole word or, failing that, the longest compound head (Softwareentwicklerin →
    Entwicklerin, Oberärztin → Ärztin): feminine → female (Ärztin, Krankenschwester),
    masculine → male (masculine plural «die Entwickler» is the generic masculine: male, and
-   the evidence says plural), neuter → neutral (Mitglied; except Mädchen & co.);
+   the evidence says plural), neuter → neutral (Mitglied; except Mädchen & co.); a determiner
+   that can only be feminine singular with a noun form that cannot be plural («die Koch»,
+   machine output that marks a woman with the article alone) → female, and the evidence says
+   the determiner decided;
 5. a noun the lexicon does not know ending in -in/-innen → female; otherwise the determiner
    alone decides when it is unambiguous (eine/einer → female, einen → male).
 """
@@ -130,7 +137,7 @@ def _is_neutral_noun(word: str) -> bool:
     return any(w == n or w.endswith(n) for n in word_set("de_neutral.txt"))
 
 
-def _adjectival(word: str, det: Word | None) -> tuple[str, str]:
+def _adjectival(word: str, det: Word | None, dative_context: bool = False) -> tuple[str, str]:
     """Gender of a nominalised adjective from its ending and determiner (see docstring)."""
     w = word.lower()
     d = det.lower if det is not None else None
@@ -153,6 +160,8 @@ def _adjectival(word: str, det: Word | None) -> tuple[str, str]:
             return NEUTRAL, "plural form (gender-neutral)"
         if readings == {_M, _N} or d in ("einen",):
             return MALE, "masculine singular oblique case"
+        if readings == {_M, _PL} and not dative_context:
+            return MALE, "'den' + -en without a dative preposition: masculine accusative singular"
         if readings == {_F}:
             return FEMALE, "feminine singular oblique case"
     return UNDETECTED, "case/number ambiguous between masculine singular, feminine and plural"
@@ -183,15 +192,28 @@ def detect(text: str, span: tuple[int, int]) -> Detection:
         evidence.append(f"determiner '{det.text}'")
     det_readings = _determiner_readings(det.text) if det is not None else None
 
+    if word.lower() in _INDEFINITES:
+        return _epicene(text, ws, head, MALE, (f"'{word}': indefinite pronoun (grammatically masculine, "
+                                               "says nothing of the referent)", *evidence), out_span)
     if _is_neutral_noun(word):
-        return Detection(NEUTRAL, (f"noun '{word}': gender-neutral noun (data/lexicons/de_neutral.txt)",
-                                   *evidence), out_span)
+        grammatical = _grammatical_gender(word)
+        return _epicene(text, ws, head, grammatical,
+                        (f"noun '{word}': gender-neutral noun (data/lexicons/de_neutral.txt)", *evidence),
+                        out_span)
     found = _lookup(word)
     if found is not None and any(e.adjectival for e in found[1]):
-        gender, why = _adjectival(word, det)
+        gender, why = _adjectival(word, det, _after_dative_preposition(ws, det))
         return Detection(gender, (f"noun '{word}': nominalised adjective, {why}", *evidence), out_span)
 
     gender, why, number = _noun_gender(word)
+    if det_readings is not None and _M not in det_readings and _N not in det_readings \
+            and _F in det_readings and number == "sg" and gender != FEMALE \
+            and not (found and any(e.adjectival for e in found[1])):
+        # «die Koch»: a masculine noun form that cannot be plural after an article that can only
+        # be feminine singular — machine output marking a woman with the article alone.
+        return Detection(FEMALE, (f"noun '{word}': {why}", *evidence,
+                                  "determiner can only be feminine singular with this singular noun "
+                                  "form: the determiner decides"), out_span)
     if gender == UNDETECTED:
         if det_readings == {_F}:
             return Detection(FEMALE, (f"noun '{word}': {why}", *evidence,
@@ -243,3 +265,78 @@ def _noun_gender(word: str) -> tuple[str, str, str]:
     if head.lower() in word_set("de_female_neuter.txt"):
         return FEMALE, f"neuter noun denoting a woman{via}", number
     return NEUTRAL, f"neuter noun{via}", number
+
+
+# Prepositions that govern the dative: «mit den Angestellten» can be dative plural.
+_DATIVE_PREPOSITIONS = frozenset({"mit", "von", "zu", "bei", "aus", "nach", "seit", "gegenüber",
+                                  "außer", "samt", "entgegen"})
+_INDEFINITES = frozenset({"jemand", "jemanden", "jemandem", "jemands", "jemandes", "niemand",
+                          "niemanden", "niemandem"})
+# 3rd-person singular pronouns and possessives, and the genders they can show. «ihm» and
+# «sein…» are masculine or neuter; «ihr…» is feminine (or plural «ihr…»: their).
+_PRONOUNS = {"er": {MALE}, "ihn": {MALE}, "ihm": {MALE, NEUTRAL}, "sie": {FEMALE}, "ihr": {FEMALE},
+             **{"sein" + e: {MALE, NEUTRAL} for e in ("", "e", "en", "em", "er", "es")},
+             **{"ihr" + e: {FEMALE} for e in ("e", "en", "em", "er", "es")}}
+
+
+_PERSONAL = frozenset({"er", "ihn", "ihm", "sie", "ihr"})
+_OBJECT_FORMS = frozenset({"ihn", "ihm", "ihr"})
+_CLAUSE_OPENERS = frozenset({"dass", "weil", "und", "aber", "ob", "obwohl", "bis", "damit", "als",
+                             "wenn", "da", "denn", "nachdem", "sodass"})
+
+
+def _after_dative_preposition(ws: list[Word], det: Word | None) -> bool:
+    if det is None:
+        return False
+    k = next((i for i, w in enumerate(ws) if w.start == det.start), None)
+    return k is not None and k > 0 and ws[k - 1].lower in _DATIVE_PREPOSITIONS
+
+
+def _grammatical_gender(word: str) -> str:
+    """Grammatical gender of a gender-neutral noun (Person f, Mitglied n, Gast m)."""
+    found = _lookup(word)
+    if found is None:
+        return NEUTRAL
+    genera = set().union(*(e.genera for e in found[1]))
+    return {"m": MALE, "f": FEMALE}.get(next(iter(genera)), NEUTRAL) if len(genera) == 1 else NEUTRAL
+
+
+def _sie_is_plural(text: str, ws: list[Word], k: int) -> bool:
+    """«dass sie … hatten»: the clause-final verb of «sie» ends in -en (plural)."""
+    j = k + 1
+    while j < len(ws) and not re.search(r"[,.;:!?]", text[ws[j - 1].end:ws[j].start]):
+        j += 1
+    last = ws[j - 1].lower if j - 1 > k else ""
+    return last.endswith("en") and not last.endswith(("zen", "ßen"))
+
+
+def _epicene(text: str, ws: list[Word], head: int, grammatical: str, evidence: tuple[str, ...],
+             span: tuple[int, int]) -> Detection:
+    """A word whose own gender says nothing of the referent: the first later 3rd-person
+    pronoun decides only when it departs from the word's grammatical gender."""
+    same_clause = True
+    # the word opens the sentence (optionally after its determiner): a nominative subject
+    subject = head == 0 or (head == 1 and _determiner_readings(ws[0].text) is not None)
+    for k in range(head + 1, len(ws)):
+        if re.search(r"[,;:!?.]", text[ws[k - 1].end:ws[k].start]) or ws[k].lower in _CLAUSE_OPENERS:
+            same_clause = False
+        genders = _PRONOUNS.get(ws[k].lower)
+        if genders is None:
+            continue
+        if same_clause and ws[k].lower in _PERSONAL:
+            continue  # «Die Wache hielt ihn an»: a personal pronoun in the word's own clause is someone else
+        if subject and ws[k].lower in _OBJECT_FORMS:
+            continue  # «Jemand fragte den Verkäufer und bat ihn …»: a later object is someone else
+        if ws[k].lower == "sie" and _sie_is_plural(text, ws, k):
+            continue
+        pronoun = ws[k].text
+        if grammatical in genders:
+            return Detection(NEUTRAL, evidence + (f"pronoun '{pronoun}' follows the grammatical "
+                                                  "gender: no evidence of the referent's sex",), span)
+        semantic = genders - {NEUTRAL}
+        if len(semantic) == 1:
+            g = next(iter(semantic))
+            return Detection(g, evidence + (f"pronoun '{pronoun}' departs from the grammatical gender: "
+                                            f"it shows a {g} referent",), span)
+        break
+    return Detection(NEUTRAL, evidence, span)

@@ -33,7 +33,7 @@ RULES = romance.RomanceRules(
                             "entre", "hacia", "desde", "contra", "según", "ante"}),
     copulas=frozenset({"es", "era", "fue", "está", "estaba", "estuvo", "estará", "será", "sería",
                        "estaría", "parece", "parecía", "sigue", "seguía", "quedó", "queda",
-                       "resultó", "se", "sido"}),
+                       "resultó", "sido", "estuviera", "fuera", "sea", "esté"}),
     skip_after_copula=frozenset({"muy", "tan", "más", "menos", "bastante", "demasiado", "ya",
                                  "no", "siempre", "sido", "estado", "sentía", "siente", "sintió",
                                  "bien", "mal", "también", "todavía", "aún"}),
@@ -41,6 +41,17 @@ RULES = romance.RomanceRules(
                             "mientras", "donde", "pues", "como"}),
     adjective_endings=((r"[^aeiou]os?$|[^u]o$", MALE), (r"as?$", FEMALE)),
     stressed_a_article=frozenset({"el", "un", "del", "al"}),
+    indefinites=frozenset({"alguien", "nadie"}),
+    clitics=(("lo", MALE), ("la", FEMALE)),
+    subject_pronouns=(("él", MALE), ("ella", FEMALE)),
+    subordinators=frozenset({"porque", "que", "cuando", "mientras", "aunque", "si", "pues",
+                             "como", "ya"}),
+    # finite forms after an object clitic: preterite, imperfect, conditional, subjunctive
+    verb_pattern=r"(ó|ió|aba|aban|ía|ían|aría|ería|iría|ara|iera|ase|iese|ará|erá|irá)$",
+    auxiliaries=frozenset({"ha", "había", "habría", "hubiera", "va", "iba", "es", "era", "fue",
+                           "está", "estaba", "quiere", "quería", "puede", "podía", "dijo", "hizo",
+                           "vio", "llevó", "trajo", "puso"}),
+    predicate_articles=(("un", MALE), ("una", FEMALE)),
 )
 
 

@@ -42,13 +42,28 @@ RULES = romance.RomanceRules(
                             "su", "sul", "sullo", "sulla", "sui", "sugli", "sulle", "sull'",
                             "per", "tra", "fra", "verso", "contro"}),
     copulas=frozenset({"è", "e'", "era", "fu", "sarà", "sarebbe", "sembra", "sembrava",
-                       "resta", "restò", "rimase", "rimane", "stato", "stata", "si"}),
+                       "resta", "restò", "rimase", "rimane", "stato", "stata", "fosse",
+                       "sia", "sembrava", "e'"}),
     skip_after_copula=frozenset({"molto", "così", "più", "meno", "troppo", "già", "ancora",
                                  "sempre", "non", "anche", "davvero", "piuttosto", "sentito",
                                  "sentita", "sente", "sentiva"}),
     clause_stops=frozenset({"che", "perché", "perche'", "poiché", "ma", "e", "o", "quando",
                             "mentre", "se", "dove", "come", "anche"}),
     adjective_endings=((r"o$", MALE), (r"a$", FEMALE)),
+    indefinites=frozenset({"qualcuno", "nessuno"}),
+    clitics=(("le", FEMALE), ("gli", MALE), ("lo", MALE), ("la", FEMALE)),
+    subject_pronouns=(("lei", FEMALE), ("lui", MALE), ("egli", MALE), ("ella", FEMALE)),
+    subordinators=frozenset({"perché", "perche'", "poiché", "poiche'", "che", "quando", "mentre",
+                             "se", "nonostante", "sebbene", "benché", "finché", "dato"}),
+    # finite forms: passato remoto, imperfetto, congiuntivo, futuro, and common irregulars
+    # (not a bare -à: città, società are nouns; the future's -erà/-irà/-arà are listed)
+    verb_pattern=r"(ò|ì|è|ava|eva|iva|avano|evano|esse|asse|isse|essero|ebbe|rebbe|"
+                 r"ese|ise|ose|ede|isse|ette|erà|irà|arà)$",
+    auxiliaries=frozenset({"ha", "hanno", "aveva", "avevano", "avrà", "avrebbe", "abbia", "avesse",
+                           "è", "e'", "era", "fu", "sarà", "sarebbe", "sia", "fosse", "disse",
+                           "chiese", "diede", "fece", "mise", "prese", "rispose", "scrisse", "vide",
+                           "dice", "chiede", "dà", "manda", "offre", "deve", "può", "vuole"}),
+    predicate_articles=(("un", MALE), ("uno", MALE), ("una", FEMALE), ("un'", FEMALE)),
 )
 
 

@@ -80,13 +80,20 @@ def detect(model: str, text: str, span: tuple[int, int],
             if c is None:
                 g = genders_of(child)
                 if len(g) == 1:
+                    # a masculine adjective of a default-masculine noun is grammatical
+                    # agreement only («Generální ředitel zavolala»): weak
+                    default_male = any(n.weak and n.genders == {MALE} for n in cues)
                     c = cue(g, f"agreeing {child.pos_.lower()} '{child.text}' is "
-                               f"{'feminine' if FEMALE in g else 'masculine'}")
+                               f"{'feminine' if FEMALE in g else 'masculine'}",
+                            weak=default_male and g == {MALE} and child.pos_ == "ADJ")
             if c is not None:
                 cues.append(c)
                 if child.i < head.i and child.idx >= head.idx - 40:
                     start = min(start, child.idx)
-    if head.dep_ in ("nsubj", "nsubj:pass") and head.head.i != head.i:
+    if head.dep_ in ("nsubj", "nsubj:pass") and head.head.i != head.i \
+            and not any(c.dep_.startswith("nsubj") and c.i != head.i for c in head.head.children):
+        # (a predicate with a subject of its own — «le garde parce qu'elle est paresseuse»
+        # mis-parsed — agrees with that subject, not with the noun)
         pred = head.head
         helpers = [c for c in pred.children if c.dep_ in ("cop", "aux", "aux:pass", "aux:tense")]
         etre = any(h.lemma_ == "être" for h in helpers)

@@ -88,14 +88,16 @@ class AmbiguityProbe:
         self._embedder_spec = embedder
         self._detect, self._align = detect, align
 
+    # options from_options passes on to the constructor (its **options); any other is refused
+    EXTRA_OPTIONS = ("n", "epsilon", "temperature", "seed", "nli_model", "embedder", "alpha", "validation_fraction",
+                     "cluster_threshold", "cache_dir", "align_method", "batch_size", "progress")
+
     @classmethod
     def from_options(cls, lang: str, data: str | Path, pro: str | Path | None = None,
                      anti: str | Path | None = None, *, names: bool = False, limit: int | None = None,
                      references: str | Path | None = None, **options: Any) -> "AmbiguityProbe":
         """Build from file paths: WinoMT data (+ pro/anti files for the stereotype cue)."""
-        keep = {k: v for k, v in options.items() if k in (
-            "n", "epsilon", "temperature", "seed", "nli_model", "embedder", "alpha", "validation_fraction",
-            "cluster_threshold", "cache_dir", "align_method", "batch_size", "progress")}
+        keep = {k: v for k, v in options.items() if k in cls.EXTRA_OPTIONS}
         rows = read_winomt(data)
         items = build_contrast_sets(rows)
         if limit is not None:  # whole contrast sets, so norm-H stays defined

@@ -11,11 +11,16 @@ from typing import Any, Callable
 from .name_gender import NameGenderProbe
 from .sentiment import SentimentProbe
 from .ambiguity import AmbiguityProbe
+from .gest import GestPreferenceProbe, GestProbe
 from .winomt import WinoMTProbe
+from .wsd_bias import WSDBiasProbe
 
 PROBES: dict[str, Callable[..., Any]] = {
     "winomt": WinoMTProbe.from_options,
     "name_gender": NameGenderProbe.from_options,
     "sentiment": SentimentProbe.from_options,
     "ambiguity": AmbiguityProbe.from_options,
+    "gest": GestProbe.from_options,
+    "gest_pref": GestPreferenceProbe.from_options,
+    "wsd_bias": WSDBiasProbe.from_options,
 }

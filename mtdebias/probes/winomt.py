@@ -114,6 +114,38 @@ def load_winomt(path: str | Path) -> list[WinoMTItem]:
     return items
 
 
+_PRONOUNS = {"male": {"he", "him", "his", "himself"},
+             "female": {"she", "her", "hers", "herself"},
+             "neutral": {"they", "them", "their", "theirs", "themselves", "themself"}}
+
+
+def validate_items(items: Sequence[WinoMTItem]) -> list[str]:
+    """Checks of loaded WinoMT data that do not stop the probe; returns what was found.
+
+    * duplicate rows (same gold, index, sentence and profession) — kept, as mt_gender keeps
+      them, but named with their line numbers;
+    * rows whose sentence has no pronoun of the gold gender (``female`` with only he/him/his),
+      which means the gold column and the sentence disagree.
+    """
+    findings = []
+    first: dict[tuple, int] = {}
+    duplicates = []
+    for item in items:
+        if item.key in first:
+            duplicates.append(f"{item.line} (= line {first[item.key]})")
+        else:
+            first[item.key] = item.line
+    if duplicates:
+        findings.append(f"{len(duplicates)} duplicate row(s): lines {', '.join(duplicates)}")
+    inconsistent = [item.line for item in items
+                    if not set(re.findall(r"[a-z]+", item.sentence.lower())) & _PRONOUNS[item.gold]]
+    if inconsistent:
+        shown = ", ".join(map(str, inconsistent[:20])) + (" …" if len(inconsistent) > 20 else "")
+        findings.append(f"{len(inconsistent)} row(s) whose sentence has no {'/'.join(sorted(_PRONOUNS))} "
+                        f"pronoun of the gold gender: lines {shown}")
+    return findings
+
+
 def mark_stereotypes(items: Sequence[WinoMTItem], pro: Sequence[WinoMTItem] = (),
                      anti: Sequence[WinoMTItem] = ()) -> list[WinoMTItem]:
     """Label items that also occur in the pro-/anti-stereotypical files (matched on all 4 fields)."""
@@ -240,6 +272,7 @@ class WinoMTProbe:
         self.data_hash = data_hash or hash_json([item.key + (item.stereotype,) for item in self.items])
         self._detect = detect
         self._align = align
+        self.findings = validate_items(self.items)
 
     @classmethod
     def from_options(cls, lang: str, data: str | Path, pro: str | Path | None = None,
@@ -285,7 +318,13 @@ class WinoMTProbe:
         translations = translator.translate(sources, beam=self.beam)
         if len(translations) != len(sources):
             raise InputError(f"translator returned {len(translations)} translations for {len(sources)} sentences")
-        return self.score(translations, translator_signature=self.signature(translator))
+        result = self.score(translations, translator_signature=self.signature(translator))
+        # a file of translations matched by line (mt_gender's files): the lines whose source
+        # differed were given no translation and are scored undetected
+        mismatched = list(getattr(translator, "mismatched_lines", []))
+        if mismatched:
+            result.meta["source_mismatch_lines"] = [self.items[n - 1].line for n in mismatched]
+        return result
 
     def score(self, translations: Sequence[str], translator_signature: str = "-") -> ProbeResult:
         """Align, detect and compute metrics for given translations (one per item)."""
@@ -319,6 +358,8 @@ class WinoMTProbe:
         unaligned = sum(1 for a in attempts if a["target_span"] is None)
         meta = {"lang": self.lang, "items": len(self.items), "unaligned": unaligned,
                 "undetected": sum(1 for p in predictions if p == "undetected")}
+        if self.findings:
+            meta["data_findings"] = list(self.findings)
         return ProbeResult(self.name, metrics, translator_signature, attempts, meta)
 
 

@@ -9,17 +9,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
+
+
+class _RangeChecked:
+    """Checks the section's :data:`RANGES` on construction, so a config built in code (not from
+    a recipe, whose loader reports the same with the file's name) cannot carry lr = -1 either."""
+
+    section: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        for (section, key), bounds in RANGES.items():
+            value = getattr(self, key, None) if section == self.section else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and not bounds.contains(value):
+                from ..errors import ConfigError
+
+                raise ConfigError(f"{section}.{key} = {value!r} is out of range: it must be {bounds.describe()}")
 
 
 @dataclass(frozen=True)
-class RunConfig:
+class RunConfig(_RangeChecked):
+    section: ClassVar[str] = "run"
+
     name: str
     dir: str = "runs"  # the run directory is <dir>/<name>, relative to the working directory
     seed: int = 1
 
 
 @dataclass(frozen=True)
-class DataConfig:
+class DataConfig(_RangeChecked):
+    section: ClassVar[str] = "data"
+
     train_src: Path
     train_tgt: Path
     src_lang: str
@@ -27,19 +47,26 @@ class DataConfig:
     dev_src: Path | None = None
     dev_tgt: Path | None = None
     dev_max_sentences: int = 500  # BLEU/chrF at each checkpoint on at most this many dev pairs
+    # training pairs with a side longer than this many characters are dropped and counted (a
+    # 100k-character line costs minutes in annotation and is no sentence)
+    max_line_chars: int = 2000
     # generate the synthetic name-biased corpus into <run dir>/data before training
     synth: bool = False
     synth_size: int = 20000
 
 
 @dataclass(frozen=True)
-class TokenizerConfig:
+class TokenizerConfig(_RangeChecked):
+    section: ClassVar[str] = "tokenizer"
+
     vocab_size: int = 8000
     joint: bool = True
 
 
 @dataclass(frozen=True)
-class ModelConfig:
+class ModelConfig(_RangeChecked):
+    section: ClassVar[str] = "model"
+
     preset: str = "tiny"  # tiny | mini | small | base | big
     init: Path | None = None  # a local checkpoint directory to fine-tune (its tokenizer is used too)
     max_positions: int = 256
@@ -47,7 +74,9 @@ class ModelConfig:
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(_RangeChecked):
+    section: ClassVar[str] = "train"
+
     epochs: int = 10
     max_steps: int = 0  # 0 = no limit; otherwise stop after this many optimizer steps
     max_tokens: int = 4096  # per batch, padded source + target tokens
@@ -67,7 +96,9 @@ class TrainConfig:
 
 
 @dataclass(frozen=True)
-class AugmentConfig:
+class AugmentConfig(_RangeChecked):
+    section: ClassVar[str] = "augment"
+
     method: str = "none"  # none | switch_entity.v1
     annotated: Path | None = None  # output of `mtdebias annotate`; none = annotate the training data in the run
     p: float = 1.0
@@ -87,6 +118,9 @@ class DebiasConfig:
     words: str = "professions"  # professions | a path to a word list
     multi_token: str = "skip"  # skip | first | all
     equalise: bool = False
+    # definitional pairs (female<TAB>male) for the gender direction: "" = the shipped list of
+    # data.src_lang, a language with a shipped list (en, de, fr), or a TSV file
+    pairs: str = ""
 
 
 @dataclass(frozen=True)
@@ -120,6 +154,59 @@ class Recipe:
     @property
     def run_dir(self) -> Path:
         return Path(self.run.dir) / self.run.name
+
+
+@dataclass(frozen=True)
+class Range:
+    """An allowed interval for a number: ``low <= x`` (``<`` when ``low_open``) and, when
+    ``high`` is given, ``x < high`` (``<=`` unless ``high_open``)."""
+
+    low: float | None = None
+    low_open: bool = False
+    high: float | None = None
+    high_open: bool = True
+    why: str = ""
+
+    def contains(self, value: float) -> bool:
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return False
+        return self.high is None or (value < self.high if self.high_open else value <= self.high)
+
+    def describe(self) -> str:
+        parts = []
+        if self.low is not None:
+            parts.append(f"{'>' if self.low_open else '>='} {self.low:g}")
+        if self.high is not None:
+            parts.append(f"{'<' if self.high_open else '<='} {self.high:g}")
+        return " and ".join(parts)
+
+
+# Numbers outside these ranges would run and do something else than asked (max_steps = -1 trains
+# nothing, dev_max_sentences = -1 drops a sentence, beam = 0 crashes after an epoch).
+RANGES: dict[tuple[str, str], Range] = {
+    ("run", "seed"): Range(0),
+    ("data", "dev_max_sentences"): Range(1),
+    ("data", "synth_size"): Range(1),
+    ("data", "max_line_chars"): Range(1),
+    ("tokenizer", "vocab_size"): Range(16, why="SentencePiece needs room for its special and character pieces"),
+    ("model", "max_positions"): Range(1),
+    ("model", "dropout"): Range(0, high=1),
+    ("train", "epochs"): Range(1),
+    ("train", "max_steps"): Range(0, why="0 means no limit"),
+    ("train", "max_tokens"): Range(16),
+    ("train", "grad_accum"): Range(1),
+    ("train", "lr"): Range(0, low_open=True),
+    ("train", "warmup_steps"): Range(0),
+    ("train", "label_smoothing"): Range(0, high=1),
+    ("train", "weight_decay"): Range(0),
+    ("train", "clip_norm"): Range(0, why="0 switches clipping off"),
+    ("train", "save_every_steps"): Range(0, why="0 saves at epoch ends only"),
+    ("train", "save_every_epochs"): Range(1),
+    ("train", "beam"): Range(1),
+    ("train", "max_len"): Range(1),
+    ("train", "log_every_steps"): Range(1),
+    ("augment", "p"): Range(0, high=1, high_open=False, why="a probability"),
+}
 
 
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {

@@ -29,6 +29,7 @@ from ..errors import InputError
 from ..significance import seed_interval
 from . import plots
 from .collect import RunData, checkpoint_suffix, finite, load_run, row_key
+from .gest import add_gest_section, is_stereotype_rate_key
 from .html import Document
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
@@ -214,6 +215,8 @@ class _Builder:
         quality_first = sorted(self.keys, key=lambda k: (not _is_quality(k), k))
         current_probe = None
         for key in quality_first:
+            if is_stereotype_rate_key(key):
+                continue  # GEST's 16 per-stereotype rates are drawn as bars (add_gest_section)
             probe, metric = key.split(":", 1)  # probe here includes a suite label (probe@label)
             series: dict[str, list[plots.SeriesPoint]] = {}
             sigs: list[str] = []
@@ -338,6 +341,34 @@ class _Builder:
                         started = True
                     self.add_figure(plots.entropy_violins(values, f"{_label(run, ckpt)} · {probe}: {kind_name}"),
                                     f"{_label(run, ckpt)}: {kind_name} for ambiguous vs unambiguous inputs ({probe})")
+
+    # ------------------------------------------------------------------ word senses
+    def wsd_bias(self) -> None:
+        from .wsd import GROUPINGS, accuracy_by_group, wsd_groups
+
+        per_probe: dict[str, dict[str, dict[str, list]]] = {}
+        table_rows = []
+        for run, ckpt in self._picked():
+            for label, groupings in wsd_groups(run.rows_at(ckpt)).items():
+                for key, groups in groupings.items():
+                    per_probe.setdefault(label, {}).setdefault(key, {})[_label(run, ckpt)] = groups
+                    table_rows += [{"run": _label(run, ckpt), "probe": label, "by": key.rsplit("_", 1)[1],
+                                    "group": g["group"], "accuracy": g["accuracy"], "n": g["n"]} for g in groups]
+        if not per_probe:
+            return
+        self.doc.heading("Word senses: accuracy by sense frequency and polysemy")
+        self.doc.paragraph("Non-MISS items grouped by the correct sense's frequency index μ and by the lemma's "
+                           "number of senses δ (SFII and SPDI are the mean error over these groups). Bars: 95% "
+                           "interval; point size: items in the group.", "note")
+        for label, groupings in sorted(per_probe.items()):
+            for key, xlabel in GROUPINGS:
+                series = groupings.get(key, {})
+                if any(series.values()):
+                    self.add_figure(accuracy_by_group(series, xlabel, f"{label}: accuracy by {key.rsplit('_', 1)[1]}"),
+                                    f"{label}: accuracy by {xlabel}")
+        self.add_table(Table("wsd_accuracy_by_group", "Word-sense accuracy by μ and δ",
+                             ["run", "probe", "by", "group", "accuracy", "n"], table_rows),
+                       collapsed="accuracy per μ / δ group")
 
     # ------------------------------------------------------------------ ANOVA
     def anova(self) -> None:
@@ -499,6 +530,8 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     builder.name_gender()
     builder.sentiment()
     builder.ambiguity()
+    add_gest_section(builder)
+    builder.wsd_bias()
     builder.anova()
     builder.signatures()
     builder.results_table()

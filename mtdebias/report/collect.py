@@ -19,13 +19,20 @@ from ..errors import InputError
 from ..store import RunStore
 
 _STEP = re.compile(r"step-0*(\d+)(.*)$")
+_FAIRSEQ_UPDATES = re.compile(r"checkpoint_\d+_(\d+)\.pt$")  # fairseq's --save-interval-updates names
 _SEED = re.compile(r"^(?P<variant>.+)-seed(?P<seed>\d+)$")
 
 
 def checkpoint_step(name: str) -> int | None:
-    """400 for ``step-0000400`` and ``step-0000400-debiased``; None for other names."""
-    match = _STEP.match(name)
+    """400 for ``step-0000400``, ``step-0000400-debiased`` and fairseq's ``checkpoint_3_400.pt``;
+    None for other names."""
+    match = _STEP.match(name) or _FAIRSEQ_UPDATES.match(name)
     return int(match.group(1)) if match else None
+
+
+def _natural(name: str) -> tuple:
+    """``checkpoint2.pt`` before ``checkpoint10.pt`` (fairseq's epoch checkpoints)."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
 def checkpoint_suffix(name: str) -> str:
@@ -74,7 +81,7 @@ class RunData:
     def checkpoints(self) -> list[str]:
         """Checkpoints with stored results, in training order (unnumbered names last)."""
         names = {r["checkpoint"] for r in self.results}
-        return sorted(names, key=lambda n: (checkpoint_step(n) is None, checkpoint_step(n) or 0, n))
+        return sorted(names, key=lambda n: (checkpoint_step(n) is None, checkpoint_step(n) or 0, _natural(n)))
 
     def step_of(self, checkpoint: str) -> int | None:
         step = checkpoint_step(checkpoint)

@@ -18,19 +18,22 @@ class Encoded:
     src: list[list[int]]
     tgt: list[list[int]]
     dropped_too_long: int
+    first_dropped: tuple[int, ...] = ()  # positions (0-based) of the first pairs dropped
 
 
 def encode_pairs(tokenizer, sources: Sequence[str], targets: Sequence[str], max_len: int) -> Encoded:
     src_ids = tokenizer(list(sources))["input_ids"]
     tgt_ids = tokenizer(text_target=list(targets))["input_ids"]
-    keep_src, keep_tgt, dropped = [], [], 0
-    for s, t in zip(src_ids, tgt_ids):
+    keep_src, keep_tgt, dropped, first = [], [], 0, []
+    for position, (s, t) in enumerate(zip(src_ids, tgt_ids)):
         if len(s) > max_len or len(t) > max_len:
             dropped += 1
+            if len(first) < 5:
+                first.append(position)
             continue
         keep_src.append(s)
         keep_tgt.append(t)
-    return Encoded(keep_src, keep_tgt, dropped)
+    return Encoded(keep_src, keep_tgt, dropped, tuple(first))
 
 
 def make_batches(encoded: Encoded, max_tokens: int, seed: int, epoch: int) -> list[list[int]]:

@@ -13,12 +13,16 @@ What it guarantees:
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
 import os
+import pickle
 import random
+import re
 import shutil
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
@@ -34,6 +38,8 @@ from ..store import COMPLETE_MARKER, RunStore
 from ..translators.hf import HFTranslator
 from .batching import Encoded, collate, encode_pairs, make_batches
 from .schedule import inverse_sqrt_factor
+
+log = logging.getLogger(__name__)
 
 
 class PairSource(Protocol):
@@ -104,35 +110,80 @@ class Trainer:
 
     # -- public ----------------------------------------------------------------------------
     def resume(self) -> bool:
-        """Load the latest complete checkpoint of the run, if any. True when resumed."""
-        checkpoint = self.store.latest_checkpoint()
-        if checkpoint is None:
-            if self.accelerator.is_main_process:
-                self.store.truncate_log(0)  # lines of an attempt killed before its first save
-            return False
+        """Load the newest intact checkpoint of the run, if any. True when resumed.
+
+        Each checkpoint is read in full before anything is applied; one that cannot be read
+        (truncated weights or optimizer state, a damaged ``trainer_state.json``) is set aside as
+        ``.step-N.damaged`` with a warning saying why, and the next older one is tried.
+        """
+        from ..errors import CheckpointError
+
+        candidates = [p for p in self.store.checkpoints() if re.fullmatch(r"step-\d+", p.name)]
+        while candidates:
+            checkpoint = candidates.pop()
+            try:
+                loaded = self._read_checkpoint(checkpoint)
+            except CheckpointError as exc:
+                if self.accelerator.is_main_process:
+                    aside = _set_aside(checkpoint)
+                    older = candidates[-1].name if candidates else "the start (no intact checkpoint is left)"
+                    log.warning("checkpoint %s is damaged (%s): moved to %s; resuming from %s",
+                                checkpoint.name, exc, aside.name, older)
+                self.accelerator.wait_for_everyone()
+                continue
+            self._apply_checkpoint(checkpoint, *loaded)
+            return True
+        if self.accelerator.is_main_process:
+            self.store.truncate_log(0)  # lines of an attempt killed before its first save
+        return False
+
+    def _read_checkpoint(self, checkpoint: Path) -> tuple:
+        """Everything a resume needs from ``checkpoint``, read without changing the trainer."""
+        from safetensors import SafetensorError
         from safetensors.torch import load_file
 
-        weights = checkpoint / "model.safetensors"
-        state_dict = load_file(str(weights)) if weights.exists() else torch.load(
-            checkpoint / "pytorch_model.bin", map_location="cpu")
-        self.accelerator.unwrap_model(self.model).load_state_dict(state_dict, strict=False)
-        self.optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt", map_location="cpu",
-                                                  weights_only=False))
-        self.scheduler.load_state_dict(torch.load(checkpoint / "scheduler.pt", weights_only=False))
-        state = TrainerState(**json.loads((checkpoint / COMPLETE_MARKER).read_text()))
+        from ..errors import CheckpointError
+
+        part = "trainer_state.json"
+        try:
+            state = TrainerState(**json.loads((checkpoint / COMPLETE_MARKER).read_text(encoding="utf-8")))
+            weights = checkpoint / "model.safetensors"
+            part = weights.name if weights.exists() else "pytorch_model.bin"
+            state_dict = load_file(str(weights)) if weights.exists() else torch.load(
+                checkpoint / "pytorch_model.bin", map_location="cpu")
+            part = "optimizer.pt"
+            optimizer = torch.load(checkpoint / "optimizer.pt", map_location="cpu", weights_only=False)
+            part = "scheduler.pt"
+            scheduler = torch.load(checkpoint / "scheduler.pt", weights_only=False)
+            part = f"rng_state_{self.accelerator.process_index}.pt"
+            rng = torch.load(checkpoint / part, weights_only=False)
+            part = "scaler.pt"
+            scaler = (torch.load(checkpoint / part, weights_only=False)
+                      if self.accelerator.scaler is not None and (checkpoint / part).exists() else None)
+        except (OSError, EOFError, RuntimeError, ValueError, TypeError, KeyError, SafetensorError,
+                json.JSONDecodeError, pickle.UnpicklingError) as exc:
+            raise CheckpointError(f"{part} could not be read: {type(exc).__name__}: {str(exc)[:200]}") from exc
+        model_keys = set(self.unwrapped.state_dict())
+        if not set(state_dict) & model_keys:
+            raise CheckpointError(f"{part} holds no weights of this model")
+        return state, state_dict, optimizer, scheduler, rng, scaler
+
+    def _apply_checkpoint(self, checkpoint: Path, state, state_dict, optimizer, scheduler, rng, scaler) -> None:
         if state.num_processes != self.accelerator.num_processes:
             from ..errors import CheckpointError
 
             raise CheckpointError(f"{checkpoint} was written by {state.num_processes} process(es), this run has "
                                   f"{self.accelerator.num_processes}: batches would be split differently, so the "
                                   "resume would skip or repeat data; resume with the same process count")
+        self.accelerator.unwrap_model(self.model).load_state_dict(state_dict, strict=False)
+        self.optimizer.load_state_dict(optimizer)
+        self.scheduler.load_state_dict(scheduler)
         self.state = state
-        if self.accelerator.scaler is not None and (checkpoint / "scaler.pt").exists():
-            self.accelerator.scaler.load_state_dict(torch.load(checkpoint / "scaler.pt", weights_only=False))
-        _set_rng_state(torch.load(checkpoint / f"rng_state_{self.accelerator.process_index}.pt", weights_only=False))
+        if scaler is not None:
+            self.accelerator.scaler.load_state_dict(scaler)
+        _set_rng_state(rng)
         if self.accelerator.is_main_process:
             self.store.truncate_log(self.state.step)
-        return True
 
     @property
     def unwrapped(self):
@@ -209,7 +260,13 @@ class Trainer:
 
     def _encode_epoch(self, epoch: int) -> Encoded:
         sources, targets = self.source.pairs(epoch)
-        return encode_pairs(self.tokenizer, sources, targets, self.config.max_len)
+        encoded = encode_pairs(self.tokenizer, sources, targets, self.config.max_len)
+        if encoded.dropped_too_long and self.accelerator.is_main_process and self.state.batch_in_epoch == 0:
+            # counted once per epoch (switched names change lengths); positions are 0-based pair indices
+            self.store.log({"step": self.state.step, "epoch": epoch,
+                            "dropped_over_max_len": encoded.dropped_too_long,
+                            "first_dropped_pairs": list(encoded.first_dropped), "max_len": self.config.max_len})
+        return encoded
 
     def _shard(self, batches: list[list[int]]) -> list[list[int]]:
         """Each process takes every n-th batch; all take the same count (DDP needs equal steps)."""
@@ -266,20 +323,23 @@ class Trainer:
         if acc.is_main_process:
             record = {"step": self.state.step, "epoch": self.state.epoch, **self.validate()}
             self._track_best(record, name)
-            if tmp.exists():
-                shutil.rmtree(tmp)
-            tmp.mkdir(parents=True)
-            self.unwrapped.save_pretrained(tmp)
-            self.tokenizer.save_pretrained(tmp)
-            torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
-            torch.save(self.scheduler.state_dict(), tmp / "scheduler.pt")
-            if acc.scaler is not None:  # fp16 loss scale, or resume restarts it at 65536
-                torch.save(acc.scaler.state_dict(), tmp / "scaler.pt")
+            with self._writing(tmp, final):
+                if tmp.exists():
+                    shutil.rmtree(tmp)
+                tmp.mkdir(parents=True)
+                self.unwrapped.save_pretrained(tmp)
+                self.tokenizer.save_pretrained(tmp)
+                torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
+                torch.save(self.scheduler.state_dict(), tmp / "scheduler.pt")
+                if acc.scaler is not None:  # fp16 loss scale, or resume restarts it at 65536
+                    torch.save(acc.scaler.state_dict(), tmp / "scaler.pt")
         acc.wait_for_everyone()
-        torch.save(_get_rng_state(), tmp / f"rng_state_{acc.process_index}.pt")
+        with self._writing(tmp, final):
+            torch.save(_get_rng_state(), tmp / f"rng_state_{acc.process_index}.pt")
         acc.wait_for_everyone()
         if acc.is_main_process:
-            write_json(tmp / COMPLETE_MARKER, asdict(self.state))
+            with self._writing(tmp, final):
+                write_json(tmp / COMPLETE_MARKER, asdict(self.state))
             os.replace(tmp, final)
             write_json(self.store.dir / "best.json", self.state.best)
             self.store.log({"step": self.state.step, "epoch": self.state.epoch, "checkpoint": name,
@@ -289,6 +349,25 @@ class Trainer:
         acc.wait_for_everyone()
         return final
 
+    @contextmanager
+    def _writing(self, tmp: Path, final: Path):
+        """Turn a failed checkpoint write into a message that says what happened and that the
+        previous checkpoint is intact (the half-written folder is removed, freeing its space)."""
+        try:
+            yield
+        except (OSError, RuntimeError) as exc:
+            from ..errors import CheckpointError
+
+            shutil.rmtree(tmp, ignore_errors=True)
+            previous = self.store.latest_checkpoint()
+            intact = (f"the previous checkpoint {previous.name} is intact" if previous is not None
+                      else "no earlier checkpoint exists")
+            if _disk_full(exc, tmp.parent):
+                raise CheckpointError(f"no space left on device while writing checkpoint {final} ({intact}); "
+                                      f"free space on {final.parent} and rerun the same command to resume") from exc
+            raise CheckpointError(f"could not write checkpoint {final} ({intact}): {type(exc).__name__}: {exc}; "
+                                  "fix the cause and rerun the same command to resume") from exc
+
     def _track_best(self, record: dict, name: str) -> None:
         for metric, lower_is_better in (("dev_loss", True), ("bleu", False), ("chrf", False)):
             if metric not in record:
@@ -297,6 +376,31 @@ class Trainer:
             if old is None or (record[metric] < old["value"] if lower_is_better else record[metric] > old["value"]):
                 self.state.best[metric] = {"value": record[metric], "checkpoint": name}
         self.state.history.append(record)
+
+
+def _disk_full(exc: BaseException, folder: Path) -> bool:
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc)
+    if "No space left" in text or "Disk quota exceeded" in text:
+        return True
+    # PyTorch's zip writer reports only "file write failed"; judge by what is left on the disk
+    try:
+        return "write failed" in text and shutil.disk_usage(folder).free < 64 * 2**20
+    except OSError:
+        return False
+
+
+def _set_aside(checkpoint: Path) -> Path:
+    """Rename a damaged checkpoint out of the way (a dot name is never listed as a checkpoint),
+    so that training can write the same step again, and the files stay for a post-mortem."""
+    aside = checkpoint.with_name(f".{checkpoint.name}.damaged")
+    k = 1
+    while aside.exists():
+        k += 1
+        aside = checkpoint.with_name(f".{checkpoint.name}.damaged{k}")
+    os.replace(checkpoint, aside)
+    return aside
 
 
 def _main_decides(acc, flag: bool) -> bool:

@@ -1,0 +1,76 @@
+"""Who is "I"? The grammatical gender a translation gives a first-person speaker.
+
+``detect_speaker(lang, translation)`` → :class:`SpeakerDetection` (``male`` / ``female`` /
+``undetected``, with the words and reasons it rests on). Languages and the offline tools behind
+them (each installs from PyPI with its data; nothing is downloaded at run time):
+
+* ``ru`` — Natasha's dependency parse + pymorphy3 (:mod:`.russian`);
+* ``uk`` — pymorphy3 with clause rules; no Ukrainian parser installs offline (:mod:`.ukrainian`);
+* ``cs`` — spaCy ``cs_core_news_sm`` parse and morphology (:mod:`.czech`);
+* ``pl`` — Morfeusz 2 (SGJP dictionary) with clause rules (:mod:`.polish`).
+
+Other Slavic languages (be, bg, hr, mk, sk, sl, sr) are not supported: no morphological analyser
+for them installs offline with its data, and guessing from endings would be unchecked — each
+supported language has a hand-labelled gold set (eval/gold/gest/README.md).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ...errors import InputError
+from .base import FEMALE, MALE, SPEAKER_OUTCOMES, UNDETECTED, SpeakerCue, SpeakerDetection
+
+
+def _russian(text: str) -> SpeakerDetection:
+    from . import russian
+
+    return russian.detect(text)
+
+
+def _ukrainian(text: str) -> SpeakerDetection:
+    from . import ukrainian
+
+    return ukrainian.detect(text)
+
+
+def _czech(text: str) -> SpeakerDetection:
+    from . import czech
+
+    return czech.detect(text)
+
+
+def _polish(text: str) -> SpeakerDetection:
+    from . import polish
+
+    return polish.detect(text)
+
+
+_DETECTORS: dict[str, Callable[[str], SpeakerDetection]] = {
+    "cs": _czech, "pl": _polish, "ru": _russian, "uk": _ukrainian,
+}
+SPEAKER_LANGS: tuple[str, ...] = tuple(sorted(_DETECTORS))
+_NO_ANALYSER = ("no morphological analyser for it installs offline with its data (stanza and classla "
+                "download their models at run time), and there is no hand-labelled gold set to check one on")
+UNSUPPORTED_SLAVIC = {lang: _NO_ANALYSER for lang in ("be", "bg", "hr", "mk", "sk", "sl", "sr")}
+
+
+def check_speaker_lang(lang: str) -> None:
+    if lang in _DETECTORS:
+        return
+    why = UNSUPPORTED_SLAVIC.get(lang, "the language does not mark a first-person speaker's gender "
+                                       "in a way this detector reads")
+    raise InputError(f"no first-person speaker-gender detector for language {lang!r}: {why}",
+                     hint=f"supported: {', '.join(SPEAKER_LANGS)}")
+
+
+def detect_speaker(lang: str, translation: str) -> SpeakerDetection:
+    """The gender the translation gives its first-person speaker (see the module docstring)."""
+    check_speaker_lang(lang)
+    if not translation.strip():
+        return SpeakerDetection(UNDETECTED, (), "empty translation")
+    return _DETECTORS[lang](translation)
+
+
+__all__ = ["detect_speaker", "check_speaker_lang", "SpeakerDetection", "SpeakerCue", "SPEAKER_LANGS",
+           "SPEAKER_OUTCOMES", "MALE", "FEMALE", "UNDETECTED", "UNSUPPORTED_SLAVIC"]

@@ -1,0 +1,38 @@
+"""Language codes: which strings name a language at all.
+
+Recipes and commands take ISO 639-1 codes (``en``, ``de``, ``zh``). A code outside the standard
+(``xx``, ``english``, ``EN``) is refused before any work, since every tool further down (NER,
+alignment tokenisation, gender detection, sacrebleu's tokenizer) would otherwise treat it as
+"some other language" and quietly do less. Which tools support a given real language is for
+those tools to say; this module only knows the standard.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from .errors import InputError
+
+# ISO 639-1 (the two-letter codes), typed in from the standard's table.
+ISO_639_1 = frozenset("""
+aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da de dv dz
+ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz ia id ie ig ii
+ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi
+mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw
+sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk
+ur uz ve vi vo wa wo xh yi yo za zh zu
+""".split())
+
+
+def is_language_code(code: str) -> bool:
+    return code in ISO_639_1
+
+
+def check_language_code(code: str, where: str, path=None, error: type[InputError] = InputError) -> None:
+    """Raise an :class:`InputError` naming ``where`` unless ``code`` is an ISO 639-1 code."""
+    if is_language_code(code):
+        return
+    close = difflib.get_close_matches(code.lower(), sorted(ISO_639_1), n=1)
+    hint = f"did you mean '{close[0]}'?" if close and close[0] == code.lower() else \
+        "use a two-letter ISO 639-1 code such as en, de, fr, es, ru, zh"
+    raise error(f"{where} = {code!r} is not an ISO 639-1 language code", path=path, hint=hint)

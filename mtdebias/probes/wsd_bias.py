@@ -1,0 +1,320 @@
+"""``wsd_bias.v1``: does the translator pick the right sense of a polysemous word, and do its
+errors lean to frequent senses? (DiBiMT, Campolungo et al. 2022, on items users bring.)
+
+Shape (the probe contract): :meth:`WSDBiasProbe.items` → :meth:`WSDBiasProbe.attempts`
+(translate, lemmatise, match; one logged attempt per item) → :meth:`WSDBiasProbe.metrics`
+(pure arithmetic on attempts, :mod:`.wsd_metrics`); :meth:`evaluate` chains them into a
+:class:`ProbeResult`, and :meth:`run` is that for today's runner. (On the contract where
+``run(translator, items)`` returns the attempts, ``attempts`` is that ``run``; ``SPECS`` gives
+each metric's direction and paired test.)
+
+Matching one translation (:func:`classify`):
+
+1. the translation is lemmatised (:mod:`mtdebias.lang.lemmatize`) and every good and bad lemma
+   of the item is looked for, multi-word lemmas included;
+2. a German particle verb («hob … an» → anheben) overrides the plain verb on the same token
+   (heben); a compound head («Haustürschlüssel» → Schlüssel) counts only when no lemma matches
+   a whole word;
+3. with an aligner (``align = "fast_align"``), ``aligned_only`` keeps only matches that overlap
+   the target words aligned to the source word (all matches are kept when the word is
+   unaligned);
+4. no match → MISS; only good → GOOD; only bad → BAD; both → the match overlapping the aligned
+   word decides when exactly one kind does; otherwise the ``both`` rule decides (``miss``,
+   ``good``, ``bad`` or ``first``: the match that comes first in the translation). How every
+   item was decided is logged (``rule``) and counted in the result's meta.
+
+A BAD item's chosen sense is the most frequent (lowest μ) sense among the senses of the
+matched bad lemma(s), as in the paper when a lemma lexicalises several senses.
+
+Forced decoding (when items give ``good_sentences``/``bad_sentences`` and the translator can
+``score``): per item, the best-scoring BAD sentence against the best-scoring GOOD one, by mean
+log-probability per target piece (length-normalised, as perplexity is) or total;
+``forced_bad_preferred`` is the share of items where BAD scores higher.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..errors import InputError
+from ..lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lemmatizer
+from ..signature import Signature, hash_file, hash_json
+from ..translators.base import Translator, UnsupportedCall
+from .base import Metric, ProbeResult
+from .wsd_items import WSDItem, item_to_json, load_items
+from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, item_rows, wsd_metrics
+
+PROBE_NAME = "wsd_bias.v1"
+DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "wsd"
+DEFAULT_ITEMS = DATA_DIR / "items.jsonl"
+BOTH_RULES = ("miss", "good", "bad", "first")
+ALIGN_METHODS = ("none", "fast_align", "eflomal")
+FORCED_MODES = ("auto", "on", "off")
+FORCED_SCORES = ("mean", "total")
+# metric → (which way is better, paired test against a baseline): McNemar pairs the per-item
+# "correct" (None for MISS items, which it leaves out); the rest resample items
+SPECS = {"accuracy": ("higher", "mcnemar"), "miss_rate": ("lower", "bootstrap"), "sfii": ("lower", "bootstrap"),
+         "spdi": ("lower", "bootstrap"), "mfs": ("lower", "bootstrap"), "mfs_plus": ("lower", "bootstrap"),
+         "forced_bad_preferred": ("lower", "bootstrap")}
+
+
+def _overlaps(match: LemmaMatch, span: tuple[int, int] | None) -> bool:
+    return span is not None and match.start < span[1] and match.end > span[0]
+
+
+def classify(item: WSDItem, lang: str, translation: str, tokens: Sequence[LemmaToken], *,
+             aligned_span: tuple[int, int] | None = None, aligned_only: bool = False, both: str = "miss",
+             compounds: bool = True, word_lemmas: Callable[[str], frozenset[str]] | None = None) -> dict[str, Any]:
+    """GOOD / BAD / MISS for one translation, with the evidence (see the module docstring)."""
+    side = item.targets[lang]
+    good = [m for lemma in side.good for m in find_lemma(tokens, lemma, lang, compounds=compounds,
+                                                             word_lemmas=word_lemmas)]
+    bad_senses: dict[str, tuple[str, ...]] = {}
+    bad = []
+    for entry in side.bad:
+        hits = find_lemma(tokens, entry.lemma, lang, compounds=compounds, word_lemmas=word_lemmas)
+        if hits:
+            bad_senses[entry.lemma] = entry.senses
+        bad += hits
+    # «hob … an.» is anheben, not heben: a particle verb overrides the plain verb on its token
+    particle_heads = {m.tokens[0] for m in good + bad if m.how == "particle verb"}
+    good = [m for m in good if not (m.how == "exact" and m.tokens[0] in particle_heads)]
+    bad = [m for m in bad if not (m.how == "exact" and m.tokens[0] in particle_heads)]
+    if any(m.how != "compound head" for m in good + bad):  # a whole word outranks a compound's head
+        good = [m for m in good if m.how != "compound head"]
+        bad = [m for m in bad if m.how != "compound head"]
+    found = [("good", m) for m in good] + [("bad", m) for m in bad]  # logged whatever decides
+    restricted = False
+    if aligned_only and aligned_span is not None:
+        good_al = [m for m in good if _overlaps(m, aligned_span)]
+        bad_al = [m for m in bad if _overlaps(m, aligned_span)]
+        if good_al or bad_al:
+            good, bad, restricted = good_al, bad_al, True
+    if not good and not bad:
+        status, rule = MISS, "no good or bad lemma found"
+    elif good and not bad:
+        status, rule = GOOD, "only a good lemma found"
+    elif bad and not good:
+        status, rule = BAD, "only a bad lemma found"
+    else:
+        good_al = [m for m in good if _overlaps(m, aligned_span)]
+        bad_al = [m for m in bad if _overlaps(m, aligned_span)]
+        if good_al and not bad_al:
+            status, rule, bad = GOOD, "both found; the aligned word is good", []
+        elif bad_al and not good_al:
+            status, rule, good = BAD, "both found; the aligned word is bad", []
+        elif both == "first":
+            first_good = min(m.start for m in good)
+            first_bad = min(m.start for m in bad)
+            status = GOOD if first_good <= first_bad else BAD
+            rule = f"both found; not decided by alignment; rule 'first' → {status}"
+        else:
+            status = {"miss": MISS, "good": GOOD, "bad": BAD}[both]
+            rule = f"both found; not decided by alignment; rule '{both}' → {status}"
+    if restricted:
+        rule += " (among matches aligned to the source word)"
+    matched = good if status == GOOD else bad if status == BAD else []
+    senses = sorted({s for m in matched for s in bad_senses.get(m.lemma, ())}) if status == BAD else \
+        ([item.sense] if status == GOOD else [])
+    chosen_sense, chosen_mu = None, None
+    if status == BAD:
+        known = [(item.sense_mu(s), s) for s in senses if item.sense_mu(s) is not None]
+        if known:
+            chosen_mu, chosen_sense = min(known)
+        elif senses:
+            chosen_sense = senses[0]
+    elif status == GOOD:
+        chosen_sense, chosen_mu = item.sense, item.correct_mu
+    return {
+        "id": item.id, "line": item.line, "source": item.sentence, "word": item.word, "lemma": item.lemma,
+        "pos": item.pos, "sense": item.sense, "mu": item.correct_mu, "delta": item.delta,
+        "translation": translation, "status": status, "correct": status == GOOD if status != MISS else None,
+        "rule": rule,
+        "matched_lemmas": sorted({m.lemma for m in matched}),
+        "matches": [{"lemma": m.lemma, "kind": kind, "span": [m.start, m.end], "text": translation[m.start:m.end],
+                     "how": m.how} for kind, m in found],
+        "matched_senses": senses, "chosen_sense": chosen_sense, "chosen_mu": chosen_mu,
+        "aligned_span": list(aligned_span) if aligned_span else None,
+    }
+
+
+class WSDBiasProbe:
+    """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
+
+    name = PROBE_NAME
+
+    def __init__(self, items: Sequence[WSDItem], lang: str, *, beam: int = 5, lemmatizer_name: str = "auto",
+                 align: str = "none", aligned_only: bool = False, both: str = "miss", compounds: bool = True,
+                 forced: str = "auto", forced_score: str = "mean", align_extra_src: Sequence[str] = (),
+                 align_extra_tgt: Sequence[str] = (), resamples: int = 1000, seed: int = 0,
+                 data_hash: str | None = None, align_fn: Callable[..., Any] | None = None):
+        for value, allowed, what in ((both, BOTH_RULES, "both"), (align, ALIGN_METHODS, "align"),
+                                     (forced, FORCED_MODES, "forced"), (forced_score, FORCED_SCORES, "forced_score")):
+            if value not in allowed:
+                raise InputError(f"{what} = {value!r} is not one of {', '.join(allowed)}")
+        if aligned_only and align == "none":
+            raise InputError("aligned_only needs an aligner", hint="set align = \"fast_align\" (or \"eflomal\")")
+        chosen = [item for item in items if lang in item.targets]
+        if not chosen:
+            langs = sorted({lang for item in items for lang in item.targets})
+            raise InputError(f"no item has target language {lang!r}",
+                             hint=f"the items cover {', '.join(langs) or 'no language'}")
+        self._items = chosen
+        self.skipped_items = len(items) - len(chosen)
+        self.lang = lang
+        self.beam = beam
+        self.lemmatizer: Lemmatizer = lemmatizer(lang, lemmatizer_name)
+        self.align = align
+        self.aligned_only = aligned_only
+        self.both = both
+        self.compounds = compounds
+        self.forced = forced
+        self.forced_score = forced_score
+        self.align_extra_src = list(align_extra_src)
+        self.align_extra_tgt = list(align_extra_tgt)
+        self.resamples = resamples
+        self.seed = seed
+        self.data_hash = data_hash or hash_json([item_to_json(i) for i in chosen])
+        self._align_fn = align_fn
+
+    @classmethod
+    def from_options(cls, lang: str, data: str | Path | None = None, *, beam: int = 5, lemmatizer: str = "auto",
+                     align: str = "none", aligned_only: bool = False, both: str = "miss", compounds: bool = True,
+                     forced: str = "auto", forced_score: str = "mean", align_extra_src: str | Path | None = None,
+                     align_extra_tgt: str | Path | None = None, resamples: int = 1000, seed: int = 0,
+                     wordnet: str | bool | None = None, **_ignored: Any) -> "WSDBiasProbe":
+        """Build from plain options (the CLI's and suites'). ``data`` defaults to the shipped
+        ``data/wsd/items.jsonl``; ``wordnet``: a WordNet dict folder, ``false`` to not use one."""
+        path = Path(data) if data else DEFAULT_ITEMS
+        wn: Any = None
+        if wordnet is False or wordnet == "false":
+            wn = False
+        elif isinstance(wordnet, str) and wordnet:
+            from ..lang.wordnet import load_wordnet
+
+            wn = load_wordnet(wordnet)
+        items = load_items(path, wordnet=wn)
+        extra_src, extra_tgt = [], []
+        if align_extra_src or align_extra_tgt:
+            from ..textio import read_parallel
+
+            corpus = read_parallel(align_extra_src, align_extra_tgt)
+            extra_src, extra_tgt = corpus.sources, corpus.targets
+        data_hash = hash_json([hash_file(path), [item_to_json(i) for i in items if lang in i.targets]])
+        return cls(items, lang, beam=beam, lemmatizer_name=lemmatizer, align=align, aligned_only=aligned_only,
+                   both=both, compounds=compounds, forced=forced, forced_score=forced_score,
+                   align_extra_src=extra_src, align_extra_tgt=extra_tgt, resamples=resamples, seed=seed,
+                   data_hash=data_hash)
+
+    # ------------------------------------------------------------------ the contract
+    def items(self) -> list[WSDItem]:
+        return list(self._items)
+
+    def signature(self, translator: Translator, attempts: Sequence[dict[str, Any]] | None = None) -> str:
+        settings = {"lang": self.lang, "beam": self.beam, "lemmatizer": self.lemmatizer.name, "align": self.align,
+                    "aligned_only": self.aligned_only, "both": self.both, "compounds": self.compounds,
+                    "forced": self.forced, "forced_score": self.forced_score}
+        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
+
+    def attempts(self, translator: Translator, items: Sequence[WSDItem] | None = None) -> list[dict[str, Any]]:
+        """Translate, match and (when possible) force-decode: one attempt per item."""
+        items = list(items) if items is not None else self.items()
+        translations = translator.translate([item.sentence for item in items], beam=self.beam)
+        if len(translations) != len(items):
+            raise InputError(f"translator returned {len(translations)} translations for {len(items)} sentences")
+        attempts = self.attempts_from_translations(translations, items)
+        forced = self._forced(translator, items)
+        for attempt, result in zip(attempts, forced):
+            attempt["forced"] = result
+        return attempts
+
+    def attempts_from_translations(self, translations: Sequence[str],
+                                   items: Sequence[WSDItem] | None = None) -> list[dict[str, Any]]:
+        items = list(items) if items is not None else self.items()
+        spans: list[tuple[int, int] | None] = [None] * len(items)
+        if self.align != "none":
+            align = self._align_fn
+            if align is None:
+                from ..align import align_pairs as align
+            alignments = align([i.sentence for i in items], list(translations), "en", self.lang, method=self.align,
+                               extra_sources=self.align_extra_src, extra_targets=self.align_extra_tgt)
+            spans = [a.tgt_span_of(*i.span) if t.strip() else None for a, i, t in zip(alignments, items, translations)]
+        out = []
+        for item, translation, span in zip(items, translations, spans):
+            tokens = self.lemmatizer.tokens(translation)
+            attempt = classify(item, self.lang, translation, tokens, aligned_span=span,
+                               aligned_only=self.aligned_only, both=self.both, compounds=self.compounds,
+                               word_lemmas=self.lemmatizer.word_lemmas)
+            attempt["forced"] = None
+            out.append(attempt)
+        return out
+
+    def _forced(self, translator: Translator, items: Sequence[WSDItem]) -> list[dict[str, Any] | None]:
+        jobs = [(k, kind, sentence) for k, item in enumerate(items)
+                for kind in ("good", "bad")
+                for sentence in getattr(item.targets[self.lang], f"{kind}_sentences")]
+        results: list[dict[str, Any] | None] = [None] * len(items)
+        if self.forced == "off" or not jobs:
+            if self.forced == "on" and not jobs:
+                raise InputError("forced = \"on\" but no item gives good_sentences/bad_sentences for "
+                                 f"{self.lang!r}")
+            return results
+        try:
+            scored = translator.score([items[k].sentence for k, _, _ in jobs], [s for _, _, s in jobs])
+        except UnsupportedCall:
+            if self.forced == "on":
+                raise
+            return results
+        for (k, kind, sentence), score in zip(jobs, scored):
+            value = score.mean if self.forced_score == "mean" else score.total
+            entry = results[k] or {"good": [], "bad": []}
+            entry[kind].append({"sentence": sentence, "score": value, "total": score.total})
+            results[k] = entry
+        for entry in results:
+            if entry is not None:
+                best_good = max(s["score"] for s in entry["good"])
+                best_bad = max(s["score"] for s in entry["bad"])
+                entry["bad_preferred"] = best_bad > best_good
+        return results
+
+    @staticmethod
+    def _rows(attempts: Sequence[dict[str, Any]]):
+        return item_rows([a["status"] for a in attempts], [a["mu"] for a in attempts],
+                         [a["delta"] for a in attempts],
+                         [a["chosen_mu"] if a["status"] == BAD else None for a in attempts],
+                         [a["forced"]["bad_preferred"] if a.get("forced") else None for a in attempts])
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        return wsd_metrics(self._rows(attempts), resamples=self.resamples if ci else 0, seed=self.seed)
+
+    def accuracy_by(self, attempts: Sequence[dict[str, Any]], by: str) -> list[dict[str, Any]]:
+        """Accuracy per μ group (``by="mu"``) or δ group (``"delta"``), with intervals."""
+        return group_accuracies(self._rows(attempts), by, resamples=self.resamples, seed=self.seed)
+
+    def evaluate(self, translator: Translator) -> ProbeResult:
+        """items → attempts → metrics on one translator."""
+        attempts = self.attempts(translator)
+        return self._result(attempts, self.signature(translator, attempts))
+
+    # ------------------------------------------------------------------ today's runner
+    def run(self, translator: Translator) -> ProbeResult:
+        return self.evaluate(translator)
+
+    def score(self, translations: Sequence[str], translator_signature: str = "-") -> ProbeResult:
+        """Metrics for given translations (one per item, in :meth:`items` order)."""
+        return self._result(self.attempts_from_translations(translations), translator_signature)
+
+    def _result(self, attempts: list[dict[str, Any]], signature: str) -> ProbeResult:
+        rules: dict[str, int] = {}
+        for attempt in attempts:
+            rules[attempt["rule"]] = rules.get(attempt["rule"], 0) + 1
+        meta = {"lang": self.lang, "items": len(attempts), "items_other_langs": self.skipped_items,
+                "lemmatizer": self.lemmatizer.name, "both_rule": self.both, "rules": rules,
+                "both_found": sum(n for r, n in rules.items() if r.startswith("both found")),
+                "without_mu": sum(1 for a in attempts if a["mu"] is None),
+                "without_delta": sum(1 for a in attempts if a["delta"] is None),
+                "forced_items": sum(1 for a in attempts if a.get("forced")),
+                "accuracy_by_mu": self.accuracy_by(attempts, "mu"),
+                "accuracy_by_delta": self.accuracy_by(attempts, "delta")}
+        return ProbeResult(self.name, self.metrics(attempts), signature, attempts, meta)

@@ -1,0 +1,128 @@
+"""DiBiMT's metrics (Campolungo et al. 2022) from per-item outcomes — pure arithmetic.
+
+Each analysed item is GOOD, BAD or MISS. With μ the correct sense's frequency index, δ the
+lemma's number of senses and μ̂ the frequency index of the sense a BAD translation chose:
+
+* accuracy = #GOOD / (#GOOD + #BAD) — MISS items are left out;
+* MISS rate = #MISS / #items;
+* SFII: non-MISS items grouped by μ; the mean over groups of each group's error rate
+  #BAD / (#GOOD + #BAD) (every group weighs the same, however many items it holds);
+* SPDI: the same with items grouped by δ;
+* MFS: among BAD items, the share whose chosen sense is the lemma's most frequent (μ̂ = 1);
+* MFS+: among BAD items, the share whose chosen sense is more frequent than the correct one
+  (μ̂ < μ).
+
+Items whose μ (or δ, or μ̂) is unknown are left out of the metrics that need it; each metric
+carries the number of items it rests on. Values are fractions (the paper prints percentages).
+Intervals: percentile bootstrap over items (:func:`mtdebias.stats.bootstrap_ci`).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..stats import bootstrap_ci
+from .base import Metric
+
+GOOD, BAD, MISS = "GOOD", "BAD", "MISS"
+_CODE = {GOOD: 0, BAD: 1, MISS: 2}
+# columns of the per-item array the bootstrap resamples
+STATUS, MU, DELTA, CHOSEN_MU, FORCED = range(5)
+
+
+def item_rows(statuses: Sequence[str], mus: Sequence[int | None], deltas: Sequence[int | None],
+              chosen_mus: Sequence[int | None], forced: Sequence[bool | None] | None = None) -> np.ndarray:
+    """(items × 5) float array: status code, μ, δ, μ̂, forced-decoding BAD-preferred (NaN = unknown)."""
+    forced = list(forced) if forced is not None else [None] * len(statuses)
+    if not len(statuses) == len(mus) == len(deltas) == len(chosen_mus) == len(forced):
+        raise ValueError("one status, mu, delta, chosen mu and forced value per item")
+    for status in statuses:
+        if status not in _CODE:
+            raise ValueError(f"status {status!r} is not one of GOOD, BAD, MISS")
+
+    def num(v):
+        return float("nan") if v is None else float(v)
+
+    return np.array([[_CODE[s], num(m), num(d), num(c), num(f)]
+                     for s, m, d, c, f in zip(statuses, mus, deltas, chosen_mus, forced)],
+                    dtype=float).reshape(-1, 5)
+
+
+def accuracy(a: np.ndarray) -> float:
+    decided = a[:, STATUS] != _CODE[MISS]
+    return float(np.mean(a[decided, STATUS] == _CODE[GOOD])) if np.any(decided) else float("nan")
+
+
+def miss_rate(a: np.ndarray) -> float:
+    return float(np.mean(a[:, STATUS] == _CODE[MISS])) if len(a) else float("nan")
+
+
+def grouped_error(a: np.ndarray, column: int) -> float:
+    """Mean over groups (distinct values of ``column``) of #BAD / (#GOOD + #BAD); SFII/SPDI."""
+    keep = (a[:, STATUS] != _CODE[MISS]) & ~np.isnan(a[:, column])
+    if not np.any(keep):
+        return float("nan")
+    rows = a[keep]
+    rates = [float(np.mean(rows[rows[:, column] == g, STATUS] == _CODE[BAD])) for g in np.unique(rows[:, column])]
+    return float(np.mean(rates))
+
+
+def group_accuracy(a: np.ndarray, column: int, value: float) -> float:
+    keep = (a[:, STATUS] != _CODE[MISS]) & (a[:, column] == value)
+    return float(np.mean(a[keep, STATUS] == _CODE[GOOD])) if np.any(keep) else float("nan")
+
+
+def mfs(a: np.ndarray) -> float:
+    bad = (a[:, STATUS] == _CODE[BAD]) & ~np.isnan(a[:, CHOSEN_MU])
+    return float(np.mean(a[bad, CHOSEN_MU] == 1)) if np.any(bad) else float("nan")
+
+
+def mfs_plus(a: np.ndarray) -> float:
+    bad = (a[:, STATUS] == _CODE[BAD]) & ~np.isnan(a[:, CHOSEN_MU]) & ~np.isnan(a[:, MU])
+    return float(np.mean(a[bad, CHOSEN_MU] < a[bad, MU])) if np.any(bad) else float("nan")
+
+
+def forced_bad_preferred(a: np.ndarray) -> float:
+    keep = ~np.isnan(a[:, FORCED])
+    return float(np.mean(a[keep, FORCED] == 1)) if np.any(keep) else float("nan")
+
+
+def wsd_metrics(rows: np.ndarray, *, resamples: int = 1000, seed: int = 0) -> list[Metric]:
+    """Every metric with its bootstrap interval and item count; undefined metrics are left out."""
+    status = rows[:, STATUS]
+    decided = status != _CODE[MISS]
+    bad = status == _CODE[BAD]
+    functions: list[tuple[str, Callable[[np.ndarray], float], int]] = [
+        ("accuracy", accuracy, int(np.sum(decided))),
+        ("miss_rate", miss_rate, len(rows)),
+        ("sfii", lambda a: grouped_error(a, MU), int(np.sum(decided & ~np.isnan(rows[:, MU])))),
+        ("spdi", lambda a: grouped_error(a, DELTA), int(np.sum(decided & ~np.isnan(rows[:, DELTA])))),
+        ("mfs", mfs, int(np.sum(bad & ~np.isnan(rows[:, CHOSEN_MU])))),
+        ("mfs_plus", mfs_plus, int(np.sum(bad & ~np.isnan(rows[:, CHOSEN_MU]) & ~np.isnan(rows[:, MU])))),
+        ("forced_bad_preferred", forced_bad_preferred, int(np.sum(~np.isnan(rows[:, FORCED])))),
+    ]
+    metrics = []
+    for name, fn, n in functions:
+        value = fn(rows)
+        if np.isnan(value):
+            continue
+        ci = bootstrap_ci(rows, fn, resamples=resamples, seed=seed) if resamples else None
+        metrics.append(Metric(name, value, ci, n))
+    return metrics
+
+
+def group_accuracies(rows: np.ndarray, by: str, *, resamples: int = 1000, seed: int = 0) -> list[dict]:
+    """Accuracy within each μ group (``by="mu"``) or δ group (``by="delta"``): the numbers behind
+    SFII/SPDI and the report's accuracy-by-μ/δ plots. Rows: ``group``, ``accuracy``, ``ci``
+    (bootstrap over the group's items), ``n`` (GOOD + BAD items), ``bad``."""
+    column = {"mu": MU, "delta": DELTA}[by]
+    decided = rows[rows[:, STATUS] != _CODE[MISS]]
+    out = []
+    for g in np.unique(decided[~np.isnan(decided[:, column]), column]):
+        group = decided[decided[:, column] == g]
+        ci = bootstrap_ci(group, accuracy, resamples=resamples, seed=seed) if resamples else None
+        out.append({"group": int(g), "accuracy": accuracy(group), "ci": list(ci) if ci else None, "n": len(group),
+                    "bad": int(np.sum(group[:, STATUS] == _CODE[BAD]))})
+    return out
