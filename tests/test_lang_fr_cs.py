@@ -93,3 +93,30 @@ def test_real_winomt_lines(line, word, gender):
 def test_slavic_agreement_details(lang, text, word, gender):
     d = detect_gender(lang, text, at(text, word))
     assert d.gender == gender, d
+
+
+@pytest.mark.parametrize("text, word, gender", [
+    # consonant + -ce: dative/locative of a feminine -ka noun, unless a masculine -ce/-ec noun
+    ("Mluvili jsme o policistce z nádraží.", "policistce", "female"),
+    ("Prodavač podal účtenku studentce.", "studentce", "female"),
+    ("Úřad jmenoval nového soudce.", "soudce", "male"),  # cs_masculine_ce.txt
+    ("Režisér obsadil herce do hlavní role.", "herce", "male"),  # herec → herce
+    # vowel + -ka is the genitive of a masculine -ík/-ik/-ák noun, not a feminine -ka
+    ("Ředitelka zavolala technika.", "technika", "male"),
+    ("Zahradnice pozdravila zedníka.", "zedníka", "male"),
+    # consonant + -a that is no primary feminine noun: masculine genitive/accusative
+    ("Sousedka viděla pilota na letišti.", "pilota", "male"),
+    ("Sousedka viděla sestru na letišti.", "sestru", "female"),
+    # soft adjectival nouns: -í is feminine only in an oblique case
+    ("Ředitel poděkoval pokladní za pomoc.", "pokladní", "female"),
+    ("Ředitel poděkoval pokladnímu za pomoc.", "pokladnímu", "male"),
+    ("Pokladní přišla včas.", "Pokladní", "female"),
+    ("Pokladní přišel včas.", "Pokladní", "male"),
+    # an adjective heading its own clause does not agree with the noun
+    ("Zedník pozdravil sousedku, protože byla veselá.", "Zedník", "male"),
+    # a collective noun used for one person says nothing of the referent
+    ("Ochranka zastavila řidiče.", "Ochranka", "neutral"),
+])
+def test_czech_noun_forms(text, word, gender):
+    d = detect_gender("cs", text, at(text, word))
+    assert d.gender == gender, d

@@ -14,7 +14,7 @@ import pytest
 from mtdebias.errors import InputError
 from mtdebias.probes.name_gender import (GenderTemplate, NameGenderProbe, default_template_path, fill,
                                          load_gender_templates, name_gender_metrics)
-from mtdebias.probes.registry import PROBES
+from mtdebias.registry import PROBES
 from mtdebias.testing import TranslateOnly
 
 TEMPLATES = [
@@ -105,7 +105,7 @@ def test_he_she_filter_drops_templates_that_never_inflect():
 
 def test_always_masculine_translator_gives_acc_f_zero():
     translator = ScriptedGerman(TEMPLATES, lambda s, t: "male")
-    result = NameGenderProbe(TEMPLATES, "de", NAMES, resamples=200).run(translator)
+    result = NameGenderProbe(TEMPLATES, "de", NAMES, resamples=200).evaluate(translator)
     assert result.metric("templates_kept").value == 4
     assert result.metric("first.acc_f").value == 0.0
     assert result.metric("first.acc_m").value == 1.0
@@ -120,7 +120,7 @@ def test_random_translator_has_no_name_gap():
     rng = random.Random(13)
     names = {"first_female": [f"Female{i}" for i in range(60)], "first_male": [f"Male{i}" for i in range(60)]}
     translator = ScriptedGerman(TEMPLATES, lambda s, t: rng.choice(["male", "female"]))
-    result = NameGenderProbe(TEMPLATES, "de", names, resamples=500).run(translator)
+    result = NameGenderProbe(TEMPLATES, "de", names, resamples=500).evaluate(translator)
     acc_f, acc_m = result.metric("first.acc_f").value, result.metric("first.acc_m").value
     assert 0.35 < acc_f < 0.65 and 0.35 < acc_m < 0.65
     gap = result.metric("first.acc_gap_m_minus_f")
@@ -148,8 +148,8 @@ def test_from_options_with_name_files(tmp_path):
                         "full_female": ["Anna Schmidt"], "full_male": ["Peter Braun"]}.items():
         files[kind] = tmp_path / f"{kind}.txt"
         files[kind].write_text("\n".join(names) + "\n", encoding="utf-8")
-    probe = PROBES["name_gender"](lang="de", templates=templates, **files, resamples=0)
+    probe = PROBES.load("name_gender")(lang="de", templates=templates, **files, resamples=0)
     translator = ScriptedGerman(probe.templates, lambda s, t: "female")
-    result = probe.run(translator)
+    result = probe.evaluate(translator)
     assert result.metric("full.acc_f").value == 1.0 and result.metric("full.acc_m").value == 0.0
     assert {a["name"] for a in result.attempts} == {"Anna", "Peter", "Anna Schmidt", "Peter Braun"}

@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+from ..registry import PROBES
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -30,8 +32,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--backend", default=None, help="hf or ct2 (default: the suite's [suite] backend, else hf)")
     parser.add_argument("--compute-type", default=None, help="ct2 only: int8, float32, …")
     single = parser.add_argument_group("a single probe")
-    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity, wsd_bias, "
-                                        "gest, gest_pref")
+    single.add_argument("--probe", help=f"probe name: {', '.join(PROBES.entries)} (or without the version)")
     single.add_argument("--lang", help="target language")
     single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt, wsd_bias items.jsonl)")
     single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")
@@ -132,7 +133,7 @@ def _run_single(args: argparse.Namespace) -> int:
                                      compute_type=args.compute_type or "default")
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
-    result = probe.run(translator)
+    result = probe.evaluate(translator)
     mismatched = getattr(translator, "mismatched_lines", [])
     if mismatched:
         print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "

@@ -27,7 +27,7 @@ from ..signature import Signature, hash_file
 from .base import UNDETECTED, Detection
 
 GOLD_LABELS = ("male", "female", "neutral", "not_found")
-SPLITS = ("dev", "heldout", "heldout2")  # heldout2: fresh rows drawn after the detectors changed
+SPLITS = ("dev", "heldout", "heldout2", "heldout3")  # heldout2/3: fresh rows drawn after the detectors changed
 _ITEM_COLUMNS = ("line", "split", "stratum", "wino_gold", "stereotype", "profession", "source",
                  "translation", "aligned")
 _LABEL_COLUMNS = ("line", "target", "label", "note")

@@ -21,6 +21,7 @@ from .base import FEMALE, MALE, NEUTRAL, Cue, Detection, cue, resolve
 
 _GENDER = {"Masc": MALE, "Fem": FEMALE}
 _AGREEING_DEPS = {"det", "amod", "nmod:poss", "det:poss", "det:numgov", "det:nummod", "acl"}
+_CLAUSE_DEPS = {"advcl", "ccomp", "csubj", "parataxis", "conj"}
 
 
 @lru_cache(maxsize=None)
@@ -72,6 +73,10 @@ def detect(model: str, text: str, span: tuple[int, int],
             if c is not None:
                 cues.append(c)
                 start = min(start, child.idx) if child.i < head.i else start
+            continue
+        if child.dep_ in _CLAUSE_DEPS or any(g.dep_ == "mark" for g in child.children):
+            # an adjective heading a clause of its own («…, protože byla naštvaná» mis-attached
+            # to the noun) agrees with that clause's subject, not with the noun
             continue
         if child.dep_ in _AGREEING_DEPS or child.pos_ in ("DET", "ADJ"):
             if child.dep_ in ("acl", "acl:relcl") and child.pos_ == "VERB" and "Part" not in child.morph.get("VerbForm"):

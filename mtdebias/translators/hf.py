@@ -15,7 +15,7 @@ from transformers import AutoTokenizer, PreTrainedModel
 
 from ..errors import CheckpointError
 from ..model import load_model
-from ..signature import hash_checkpoint
+from ..signature import hash_checkpoint, hash_text
 from .base import Scored
 from .epsilon_sampler import constraints_for, epsilon_sample, source_seed, unsupported_settings
 
@@ -35,6 +35,11 @@ def length_batches(lengths: Sequence[int], max_tokens: int, max_items: int | Non
         longest = longest_if_added
     if batch:
         yield batch
+
+
+def source_seed(seed: int, source: str) -> int:
+    """The RNG seed of one source's samples: a function of the seed and the text only."""
+    return int(hash_text(f"{seed}\t{source}"), 16) % (2**31 - 1)
 
 
 class HFTranslator:
@@ -145,16 +150,12 @@ class HFTranslator:
         """The same distribution through ``generate(num_return_sequences=n)``, one length batch
         at a time (slower: finished sequences stay in the batch). Seeded per batch."""
         out: list[list[str]] = [[] for _ in sources]
-        generator_seed = torch.Generator().manual_seed(seed)
-        per_item_tokens = max(self.batch_tokens // max(n, 1), 1)
-        # generate() draws from the global RNG: seed it per batch inside fork_rng, so the caller's
+        # generate() draws from the global RNG: seed it per source inside fork_rng, so the caller's
         # RNG (e.g. a training run's dropout stream, evaluated inline) is left exactly as it was
         with torch.random.fork_rng(devices=[self.model.device] if self.model.device.type == "cuda" else []):
-            for batch in length_batches(self._lengths(sources), per_item_tokens * 8, max_items=max(1, 4096 // n)):
-                torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator_seed)))
-                texts = self._sample_batch([sources[i] for i in batch], n, epsilon, temperature)
-                for position, index in enumerate(batch):
-                    out[index] = texts[position * n:(position + 1) * n]
+            for index, source in enumerate(sources):
+                torch.manual_seed(source_seed(seed, source))
+                out[index] = self._sample_batch([source], n, epsilon, temperature)
         return out
 
     def _sample_batch(self, sources: list[str], n: int, epsilon: float, temperature: float) -> list[str]:

@@ -4,6 +4,7 @@ Usage (from the repository root, with ../shared present):
 
     python eval/gold/winomt/extract_items.py LANG [BEFORE_ATTEMPTS.jsonl]
     python eval/gold/winomt/extract_items.py --fresh LANG   # 50 more rows, split heldout2
+    python eval/gold/winomt/extract_items.py --own LANG N   # N English rows to translate (uk, cs)
 
 Writes eval/gold/winomt/items/LANG.tsv: 150 rows of one translation file
 (../shared/data/winomt/translations-aws/en-LANG.txt), chosen with a fixed seed:
@@ -116,8 +117,41 @@ def fresh(lang: str, n_per_stratum: int = 10) -> None:
     print(f"{lang}: {len(chosen)} fresh items appended to {path}")
 
 
+def own(lang: str, n: int) -> None:
+    """Print N English rows (not yet in items/LANG.tsv) for the labeller to translate by hand,
+    MT-style, where no MT output exists (uk, cs): 22 % per pro/anti × male/female stratum, 12 %
+    others, fixed seed; split ``heldout3`` for a third (hash of the line number), else ``dev``.
+    The labeller appends the rows with the translation to items/LANG.tsv and labels them."""
+    rows = [l.rstrip("\n").split("\t") for l in (DATA / "en.txt").open(encoding="utf-8")]
+    pro = {tuple(l.rstrip("\n").split("\t")) for l in (DATA / "en_pro.txt").open(encoding="utf-8")}
+    anti = {tuple(l.rstrip("\n").split("\t")) for l in (DATA / "en_anti.txt").open(encoding="utf-8")}
+    taken = {int(l.split("\t", 1)[0]) for l in (OUT / f"{lang}.tsv").read_text(encoding="utf-8").splitlines()[1:]}
+    seen: set[str] = set()
+    strata: dict[str, list[int]] = {}
+    for number, row in enumerate(rows, 1):
+        if row[2] in seen:
+            continue
+        seen.add(row[2])
+        if number in taken:
+            continue
+        group = "pro" if tuple(row) in pro else "anti" if tuple(row) in anti else "other"
+        strata.setdefault(f"{group}-{row[0]}" if group != "other" else "other", []).append(number)
+    rng = random.Random(f"winomt-gold-own-{lang}")
+    quota = [(k, n * 22 // 100) for k in ("pro-male", "pro-female", "anti-male", "anti-female")]
+    quota.append(("other", n - sum(q for _, q in quota)))
+    chosen = {m: key for key, q in quota for m in rng.sample(strata[key], q)}
+    for m in sorted(chosen):
+        gold, _, sentence, profession = rows[m - 1]
+        group = "pro" if tuple(rows[m - 1]) in pro else "anti" if tuple(rows[m - 1]) in anti else "-"
+        digest = hashlib.sha256(f"winomt-gold-own:{m}".encode()).digest()
+        print("\t".join([str(m), "heldout3" if digest[0] % 3 == 0 else "dev", chosen[m], gold, group,
+                         profession, sentence]))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--fresh":
         fresh(sys.argv[2])
+    elif sys.argv[1] == "--own":
+        own(sys.argv[2], int(sys.argv[3]))
     else:
         main(*sys.argv[1:])
