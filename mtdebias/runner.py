@@ -75,9 +75,12 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
 
 
 def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], store: RunStore,
-                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None) -> None:
+                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None,
+                        backend: str = "hf") -> None:
+    """``backend`` names how ``make_translator`` opens the checkpoint (``ct2-int8`` …): results
+    of another backend answer another request."""
     try:
-        model = checkpoint_identity(checkpoint)
+        model = checkpoint_identity(checkpoint, backend)
     except OSError as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
@@ -132,10 +135,11 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
         claim.release()
 
 
-def checkpoint_identity(checkpoint: Path) -> str:
+def checkpoint_identity(checkpoint: Path, backend: str = "hf") -> str:
     """What request keys name a checkpoint by: its content hash (a transformers folder or a
-    fairseq ``.pt`` file), cached by file stat."""
-    return f"checkpoint:{hash_checkpoint_cached(checkpoint)}"
+    fairseq ``.pt`` file), cached by file stat, and the backend when it is not the default."""
+    identity = f"checkpoint:{hash_checkpoint_cached(checkpoint)}"
+    return identity if backend == "hf" else f"{backend}/{identity}"
 
 
 def request_key(spec: ProbeSpec, model: str) -> str:
@@ -149,6 +153,12 @@ def request_key(spec: ProbeSpec, model: str) -> str:
 
 def _load_translator(checkpoint: Path):
     return load_translator(checkpoint)  # transformers or fairseq, by what the path holds
+
+
+def backend_tag(backend: str, compute_type: str) -> str:
+    """The backend part of a request key: ``hf``, or ``ct2-int8`` (CTranslate2 decodes
+    differently from transformers, and int8 differently from float32)."""
+    return backend if backend == "hf" else f"{backend}-{compute_type}"
 
 
 def backend_choice(suite: Suite, backend: str | None = None, compute_type: str | None = None) -> tuple[str, str]:
@@ -177,7 +187,8 @@ def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str
         loader = make_translator or translator_factory(target, chosen_backend, kind)
         jobs += [(store, checkpoint, context, loader) for checkpoint in checkpoints]
     for store, checkpoint, context, loader in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
-        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader)
+        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader,
+                            backend_tag(chosen_backend, kind))
     return outcome
 
 
@@ -209,7 +220,8 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
         evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store), cache), store, outcome,
-                            translator_factory(store.dir, *backend_choice(suite)))
+                            translator_factory(store.dir, *backend_choice(suite)),
+                            backend_tag(*backend_choice(suite)))
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
 

@@ -82,6 +82,9 @@ class ProbeSpec:
         return PROBES.load(self.type)(**self.options)
 
 
+SUITE_HEADER_KEYS = ("name", "backend", "compute_type")
+
+
 @dataclass(frozen=True)
 class Suite:
     name: str
@@ -179,8 +182,10 @@ def load_suite(path: str | Path) -> Suite:
     if unknown:
         raise ConfigError(f"unknown table [{sorted(unknown)[0]}]", path=path, hint="a suite has [suite] and [[probe]]")
     for key in raw.get("suite", {}):
-        if key != "name":
-            raise ConfigError(f"unknown key 'suite.{key}'", path=path, hint="[suite] has only name")
+        if key not in SUITE_HEADER_KEYS:
+            close = difflib.get_close_matches(key, SUITE_HEADER_KEYS, n=1)
+            raise ConfigError(f"unknown key 'suite.{key}'", path=path,
+                              hint=f"did you mean '{close[0]}'?" if close else f"[suite] has {', '.join(SUITE_HEADER_KEYS)}")
     headers = _probe_lines(text)
     specs = []
     for number, table in enumerate(raw.get("probe", []), 1):
@@ -212,12 +217,6 @@ def load_suite(path: str | Path) -> Suite:
             raise ConfigError(f"two probes share the label '{label}'", path=path, line=headers[number - 1]
                               if number - 1 < len(headers) else None, hint="give one of them label = \"...\"")
     header = raw.get("suite", {})
-    unknown_keys = set(header) - {"name", "backend", "compute_type"}
-    if unknown_keys:
-        key = sorted(unknown_keys)[0]
-        close = difflib.get_close_matches(key, ["name", "backend", "compute_type"], n=1)
-        raise ConfigError(f"[suite] has no key '{key}'", path=path,
-                          hint=f"did you mean '{close[0]}'?" if close else "keys: name, backend, compute_type")
     from .translators.load import check_backend
 
     backend, compute_type = header.get("backend", "hf"), header.get("compute_type", "default")
