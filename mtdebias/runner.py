@@ -24,7 +24,7 @@ from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore
 from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite
 from .translators.fairseq import find_spec
-from .translators.load import load_translator, translator_factory
+from .translators.load import check_backend, load_translator, translator_factory
 
 
 @dataclass
@@ -75,9 +75,12 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
 
 
 def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], store: RunStore,
-                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None) -> None:
+                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None,
+                        backend: str = "hf") -> None:
+    """``backend`` names how ``make_translator`` opens the checkpoint (``ct2-int8`` …): results
+    of another backend answer another request."""
     try:
-        model = checkpoint_identity(checkpoint)
+        model = checkpoint_identity(checkpoint, backend)
     except OSError as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
@@ -132,10 +135,11 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
         claim.release()
 
 
-def checkpoint_identity(checkpoint: Path) -> str:
+def checkpoint_identity(checkpoint: Path, backend: str = "hf") -> str:
     """What request keys name a checkpoint by: its content hash (a transformers folder or a
-    fairseq ``.pt`` file), cached by file stat."""
-    return f"checkpoint:{hash_checkpoint_cached(checkpoint)}"
+    fairseq ``.pt`` file), cached by file stat, and the backend when it is not the default."""
+    identity = f"checkpoint:{hash_checkpoint_cached(checkpoint)}"
+    return identity if backend == "hf" else f"{backend}/{identity}"
 
 
 def request_key(spec: ProbeSpec, model: str) -> str:
@@ -151,9 +155,25 @@ def _load_translator(checkpoint: Path):
     return load_translator(checkpoint)  # transformers or fairseq, by what the path holds
 
 
+def backend_tag(backend: str, compute_type: str) -> str:
+    """The backend part of a request key: ``hf``, or ``ct2-int8`` (CTranslate2 decodes
+    differently from transformers, and int8 differently from float32)."""
+    return backend if backend == "hf" else f"{backend}-{compute_type}"
+
+
+def backend_choice(suite: Suite, backend: str | None = None, compute_type: str | None = None) -> tuple[str, str]:
+    """How the suite opens checkpoints; ``backend``/``compute_type`` (the CLI) override it."""
+    chosen = backend or suite.backend
+    kind = compute_type or (suite.compute_type if chosen == suite.backend else "default")
+    check_backend(chosen, kind)
+    return chosen, kind
+
+
 def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str] | None = None,
-             make_translator: Callable[[Path], Any] | None = None, cache: ProbeCache | None = None) -> EvalOutcome:
+             make_translator: Callable[[Path], Any] | None = None, cache: ProbeCache | None = None,
+             backend: str | None = None, compute_type: str | None = None) -> EvalOutcome:
     suite = load_suite(suite_path)
+    chosen_backend, kind = backend_choice(suite, backend, compute_type)
     cache = {} if cache is None else cache
     outcome = EvalOutcome()
     jobs = []
@@ -163,22 +183,26 @@ def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str
         context = {**run_context(store), **(overrides or {})}
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
-        loader = make_translator or translator_factory(target)  # a fairseq.toml's parts follow its checkpoints
+        # a fairseq.toml's parts follow its checkpoints
+        loader = make_translator or translator_factory(target, chosen_backend, kind)
         jobs += [(store, checkpoint, context, loader) for checkpoint in checkpoints]
     for store, checkpoint, context, loader in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
-        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader)
+        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader,
+                            backend_tag(chosen_backend, kind))
     return outcome
 
 
 def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = None, interval: float = 10.0,
-          timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None) -> EvalOutcome:
+          timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None,
+          backend: str | None = None, compute_type: str | None = None) -> EvalOutcome:
     """Score checkpoints of a training run as they appear, until the run has finished."""
     total = EvalOutcome()
     started = time.monotonic()
     cache: ProbeCache = {}  # probes are built once, not at every look
     while True:
         finished = RunStore(run_dir).is_finished()  # read before scoring: no checkpoint is missed
-        outcome = evaluate([run_dir], suite_path, overrides, cache=cache)
+        outcome = evaluate([run_dir], suite_path, overrides, cache=cache, backend=backend,
+                           compute_type=compute_type)
         total.scored += outcome.scored
         total.failed.update(outcome.failed)
         if on_outcome and outcome.scored:
@@ -195,7 +219,9 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
-        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store), cache), store, outcome)
+        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store), cache), store, outcome,
+                            translator_factory(store.dir, *backend_choice(suite)),
+                            backend_tag(*backend_choice(suite)))
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
 

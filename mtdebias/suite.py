@@ -20,6 +20,9 @@ A suite is validated like a recipe, before any model is loaded: an unknown probe
 option the probe does not take is an error naming the file and line, with a did-you-mean.
 Probe types are registry names (:mod:`mtdebias.registry`; ``winomt`` is read as ``winomt.v1``).
 
+``[suite]`` may also set ``backend = "ct2"`` (CTranslate2 for beam search and scoring; ε-samples
+still come from transformers) and ``compute_type = "int8"``; ``mtdebias eval --backend`` overrides.
+
 Placeholders in string options are filled from the run being scored (``{src_lang}``,
 ``{tgt_lang}``, ``{data_dir}`` = folder of the training source file, ``{run_dir}``), ``{shipped}``
 (the package's data folder, :mod:`mtdebias.resources`) or from ``--set key=value`` on the
@@ -79,11 +82,16 @@ class ProbeSpec:
         return PROBES.load(self.type)(**self.options)
 
 
+SUITE_HEADER_KEYS = ("name", "backend", "compute_type")
+
+
 @dataclass(frozen=True)
 class Suite:
     name: str
     probes: tuple[ProbeSpec, ...]
     path: str = ""
+    backend: str = "hf"  # how checkpoints are opened: hf or ct2 (translate/score; sampling is hf)
+    compute_type: str = "default"  # ct2 only
 
 
 def _fill(value: Any, context: dict[str, str], where: str) -> Any:
@@ -174,8 +182,10 @@ def load_suite(path: str | Path) -> Suite:
     if unknown:
         raise ConfigError(f"unknown table [{sorted(unknown)[0]}]", path=path, hint="a suite has [suite] and [[probe]]")
     for key in raw.get("suite", {}):
-        if key != "name":
-            raise ConfigError(f"unknown key 'suite.{key}'", path=path, hint="[suite] has only name")
+        if key not in SUITE_HEADER_KEYS:
+            close = difflib.get_close_matches(key, SUITE_HEADER_KEYS, n=1)
+            raise ConfigError(f"unknown key 'suite.{key}'", path=path,
+                              hint=f"did you mean '{close[0]}'?" if close else f"[suite] has {', '.join(SUITE_HEADER_KEYS)}")
     headers = _probe_lines(text)
     specs = []
     for number, table in enumerate(raw.get("probe", []), 1):
@@ -206,4 +216,9 @@ def load_suite(path: str | Path) -> Suite:
         if label in labels[:number - 1]:  # per-item logs are stored under the label
             raise ConfigError(f"two probes share the label '{label}'", path=path, line=headers[number - 1]
                               if number - 1 < len(headers) else None, hint="give one of them label = \"...\"")
-    return Suite(raw.get("suite", {}).get("name", path.stem), tuple(specs), str(path))
+    header = raw.get("suite", {})
+    from .translators.load import check_backend
+
+    backend, compute_type = header.get("backend", "hf"), header.get("compute_type", "default")
+    check_backend(backend, compute_type, where=f"{path}: [suite] backend")
+    return Suite(header.get("name", path.stem), tuple(specs), str(path), backend, compute_type)

@@ -29,6 +29,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between looks with --watch")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
+    parser.add_argument("--backend", default=None, help="hf or ct2 (default: the suite's [suite] backend, else hf)")
+    parser.add_argument("--compute-type", default=None, help="ct2 only: int8, float32, …")
     single = parser.add_argument_group("a single probe")
     single.add_argument("--probe", help=f"probe name: {', '.join(PROBES.entries)} (or without the version)")
     single.add_argument("--lang", help="target language")
@@ -79,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         if len(args.targets) != 1:
             raise InputError("--watch follows one run directory")
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
-                        on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True))
+                        on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True),
+                        backend=args.backend, compute_type=args.compute_type)
     else:
         from ..runner import locate
 
@@ -88,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
             if not checkpoints:
                 raise InputError("no checkpoints to score in this run directory", path=target,
                                  hint="train it first (mtdebias train RECIPE), or follow the training with --watch")
-        outcome = evaluate(args.targets, args.suite, overrides)
+        outcome = evaluate(args.targets, args.suite, overrides, backend=args.backend,
+                           compute_type=args.compute_type)
     for label in outcome.scored:
         print(f"scored   {label}")
     print(f"{len(outcome.scored)} scored, {len(outcome.skipped)} already stored, {len(outcome.failed)} failed")
@@ -125,7 +129,8 @@ def _run_single(args: argparse.Namespace) -> int:
     elif args.targets:
         from ..translators.load import load_translator
 
-        translator = load_translator(args.targets[0])
+        translator = load_translator(args.targets[0], backend=args.backend or "hf",
+                                     compute_type=args.compute_type or "default")
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = probe.evaluate(translator)
