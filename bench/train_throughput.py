@@ -1,10 +1,9 @@
-"""Trainer throughput against a bare PyTorch loop, and batched sampling against a generate loop.
+"""Trainer throughput against a bare PyTorch loop (sampling speed: ``bench/eval_speed.py``).
 
 Both comparisons run in one process on the same model, data and batches, so the printed ratios
-are meaningful on a noisy machine (absolute numbers are not). Targets: trainer/bare >= 0.95;
-batched sample(n=128) faster than a per-sentence loop of generate calls.
+are meaningful on a noisy machine (absolute numbers are not). Target: trainer/bare >= 0.95.
 
-    python bench/train_throughput.py [--preset tiny|small|base] [--steps 60] [--samples 128]
+    python bench/train_throughput.py [--preset tiny|small|base] [--steps 60]
 """
 
 from __future__ import annotations
@@ -43,8 +42,6 @@ def main() -> None:
     parser.add_argument("--preset", default="small")
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--max-tokens", type=int, default=2048)
-    parser.add_argument("--samples", type=int, default=128)
-    parser.add_argument("--sample-sources", type=int, default=16)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -55,7 +52,6 @@ def main() -> None:
     from mtdebias.tokenizer import train_tokenizer, vocab_sizes
     from mtdebias.train.batching import collate, encode_pairs, make_batches
     from mtdebias.train.trainer import StaticPairs, Trainer
-    from mtdebias.translators.hf import HFTranslator
 
     sources, targets = toy_corpus(4000, seed=1)
     work = Path(tempfile.mkdtemp())
@@ -91,22 +87,6 @@ def main() -> None:
         print(f"  {name:<12} {value:10.0f} target tokens/s")
     print(f"trainer / bare loop throughput ratio: {results['mtdebias'] / bare:.3f}  (target >= 0.95; "
           f"bare-vs-bare spread {abs(results['bare'] - results['bare again']) / bare:.1%})")
-
-    # sampling: batched sample(n) against one generate call per sentence
-    translator = HFTranslator(model=build_model(config, seed=1), tokenizer=tokenizer, max_new_tokens=24)
-    probe = sources[:args.sample_sources]
-    start = time.perf_counter()
-    translator.sample(probe, n=args.samples, seed=1)
-    batched = time.perf_counter() - start
-    start = time.perf_counter()
-    with torch.inference_mode():
-        for sentence in probe:
-            enc = tokenizer([sentence], return_tensors="pt")
-            translator.model.generate(**enc, do_sample=True, top_k=0, epsilon_cutoff=0.02,
-                                      num_return_sequences=args.samples, max_new_tokens=24)
-    loop = time.perf_counter() - start
-    print(f"sample(n={args.samples}) on {len(probe)} sources: batched {batched:.2f}s, per-sentence generate loop "
-          f"{loop:.2f}s, speed-up {loop / batched:.2f}x")
 
 
 if __name__ == "__main__":

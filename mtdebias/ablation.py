@@ -14,10 +14,11 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from .errors import ConfigError
 from .recipe import Recipe, apply_overrides, parse_recipe
+from .store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name, run_name
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Variant:
 
     @property
     def run_name(self) -> str:
-        return f"{self.name}-seed{self.seed}"
+        return run_name(self.name, self.seed)
 
 
 def parse_grid(items: Iterable[str]) -> list[tuple[str, list[str]]]:
@@ -70,10 +71,16 @@ def variant_overrides(recipe: Recipe, variant: Variant) -> list[str]:
 
 def validate_variants(recipe_path: Path, variants: list[Variant], base_overrides: Iterable[str] = ()) -> list[Recipe]:
     """Each variant's resolved recipe (all validated before anything runs)."""
+    from .pipeline import check_recipe
+
     raw = tomllib.loads(recipe_path.read_text(encoding="utf-8"))
     base = parse_recipe(apply_overrides(raw, base_overrides), path=recipe_path)
-    return [parse_recipe(apply_overrides(raw, [*base_overrides, *variant_overrides(base, v)]), path=recipe_path)
-            for v in variants]
+    recipes = [parse_recipe(apply_overrides(raw, [*base_overrides, *variant_overrides(base, v)]), path=recipe_path)
+               for v in variants]
+    for suite in dict.fromkeys(r.eval.suite for r in recipes):
+        if suite is not None:
+            check_recipe(next(r for r in recipes if r.eval.suite == suite))
+    return recipes
 
 
 def variant_command(recipe_path: Path, recipe: Recipe, variant: Variant, base_overrides: Iterable[str]) -> list[str]:
@@ -88,7 +95,7 @@ def run_variants(recipe_path: Path, variants: list[Variant], base_overrides: Ite
     recipes = validate_variants(recipe_path, variants, base_overrides)
     pending = []
     for variant, recipe in zip(variants, recipes):
-        if (recipe.run_dir / "finished.json").exists():
+        if RunStore(recipe.run_dir).is_finished():
             continue
         pending.append((variant, variant_command(recipe_path, recipe, variant, base_overrides)))
     running: list[tuple[Variant, subprocess.Popen]] = []
@@ -107,77 +114,56 @@ def run_variants(recipe_path: Path, variants: list[Variant], base_overrides: Ite
     return [recipe.run_dir for recipe in recipes]
 
 
-def _scored_finals(run_dir: Path, variant: str) -> list[tuple[str, Path]]:
-    """(label, eval folder) of a run's last scored checkpoint and of its debiased copy, if any."""
-    folder = run_dir / "eval"
-    scored = sorted(p for p in folder.glob("step-*") if (p / "results.jsonl").exists()) if folder.is_dir() else []
-    plain = [p for p in scored if not p.name.endswith("-debiased")]
+def _scored_finals(store: RunStore, variant: str) -> list[tuple[str, str]]:
+    """(label, checkpoint name) of a run's last scored checkpoint and of its debiased copy, if any."""
+    scored = [name for name in store.scored_checkpoints() if checkpoint_step(name) is not None]
+    plain = [name for name in scored if not checkpoint_suffix(name)]
     out = [(variant, plain[-1])] if plain else []
-    debiased = [p for p in scored if p.name.endswith("-debiased")]
+    debiased = [name for name in scored if checkpoint_suffix(name) == "debiased"]
     if debiased:
         out.append((f"{variant}+debiased", debiased[-1]))
     return out
 
 
-def compare_to_baseline(run_dirs: list[Path], baseline: str, prefix: str = "", resamples: int = 1000) -> list[dict]:
+def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str, Any], prefix: str = "",
+                        resamples: int = 1000) -> list[dict]:
     """Paired tests of each variant (and each debiased copy) against the baseline, seed by seed.
 
-    Per-item accuracies (attempts with a ``correct`` field: WinoMT, name-gender) get McNemar's
-    test; BLEU/chrF (quality attempts) a paired bootstrap. Items are paired by position and
-    checked to be the same sources, so only results of the same suite are compared. Run
-    directories are named ``<prefix><variant>-seed<k>`` (as :func:`variant_overrides` makes them).
+    ``probes`` maps suite labels to the suite's probes; each probe says which of its metrics are
+    tested and how (:func:`mtdebias.probes.compare.paired_tests`: McNemar for per-item
+    accuracies, a paired bootstrap otherwise). Items are paired by position and checked to be
+    the same sources, so only results of the same suite are compared. Run directories are named
+    ``<prefix><variant>-seed<k>`` (as :func:`variant_overrides` makes them).
     """
-    from .atomic import read_jsonl
-    from .significance import mcnemar, paired_bootstrap_quality
+    from .probes.compare import paired_tests
 
-    by_seed: dict[str, list[tuple[str, Path]]] = {}
+    by_seed: dict[int | None, list[tuple[str, RunStore, str]]] = {}
     for run in run_dirs:
-        prefixed, _, seed = run.name.rpartition("-seed")
-        by_seed.setdefault(seed, []).extend(_scored_finals(run, prefixed.removeprefix(prefix)))
-    if not any(label == baseline for entries in by_seed.values() for label, _ in entries):
-        raise ConfigError(f"baseline variant '{baseline}' has no scored run among {[r.name for r in run_dirs]}",
+        store = RunStore(run)
+        prefixed, seed = parse_run_name(store.name)
+        by_seed.setdefault(seed, []).extend((label, store, checkpoint) for label, checkpoint
+                                            in _scored_finals(store, prefixed.removeprefix(prefix)))
+    if not any(label == baseline for entries in by_seed.values() for label, _, _ in entries):
+        raise ConfigError(f"baseline variant '{baseline}' has no scored run among {[Path(r).name for r in run_dirs]}",
                           hint="set ablate.baseline to one of the variant names")
     rows = []
-    for seed, entries in sorted(by_seed.items()):
-        base = next((folder for label, folder in entries if label == baseline), None)
+    for seed, entries in sorted(by_seed.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
+        base = next(((store, ckpt) for label, store, ckpt in entries if label == baseline), None)
         if base is None:
             continue
-        for label, folder in entries:
-            if folder == base:
+        base_store, base_ckpt = base
+        for label, store, ckpt in entries:
+            if (store.dir, ckpt) == (base_store.dir, base_ckpt):
                 continue
-            for attempts_file in sorted(base.glob("*.attempts.jsonl")):
-                twin = folder / attempts_file.name
-                if not twin.exists():
+            for probe_label, probe in probes.items():
+                if not (base_store.has_attempts(base_ckpt, probe_label) and store.has_attempts(ckpt, probe_label)):
                     continue
-                a, b = read_jsonl(attempts_file), read_jsonl(twin)
+                a, b = base_store.read_attempts(base_ckpt, probe_label), store.read_attempts(ckpt, probe_label)
                 if len(a) != len(b) or [r.get("source") for r in a] != [r.get("source") for r in b]:
                     continue
-                probe = attempts_file.name.removesuffix(".attempts.jsonl")
-                row = {"seed": seed, "variant": label, "baseline": baseline, "probe": probe,
-                       "checkpoints": f"{base.name} vs {folder.name}"}
-                if a and "correct" in a[0]:
-                    test = mcnemar([bool(r["correct"]) for r in a], [bool(r["correct"]) for r in b])
-                    rows.append({**row, "test": f"McNemar ({test.method})", "metric": "accuracy",
-                                 "baseline_value": sum(r["correct"] for r in a) / len(a),
-                                 "variant_value": sum(r["correct"] for r in b) / len(b), "p_value": test.p_value})
-                    # items that carry a group (name-gender: "first.unseen.female") are also
-                    # tested group by group: a pooled test hides opposite moves of two groups
-                    for group in sorted({r["group"] for r in a if r.get("group")}):
-                        ga = [r for r in a if r.get("group") == group]
-                        gb = [r for r, s in zip(b, a) if s.get("group") == group]
-                        test = mcnemar([bool(r["correct"]) for r in ga], [bool(r["correct"]) for r in gb])
-                        rows.append({**row, "probe": f"{probe}[{group}]", "test": f"McNemar ({test.method})",
-                                     "metric": "accuracy", "baseline_value": sum(r["correct"] for r in ga) / len(ga),
-                                     "variant_value": sum(r["correct"] for r in gb) / len(gb),
-                                     "p_value": test.p_value})
-                elif a and "hypothesis" in a[0]:
-                    refs = [r["reference"] for r in a]
-                    for metric in ("bleu", "chrf"):
-                        test = paired_bootstrap_quality([r["hypothesis"] for r in a], [r["hypothesis"] for r in b],
-                                                        refs, metric=metric, resamples=resamples)
-                        rows.append({**row, "test": "paired bootstrap", "metric": metric,
-                                     "baseline_value": test.score_a, "variant_value": test.score_b,
-                                     "p_value": test.p_value})
+                row = {"seed": seed, "variant": label, "baseline": baseline, "probe": probe_label,
+                       "checkpoints": f"{base_ckpt} vs {ckpt}"}
+                rows += [{**row, **test} for test in paired_tests(probe, a, b, resamples=resamples)]
     return rows
 
 
@@ -189,3 +175,59 @@ def significance_markdown(rows: list[dict]) -> str:
         lines.append(f"| {r['seed']} | {r['variant']} | {r['probe']} | {r['metric']} | {r['baseline_value']:.3f} "
                      f"| {r['variant_value']:.3f} | {r['p_value']:.4f} | {r['test']} |")
     return "\n".join(lines) + "\n"
+
+
+@dataclass
+class AblationOutcome:
+    variants: list[Variant]
+    run_dirs: list[Path]
+    baseline: str
+    tests: list[dict]
+    report: Path
+    markdown: Path
+    headline_markdown: str
+    evaluation: str = ""  # one line: what evaluation did
+
+
+def _suite_probes(recipe: Recipe, run_dir: Path) -> dict[str, Any]:
+    """{suite label: probe} built for ``run_dir`` (the baseline's): what the tests ask."""
+    from .runner import build_probes, run_context
+    from .suite import load_suite
+
+    suite = load_suite(recipe.eval.suite)
+    return {spec.label: probe for spec, probe in build_probes(suite, run_context(RunStore(run_dir)))}
+
+
+def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable[int] = (),
+                 overrides: Iterable[str] = (), jobs: int = 1, report: Path | None = None) -> AblationOutcome:
+    """Train every variant × seed (finished runs skipped, unfinished ones resumed), score every
+    checkpoint with the recipe's suite, write the comparison report and the paired tests."""
+    from .atomic import write_json, write_text
+    from .recipe import load_recipe
+    from .report import build_report
+
+    overrides = list(overrides)
+    recipe = load_recipe(recipe_path, overrides)
+    variants = expand(recipe, parse_grid(grid), seeds)
+    run_dirs = run_variants(recipe_path, variants, overrides, jobs=jobs)
+    evaluation = ""
+    if recipe.eval.suite is not None:  # finished runs too: a changed suite is scored, stored results skip
+        from .runner import evaluate
+
+        outcome = evaluate(run_dirs, recipe.eval.suite)
+        evaluation = (f"{len(outcome.scored)} scored, {len(outcome.skipped)} already stored, "
+                      f"{len(outcome.failed)} failed")
+    out = Path(report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html")
+    summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}",
+                           metrics=list(recipe.ablate.metrics) or None)
+    names = [variant.name for variant in variants]
+    # a grid replaces the recipe's named variants, and with them its baseline
+    baseline = recipe.ablate.baseline if recipe.ablate.baseline in names else names[0]
+    tests = compare_to_baseline(run_dirs, baseline, _suite_probes(recipe, run_dirs[names.index(baseline)]),
+                                prefix=f"{recipe.run.name}-") if recipe.eval.suite is not None else []
+    write_json(out.with_name(out.stem + "-significance.json"), tests)
+    markdown = out.with_suffix(".md")
+    text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
+    text += f"\n## Paired tests against the baseline ({baseline})\n\n" + significance_markdown(tests)
+    write_text(markdown, text)
+    return AblationOutcome(variants, run_dirs, baseline, tests, out, markdown, summary.headline_markdown, evaluation)

@@ -17,7 +17,7 @@ from typing import Callable
 
 import tomli_w
 
-from .atomic import clean_stale_temporaries, write_json, write_text
+from .atomic import write_json, write_text
 from .errors import ConfigError, InputError
 from .recipe import Recipe, recipe_to_dict
 from .store import RunStore
@@ -50,10 +50,10 @@ def _report_drops(corpus, recipe: Recipe, store: RunStore) -> dict:
     summary = {"train_src": str(recipe.data.train_src), "train_tgt": str(recipe.data.train_tgt),
                "lines": len(corpus) + sum(d.count for d in corpus.dropped.values()), "pairs": len(corpus),
                "max_line_chars": recipe.data.max_line_chars, "dropped": corpus.drop_summary()}
-    write_json(store.dir / "data_summary.json", summary)
+    write_json(store.data_summary_file, summary)
     if summary["dropped"]:
         log.warning("training data: %d of %d line pairs left out: %s (see %s)", summary["lines"] - len(corpus),
-                    summary["lines"], corpus.describe_drops(), store.dir / "data_summary.json")
+                    summary["lines"], corpus.describe_drops(), store.data_summary_file)
     return summary
 
 
@@ -77,6 +77,54 @@ def _dev_data(recipe: Recipe) -> tuple[list[str], list[str]] | None:
         return None
     dev = read_parallel(data.dev_src, data.dev_tgt)
     return dev.sources[:data.dev_max_sentences], dev.targets[:data.dev_max_sentences]
+
+
+def check_recipe(recipe: Recipe) -> None:
+    """What the recipe package cannot check without importing the tools it names: the eval suite
+    (each probe's options as this run will fill them), the languages of the synthetic corpus and
+    of NER, and the debiasing word lists. A broken suite fails now, not after the first epoch."""
+    path = Path(recipe.source) if recipe.source else None
+    data = recipe.data
+    if data.synth:
+        from .synth import LANGS
+
+        if data.src_lang != "en" or data.tgt_lang not in LANGS:
+            raise ConfigError(f"data.synth makes en→{{{', '.join(LANGS)}}} corpora, not "
+                              f"{data.src_lang}→{data.tgt_lang}", path=path,
+                              hint="set data.src_lang = \"en\" and a supported data.tgt_lang, or synth = false")
+    if recipe.augment.method != "none" and recipe.augment.annotated is None:
+        from .ner.taggers import NER_LANGS
+
+        if data.src_lang not in NER_LANGS:
+            raise ConfigError(f"augment.method = {recipe.augment.method} annotates the source side with NER, and "
+                              f"there is no NER model for data.src_lang = {data.src_lang!r}", path=path,
+                              hint=f"NER exists for {', '.join(NER_LANGS)}; or give augment.annotated")
+    if recipe.eval.suite is not None:
+        from .suite import check_resolved_options, load_suite
+
+        suite = load_suite(recipe.eval.suite)
+        context = {"run_dir": str(recipe.run_dir), "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
+                   "data_dir": str(Path(data.train_src).parent)}
+        for spec in suite.probes:  # placeholders the run cannot fill ({winomt}) come from `eval --set` later
+            check_resolved_options(spec.resolved(context, partial=True), path=suite.path)
+    if recipe.debias.method != "none":
+        _check_debias(recipe, path)
+
+
+def _check_debias(recipe: Recipe, path: Path | None) -> None:
+    """The word list and definitional pairs load now, not after training (post-hoc debiasing)."""
+    from .debias.words import load_definitional_pairs, load_word_list
+
+    debias = recipe.debias
+    pairs = debias.pairs or recipe.data.src_lang
+    for key, load, value in (("debias.words", load_word_list, debias.words),
+                             ("debias.pairs", load_definitional_pairs, pairs)):
+        try:
+            load(value)
+        except InputError as exc:
+            extra = " (the default is the shipped list of data.src_lang)" if key == "debias.pairs" and not debias.pairs else ""
+            raise ConfigError(f"{key} = {value!r}{extra}: {exc}", path=path,
+                              hint=f"fix {key}: a shipped name or a file") from None
 
 
 # keys that change nothing a run has already trained: a resume may change them
@@ -137,10 +185,10 @@ def prepare_run(recipe: Recipe) -> RunStore:
     """
     store = RunStore(recipe.run_dir)
     resolved = tomli_w.dumps(recipe_to_dict(recipe))
-    recipe_file = store.dir / "recipe.toml"
-    clean_stale_temporaries(store.dir)  # left by a process killed mid-write
+    recipe_file = store.recipe_file
+    store.clean_stale_temporaries()  # left by a process killed mid-write
     if store.dir.is_dir() and _failed_start(store.dir):
-        (store.dir / "environment.json").unlink(missing_ok=True)  # the record of a start that made nothing
+        store.environment_file.unlink(missing_ok=True)  # the record of a start that made nothing
     elif recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved:
         try:
             old = tomllib.loads(recipe_file.read_text(encoding="utf-8"))
@@ -155,21 +203,19 @@ def prepare_run(recipe: Recipe) -> RunStore:
         if changed:  # nothing trained yet: what the first attempt made from other settings is stale
             sections = {item.split(".", 1)[0] for item in changed}
             stale = [name for name, made_from in _PRODUCTS.items()
-                     if (store.dir / name).exists() and (not made_from or sections & set(made_from))]
+                     if store.entry(name).exists() and (not made_from or sections & set(made_from))]
             log.warning("%s: the recipe changed before the first checkpoint (%s); remaking %s", store.dir,
                         "; ".join(changed), ", ".join(stale) or "nothing")
             for name in stale:
-                product = store.dir / name
+                product = store.entry(name)
                 if product.is_dir():
                     shutil.rmtree(product)
                 else:
                     product.unlink(missing_ok=True)
     store.dir.mkdir(parents=True, exist_ok=True)
     write_text(recipe_file, resolved)
-    from .runner import FINISHED
-
-    (store.dir / FINISHED).unlink(missing_ok=True)  # this run is going on again
-    if not (store.dir / "environment.json").exists():  # the record of the run's first start
+    store.clear_finished()  # this run is going on again
+    if not store.environment_file.exists():  # the record of the run's first start
         store.write_environment(recipe.run.seed)
     return store
 
@@ -185,7 +231,7 @@ def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[
 
         init = local_model_dir(recipe.model.init, what="model.init checkpoint")
         return load_model(init), AutoTokenizer.from_pretrained(init)
-    tok_dir = store.dir / "tokenizer"
+    tok_dir = store.tokenizer_dir
     settings = {"vocab_size": recipe.tokenizer.vocab_size, "joint": recipe.tokenizer.joint}
     stamp = tok_dir / "mtdebias_tokenizer.json"
     if stamp.is_file() and json.loads(stamp.read_text(encoding="utf-8")) != settings:
@@ -194,7 +240,7 @@ def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[
                           f"for {json.dumps(settings)}", path=recipe.source or None,
                           hint="choose another run.name, or delete the run folder to start over")
     if not tok_dir.is_dir():  # trained once, in a temporary folder renamed when complete
-        tmp = store.dir / ".tokenizer.tmp"
+        tmp = store.tokenizer_tmp
         shutil.rmtree(tmp, ignore_errors=True)
         train_tokenizer(sources, targets, tmp, vocab_size=recipe.tokenizer.vocab_size, joint=recipe.tokenizer.joint)
         write_json(tmp / stamp.name, settings)
@@ -213,18 +259,36 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
     if augment.method == "none":
         return StaticPairs(sources, targets)
     from .augment.annotate import annotate_lists
-    from .augment.switch import SwitchEntity
+    from .registry import AUGMENTERS
 
-    annotated = augment.annotated or store.dir / "annotated"
+    annotated = augment.annotated or store.annotated_dir
     if augment.annotated is None:
         annotate_lists(sources, targets, annotated, recipe.data.src_lang, recipe.data.tgt_lang,
                        aligner=augment.aligner, types=tuple(augment.types),
                        two_sided=None if augment.two_sided else False,  # None: where a target NER model exists
                        candidates=augment.candidates, max_chars=recipe.data.max_line_chars,
                        name_locale=augment.name_locale or None)
-    return SwitchEntity(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
+    augmenter = AUGMENTERS.load(augment.method)  # switch_entity.v1 → SwitchEntity
+    return augmenter(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
                         match_gender=augment.match_gender, unknown_policy=augment.unknown_policy,
-                        swap_log=store.dir / "swaps" if augment.swap_log else None)
+                        swap_log=store.swaps_dir if augment.swap_log else None)
+
+
+def dev_quality(recipe: Recipe, dev: tuple[list[str], list[str]] | None):
+    """The trainer's dev BLEU/chrF at each checkpoint: the quality probe on the dev set."""
+    if dev is None or not recipe.train.validate_bleu:
+        return None
+    from .probes.quality import QualityProbe
+    from .translators.hf import HFTranslator
+
+    probe = QualityProbe(dev[0], dev[1], recipe.data.tgt_lang, beam=recipe.train.beam)
+
+    def quality(model, tokenizer, device: str, step: int) -> dict[str, float]:
+        translator = HFTranslator(model=model, tokenizer=tokenizer, device=device, identity=f"hf:step-{step}")
+        result = probe.evaluate(translator)
+        return {"bleu": result.metric("bleu").value, "chrf": result.metric("chrf").value}
+
+    return quality
 
 
 def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], None]] = ()) -> RunStore:
@@ -233,6 +297,7 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
 
     from accelerate import PartialState
 
+    check_recipe(recipe)
     state = PartialState()
     with state.main_process_first():  # data, tokenizer and annotation are made once, by the main process
         corpus = _training_data(recipe)  # an unusable corpus fails before the run folder is touched
@@ -245,8 +310,10 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     if debiaser is not None and recipe.debias.when != "posthoc":
         # untie shared embeddings before the optimizer is built, so the encoder's own copy trains
         debiaser.prepare(model)
+    dev = _dev_data(recipe)
     trainer = Trainer(config=recipe.train, run_dir=store.dir, model=model, tokenizer=tokenizer, source=source,
-                      seed=recipe.run.seed, dev=_dev_data(recipe), tgt_lang=recipe.data.tgt_lang)
+                      seed=recipe.run.seed, dev=dev, tgt_lang=recipe.data.tgt_lang,
+                      quality=dev_quality(recipe, dev))
     resumed = trainer.resume()
     if state.is_main_process and not any("input" in row for row in store.read_log()):
         store.log({"step": 0, "input": drops})  # the training log says what the data lost
@@ -269,9 +336,7 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
         if debiased is not None:
             for hook in trainer.on_checkpoint:
                 hook(debiased)
-        from .runner import FINISHED
-
-        write_json(store.dir / FINISHED, {"step": trainer.state.step, "epoch": trainer.state.epoch})
+        store.mark_finished({"step": trainer.state.step, "epoch": trainer.state.epoch})
     state.wait_for_everyone()
     return store
 
@@ -282,7 +347,7 @@ def _start_watcher(recipe: Recipe, store: RunStore):
     import subprocess
     import sys
 
-    log = open(store.dir / "eval-watch.log", "a", encoding="utf-8")
+    log = open(store.watch_log, "a", encoding="utf-8")
     return subprocess.Popen([sys.executable, "-m", "mtdebias", "eval", str(store.dir), "--suite",
                              str(recipe.eval.suite), "--watch", "--interval", "15"],
                             stdout=log, stderr=subprocess.STDOUT)
@@ -315,7 +380,7 @@ def _debias_final_checkpoint(recipe: Recipe, store: RunStore) -> Path | None:
     last = store.latest_checkpoint()
     if debias.method == "none" or debias.when != "posthoc" or last is None:
         return None
-    out = last.with_name(last.name + "-debiased")
+    out = store.derived_checkpoint(last, "debiased")
     if (out / "debias_report.json").exists():
         return out
     from .debias import debias_checkpoint

@@ -1,8 +1,11 @@
 """Score checkpoints with a suite: skip what is stored, resume after interruption.
 
-Each probe's result is stored as soon as it is computed (atomically), keyed by the probe's
-signature, so a killed evaluation loses at most the probe in progress and a rerun computes
-only what is missing. A checkpoint that fails to load is reported and skipped.
+Each probe's result is stored as soon as it is computed (atomically) under a request key —
+the probe type, its options (with the content of the files they name) and the checkpoint's
+content hash — known before anything is loaded. A checkpoint whose results are all stored is
+skipped without loading its model, and its hash is cached by file stat, so ``--watch`` costs
+nothing per poll for scored checkpoints. A killed evaluation loses at most the probe in
+progress; a checkpoint that fails to load is reported and skipped.
 """
 
 from __future__ import annotations
@@ -15,15 +18,13 @@ from typing import Any, Callable, Iterable
 
 from tqdm.auto import tqdm
 
-from .atomic import clean_stale_temporaries
 from .errors import CheckpointError, InputError, MtdebiasError
-from .signature import Signature, hash_file, hash_json
+from .registry import PROBES
+from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore
-from .suite import SUITE_OPTIONS, ProbeSpec, Suite, check_probe_options, load_suite, probe_constructors
+from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite
 from .translators.fairseq import find_spec
-from .translators.load import load_translator, translator_factory
-
-FINISHED = "finished.json"
+from .translators.load import check_backend, load_translator, translator_factory
 
 
 @dataclass
@@ -33,33 +34,26 @@ class EvalOutcome:
     failed: dict[str, str] = field(default_factory=dict)  # checkpoint → why it could not be scored
 
 
-def run_context(run_dir: Path) -> dict[str, str]:
+def run_context(store: RunStore) -> dict[str, str]:
     """Placeholder values for a run, from its resolved recipe."""
-    recipe_file = run_dir / "recipe.toml"
-    if not recipe_file.exists():
-        return {"run_dir": str(run_dir)}
-    data = tomllib.loads(recipe_file.read_text(encoding="utf-8")).get("data", {})
-    context = {"run_dir": str(run_dir), "src_lang": data.get("src_lang", ""), "tgt_lang": data.get("tgt_lang", "")}
+    if not store.recipe_file.exists():
+        return {"run_dir": str(store.dir)}
+    data = tomllib.loads(store.recipe_file.read_text(encoding="utf-8")).get("data", {})
+    context = {"run_dir": str(store.dir), "src_lang": data.get("src_lang", ""), "tgt_lang": data.get("tgt_lang", "")}
     if data.get("train_src"):
         context["data_dir"] = str(Path(data["train_src"]).parent)
     return context
 
 
 def locate(target: Path) -> tuple[RunStore, list[Path]]:
-    """A run directory → its checkpoints; a checkpoint inside a run → that one."""
+    """A run directory → its checkpoints; a checkpoint inside a run → that one; a fairseq model
+    → its ``.pt`` files, with results beside them (or where its ``fairseq.toml`` says)."""
     target = Path(target)
-    if (target / "checkpoints").is_dir() or (target / "recipe.toml").exists():
-        store = RunStore(target)
-        return store, store.checkpoints()
-    if target.parent.name == "checkpoints":
-        return RunStore(target.parent.parent), [target]
-    fairseq = find_spec(target)
-    if fairseq is not None:  # a fairseq model: its .pt files, results beside them (or where it says)
-        return RunStore(fairseq.results_dir()), fairseq.checkpoints
-    if not target.exists():
-        raise InputError("no such run directory or checkpoint", path=target)
-    # a checkpoint from elsewhere (e.g. a downloaded Opus-MT): results go beside it
-    return RunStore(target.parent / f"{target.name}.mtdebias"), [target]
+    if not RunStore.is_run_target(target):
+        fairseq = find_spec(target)
+        if fairseq is not None:
+            return RunStore(fairseq.results_dir()), fairseq.checkpoints
+    return RunStore.locate(target)
 
 
 ProbeCache = dict[tuple, list[tuple[ProbeSpec, Any]]]
@@ -71,36 +65,45 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
     key = (suite.path, suite.name, tuple(sorted(context.items())))
     if cache is not None and key in cache:
         return cache[key]
-    constructors = probe_constructors()
     probes = []
     for spec in (s.resolved(context) for s in suite.probes):
         if not spec.available():  # optional data (if_exists) absent: the probe is left out
-            print(f"suite {suite.name}: probe '{spec.label}' left out: {spec.options['if_exists']} not found",
-                  flush=True)
+            print(f"suite {suite.name}: probe '{spec.label}' left out: {spec.if_exists} not found", flush=True)
             continue
-        check_probe_options(spec.type, spec.options, constructors[spec.type], where=f"probe '{spec.label}'",
-                            path=suite.path or None)
-        own = {k: v for k, v in spec.options.items() if k not in SUITE_OPTIONS}
-        probes.append((spec, constructors[spec.type](**own)))
+        check_resolved_options(spec, path=suite.path or None)
+        probes.append((spec, spec.build()))
     if cache is not None:
         cache[key] = probes
     return probes
 
 
 def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], store: RunStore,
-                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None) -> None:
+                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None,
+                        backend: str = "hf") -> None:
+    """``backend`` names how ``make_translator`` opens the checkpoint (``ct2-int8`` …): results
+    of another backend answer another request."""
+    try:
+        model = checkpoint_identity(checkpoint, backend)
+    except OSError as exc:
+        outcome.failed[checkpoint.name] = str(exc)
+        return
+    stored = {row.get("request") for row in store.results(checkpoint)}
+    missing = []
+    for spec, probe in probes:
+        request = request_key(spec, model)
+        if request in stored:
+            outcome.skipped.append(f"{checkpoint.name}: {spec.label}")
+        else:
+            missing.append((spec, probe, request))
+    if not missing:
+        return  # nothing to compute: the model is never loaded
     try:
         translator = (make_translator or _load_translator)(checkpoint)
     except (CheckpointError, InputError, OSError) as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
-    stored = {row.get("request") for row in store.results(checkpoint)}
     waiting = []
-    for spec, probe in probes:
-        request = request_key(spec, translator)
-        if request in stored:
-            outcome.skipped.append(f"{checkpoint.name}: {spec.label}")
-            continue
+    for spec, probe, request in missing:
         claim = store.claim(checkpoint, request)
         if not claim.acquire(blocking=False):  # another evaluator is computing it: do the rest first
             waiting.append((spec, probe, request, claim))
@@ -119,56 +122,90 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
         if request in {row.get("request") for row in store.results(checkpoint)}:
             outcome.skipped.append(label)
             return
-        result = probe.run(translator)
+        result = probe.evaluate(translator)
         if result.attempts:
             store.write_attempts(checkpoint, spec.label, result.attempts)
-        store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in result.rows()],
+        for kind, table in result.tables.items():
+            store.write_table(checkpoint, spec.label, kind, table)
+        rows = result.rows() or [{  # a probe with nothing to measure here (GEST's only_for): the request is
+            # answered all the same, so the model is not loaded again for it
+            "probe": result.probe, "signature": result.signature, "metric": "skipped", "value": None, "ci": None,
+            "n": 0, "meta": result.meta}]
+        store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in rows],
                           label=spec.label)
         outcome.scored.append(label)
     finally:
         claim.release()
 
 
-def request_key(spec: ProbeSpec, translator) -> str:
+def checkpoint_identity(checkpoint: Path, backend: str = "hf") -> str:
+    """What request keys name a checkpoint by: its content hash (a transformers folder or a
+    fairseq ``.pt`` file), cached by file stat, and the backend when it is not the default."""
+    identity = f"checkpoint:{hash_checkpoint_cached(checkpoint)}"
+    return identity if backend == "hf" else f"{backend}/{identity}"
+
+
+def request_key(spec: ProbeSpec, model: str) -> str:
     """What a stored result answers: probe type, options (with the content of files they name),
-    and the system. Probes' own signatures may depend on the run (a tuned α), so skipping uses
-    this key, known before anything is decoded."""
-    files = {k: hash_file(v) for k, v in spec.options.items() if isinstance(v, str) and v and Path(v).is_file()}
-    return str(Signature(f"request:{spec.type}", hash_json([spec.options, files]), translator.signature()))
+    and the model's identity. Probes' own signatures may depend on the run (a tuned α), so
+    skipping uses this key, known before anything is loaded or decoded."""
+    files = {k: hash_checkpoint_cached(v) for k, v in spec.options.items()  # a file's hash, cached by stat
+             if isinstance(v, str) and v and Path(v).is_file()}
+    return str(Signature(f"request:{spec.type}", hash_json([spec.options, files]), model))
 
 
 def _load_translator(checkpoint: Path):
-    return load_translator(checkpoint)
+    return load_translator(checkpoint)  # transformers or fairseq, by what the path holds
+
+
+def backend_tag(backend: str, compute_type: str) -> str:
+    """The backend part of a request key: ``hf``, or ``ct2-int8`` (CTranslate2 decodes
+    differently from transformers, and int8 differently from float32)."""
+    return backend if backend == "hf" else f"{backend}-{compute_type}"
+
+
+def backend_choice(suite: Suite, backend: str | None = None, compute_type: str | None = None) -> tuple[str, str]:
+    """How the suite opens checkpoints; ``backend``/``compute_type`` (the CLI) override it."""
+    chosen = backend or suite.backend
+    kind = compute_type or (suite.compute_type if chosen == suite.backend else "default")
+    check_backend(chosen, kind)
+    return chosen, kind
 
 
 def evaluate(targets: Iterable[Path], suite_path: Path, overrides: dict[str, str] | None = None,
-             make_translator: Callable[[Path], Any] | None = None, cache: ProbeCache | None = None) -> EvalOutcome:
+             make_translator: Callable[[Path], Any] | None = None, cache: ProbeCache | None = None,
+             backend: str | None = None, compute_type: str | None = None) -> EvalOutcome:
     suite = load_suite(suite_path)
+    chosen_backend, kind = backend_choice(suite, backend, compute_type)
     cache = {} if cache is None else cache
     outcome = EvalOutcome()
     jobs = []
     for target in targets:
-        store, checkpoints = locate(Path(target))
-        clean_stale_temporaries(store.dir / "eval")  # left by an evaluator killed mid-write
-        context = {**run_context(store.dir), **(overrides or {})}
+        store, checkpoints = locate(target)
+        store.clean_stale_temporaries(evaluation_only=True)  # left by an evaluator killed mid-write
+        context = {**run_context(store), **(overrides or {})}
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
-        loader = make_translator or translator_factory(target)  # a fairseq.toml's parts follow its checkpoints
+        # a fairseq.toml's parts follow its checkpoints
+        loader = make_translator or translator_factory(target, chosen_backend, kind)
         jobs += [(store, checkpoint, context, loader) for checkpoint in checkpoints]
     for store, checkpoint, context, loader in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint", disable=None):
-        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader)
+        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader,
+                            backend_tag(chosen_backend, kind))
     return outcome
 
 
 def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = None, interval: float = 10.0,
-          timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None) -> EvalOutcome:
+          timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None,
+          backend: str | None = None, compute_type: str | None = None) -> EvalOutcome:
     """Score checkpoints of a training run as they appear, until the run has finished."""
     total = EvalOutcome()
     started = time.monotonic()
     cache: ProbeCache = {}  # probes are built once, not at every look
     while True:
-        finished = (run_dir / FINISHED).exists()  # read before scoring: no checkpoint is missed
-        outcome = evaluate([run_dir], suite_path, overrides, cache=cache)
+        finished = RunStore(run_dir).is_finished()  # read before scoring: no checkpoint is missed
+        outcome = evaluate([run_dir], suite_path, overrides, cache=cache, backend=backend,
+                           compute_type=compute_type)
         total.scored += outcome.scored
         total.failed.update(outcome.failed)
         if on_outcome and outcome.scored:
@@ -185,7 +222,9 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
-        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store.dir), cache), store, outcome)
+        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store), cache), store, outcome,
+                            translator_factory(store.dir, *backend_choice(suite)),
+                            backend_tag(*backend_choice(suite)))
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
 
@@ -194,16 +233,15 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
 
 def single_probe(probe_type: str, options: dict[str, Any], translator, flags: dict[str, str] | None = None) -> Any:
     """Run one probe with the given options (``mtdebias eval --probe``)."""
-    return build_single_probe(probe_type, options, flags).run(translator)
+    return build_single_probe(probe_type, options, flags).evaluate(translator)
 
 
 def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str, str] | None = None) -> Any:
     """The probe ``mtdebias eval --probe`` runs; bad options fail here, before a model is loaded."""
-    constructors = probe_constructors()
-    if probe_type not in constructors:
-        raise InputError(f"unknown probe {probe_type!r}; known: {', '.join(sorted(constructors))}")
-    check_probe_options(probe_type, options, constructors[probe_type], flags=flags)
-    return constructors[probe_type](**options)
+    canonical = PROBES.canonical(probe_type, where="--probe")
+    check_probe_options(probe_type, options, flags=flags)
+    check_resolved_options(ProbeSpec(canonical, dict(options)))
+    return PROBES.load(canonical)(**options)
 
 
 __all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "evaluate", "single_probe", "watch"]

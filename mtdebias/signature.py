@@ -75,6 +75,27 @@ def hash_checkpoint(path: str | Path) -> str:
     return digest.hexdigest()[:HASH_CHARS]
 
 
+_HASH_CACHE: dict[tuple, str] = {}
+
+
+def hash_checkpoint_cached(path: str | Path) -> str:
+    """:func:`hash_checkpoint`, remembered for as long as no model file changes (name, size and
+    mtime of every file it reads): looking at a scored checkpoint again reads no weights."""
+    path = Path(path)
+    if path.is_file():
+        stat = path.stat()
+        files: tuple = ((path.name, stat.st_size, stat.st_mtime_ns),)
+    else:
+        files = tuple((str(item.relative_to(path)), s.st_size, s.st_mtime_ns)
+                      for item in sorted(path.rglob("*"))
+                      if item.is_file() and item.name not in _IGNORED and item.name.endswith(_MODEL_FILE_SUFFIXES)
+                      for s in (item.stat(),))
+    key = (str(path.resolve()), files)
+    if key not in _HASH_CACHE:
+        _HASH_CACHE[key] = hash_checkpoint(path)
+    return _HASH_CACHE[key]
+
+
 @dataclass(frozen=True)
 class Signature:
     """How a number was made. ``settings`` holds decoding/sampling and method options."""

@@ -10,7 +10,7 @@
 * :func:`paired_bootstrap_quality` — BLEU/chrF of two systems on the same references: sentence
   indices are resampled, corpus BLEU/chrF recomputed for both systems on every resample (from
   sacrebleu's sufficient statistics), p-value as in sacrebleu's paired bootstrap (see
-  :func:`_bootstrap_p_value`).
+  :func:`bootstrap_p_value`).
 * :func:`paired_bootstrap` — the same test for any statistic of per-item data (Δ metrics such as
   ΔG, ΔS, Acc_m − Acc_f): items are resampled jointly for both systems.
 * :func:`seed_interval` — mean ± 95% Student-t interval over training seeds.
@@ -79,7 +79,7 @@ class PairedBootstrapResult:
     seed: int
 
 
-def _bootstrap_p_value(sample_deltas: np.ndarray, real_delta: float) -> float:
+def bootstrap_p_value(sample_deltas: np.ndarray, real_delta: float) -> float:
     """p-value as sacrebleu's paired bootstrap computes it (after Moses/MultEval).
 
     The test statistic is the absolute difference; its bootstrap distribution is shifted to mean
@@ -100,7 +100,7 @@ def _indices(n_items: int, resamples: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).choice(n_items, size=(resamples, n_items), replace=True)
 
 
-def _percentile_ci(deltas: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+def percentile_ci(deltas: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     alpha = (1 - level) / 2
     return float(np.quantile(deltas, alpha)), float(np.quantile(deltas, 1 - alpha))
 
@@ -124,8 +124,8 @@ def paired_bootstrap(statistic: Callable[[np.ndarray], float], items_a: Sequence
     deltas = deltas[~np.isnan(deltas)]
     if len(deltas) == 0:
         raise ValueError("the statistic was undefined (NaN) on every resample")
-    return PairedBootstrapResult(score_a, score_b, score_b - score_a, _percentile_ci(deltas),
-                                 _bootstrap_p_value(deltas, score_b - score_a), len(deltas), seed)
+    return PairedBootstrapResult(score_a, score_b, score_b - score_a, percentile_ci(deltas),
+                                 bootstrap_p_value(deltas, score_b - score_a), len(deltas), seed)
 
 
 def _quality_metric(metric: str, tgt_lang: str | None):
@@ -164,7 +164,7 @@ def paired_bootstrap_quality(hypotheses_a: Sequence[str], hypotheses_b: Sequence
     deltas = np.array([scorer._compute_score_from_stats(stats_b[row].sum(0)).score
                        - scorer._compute_score_from_stats(stats_a[row].sum(0)).score for row in idx])
     return PairedBootstrapResult(float(score_a), float(score_b), float(score_b - score_a),
-                                 _percentile_ci(deltas), _bootstrap_p_value(deltas, score_b - score_a),
+                                 percentile_ci(deltas), bootstrap_p_value(deltas, score_b - score_a),
                                  resamples, seed)
 
 
@@ -202,4 +202,5 @@ def seed_interval(values: Sequence[float], level: float = 0.95) -> SeedInterval:
 
 
 __all__ = ["McNemarResult", "mcnemar", "mcnemar_from_counts", "PairedBootstrapResult", "paired_bootstrap",
+           "bootstrap_p_value", "percentile_ci",
            "paired_bootstrap_quality", "SeedInterval", "seed_interval", "EXACT_BELOW"]

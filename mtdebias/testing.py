@@ -42,7 +42,7 @@ def train_tiny_checkpoint(out_dir: str | Path, pairs: tuple[list[str], list[str]
 
     out_dir = Path(out_dir)
     sources, targets = pairs or toy_corpus()
-    tokenizer = train_tokenizer(sources, targets, out_dir / "tokenizer", vocab_size=vocab_size)
+    tokenizer = train_tokenizer(sources, targets, RunStore(out_dir).tokenizer_dir, vocab_size=vocab_size)
     config = marian_config("tiny", *vocab_sizes(tokenizer), max_positions=64, dropout=0.0)
     model = build_model(config, seed)
     train_config = TrainConfig(epochs=1000, max_steps=steps, max_tokens=1024, lr=3e-3, warmup_steps=30,

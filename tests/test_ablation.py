@@ -1,5 +1,3 @@
-import json
-
 import pytest
 
 from mtdebias.ablation import compare_to_baseline, expand, parse_grid, validate_variants
@@ -59,26 +57,42 @@ def test_a_bad_variant_fails_before_any_run(recipe_path):
         parse_grid(["augment.p"])
 
 
-def test_compare_to_baseline_pairs_items_by_seed(tmp_path):
-    """McNemar on hand-built attempts: b = 6 items only the baseline gets right, c = 1 → exact
-    two-sided binomial p = 2 · (C(7,0) + C(7,1)) / 2^7 = 16/128 = 0.125."""
-    def write(run, correct):
-        folder = tmp_path / run / "eval" / "step-0000010"
-        folder.mkdir(parents=True)
-        (folder / "results.jsonl").write_text('{"metric": "accuracy"}\n')
-        rows = [{"source": f"s{i}", "correct": c} for i, c in enumerate(correct)]
-        (folder / "winomt.attempts.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-        return tmp_path / run
+def _winomt_probe():
+    from mtdebias.probes.winomt import WinoMTItem, WinoMTProbe
 
-    base = write("x-vanilla-seed1", [True] * 8 + [False] * 2)
-    other = write("x-switch-seed1", [False] * 6 + [True] * 2 + [True, False])
-    rows = compare_to_baseline([base, other], "vanilla", prefix="x-")
-    assert len(rows) == 1
-    assert rows[0]["p_value"] == pytest.approx(0.125)
-    assert rows[0]["baseline_value"] == pytest.approx(0.8) and rows[0]["variant_value"] == pytest.approx(0.3)
-    assert rows[0]["variant"] == "switch"
+    item = WinoMTItem("female", 1, "The developer argued because she was angry.", "developer", "x", 1)
+    return WinoMTProbe([item], "de", resamples=0)
+
+
+def test_compare_to_baseline_asks_the_probe_for_its_tests(tmp_path):
+    """McNemar on hand-built attempts: b = 6 items only the baseline gets right, c = 1 → exact
+    two-sided binomial p = 2 · (C(7,0) + C(7,1)) / 2^7 = 16/128 = 0.125. WinoMT also declares
+    a paired bootstrap for ΔG; ΔS is not tested without pro/anti groups."""
+    from mtdebias.store import RunStore
+
+    def write(run, detected):
+        store = RunStore(tmp_path / run)
+        store.add_results("step-0000010", [{"metric": "accuracy", "probe": "winomt.v1", "signature": "s"}])
+        gold = ["female", "male"] * 5
+        store.write_attempts("step-0000010", "winomt", [
+            {"source": f"s{i}", "gold": g, "detected": d, "stereotype": None, "correct": g == d}
+            for i, (g, d) in enumerate(zip(gold, detected))])
+        return store.dir
+
+    # baseline right on items 0-7; the variant wrong on 0-5, right on 6-8
+    base = write("x-vanilla-seed1", ["female", "male"] * 4 + ["male", "female"])
+    other = write("x-switch-seed1", ["male", "female"] * 3 + ["female", "male", "female", "female"])
+    probes = {"winomt": _winomt_probe()}
+    rows = compare_to_baseline([base, other], "vanilla", probes, prefix="x-", resamples=200)
+    mcnemar = [r for r in rows if r["test"].startswith("McNemar")]
+    assert len(mcnemar) == 1 and mcnemar[0]["metric"] == "accuracy"
+    assert mcnemar[0]["p_value"] == pytest.approx(0.125)
+    assert mcnemar[0]["baseline_value"] == pytest.approx(0.8) and mcnemar[0]["variant_value"] == pytest.approx(0.3)
+    assert mcnemar[0]["variant"] == "switch" and mcnemar[0]["seed"] == 1
+    assert sorted(r["metric"] for r in rows if r["test"] == "paired bootstrap") == ["delta_g"]
+    assert {r["metric"] for r in rows} == {"accuracy", "delta_g"}  # accuracy_* and f1_* are not tested
     with pytest.raises(ConfigError, match="baseline variant 'vanila'"):
-        compare_to_baseline([base, other], "vanila", prefix="x-")
+        compare_to_baseline([base, other], "vanila", probes, prefix="x-")
 
 
 def test_variant_command_trains_into_the_validated_run_directory(recipe_path):

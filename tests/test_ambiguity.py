@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -58,9 +59,10 @@ def position_aligner(sources, targets, src_lang, tgt_lang, method="fast_align"):
 
 @pytest.fixture(scope="module")
 def items():
-    from mtdebias.uncertainty.contrast import WinoRow, build_contrast_sets
+    from mtdebias.probes.winomt import WinoMTItem
+    from mtdebias.uncertainty.contrast import build_contrast_sets
 
-    return build_contrast_sets([WinoRow("female", 1, SOURCES["she"], "doctor")])
+    return build_contrast_sets([WinoMTItem("female", 1, SOURCES["she"], "doctor", "-", 1)])
 
 
 def test_probe_metrics_by_hand(items, tmp_path):
@@ -70,12 +72,15 @@ def test_probe_metrics_by_hand(items, tmp_path):
     probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, cache_dir=tmp_path,
                            references={SOURCES["she"]: (FEM, MASC)})
     tr = BiasedSampler()
-    result = probe.run(tr)
+    result = probe.evaluate(tr)
     m = {x.name: x.value for x in result.metrics}
     h_she = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))  # 0.5623: GE of the "she" item
     assert m["ge_unambiguous"] == pytest.approx(h_she / 2)  # (0 + 0.5623) / 2
     assert m["ge_ambiguous"] == 0.0
     assert m["delta_h_ge"] == pytest.approx(2.0)  # (0.281 - 0) / ½(0.281 + 0)
+    # every resample that holds the ambiguous item and a non-zero unambiguous mean gives (x − 0)/½x = 2
+    assert result.metric("delta_h_ge").ci == pytest.approx((2.0, 2.0))
+    assert result.metric("delta_i_ge").n == 1 and "anova" in result.tables
     # two unique samples only: SE by cosine threshold and S3E are both ≥ 0 and 0 for "they"
     assert m["s3e_ambiguous"] == 0.0 and m["s3e_unambiguous"] > 0
     assert m["ge_undetected_share"] == 0.0
@@ -95,7 +100,7 @@ def test_probe_metrics_by_hand(items, tmp_path):
     frame = attempts_frame([result])
     assert len(frame) == 3 and "norm_h_s3e" in frame.columns
     # metrics are recomputed from the sample cache without sampling again
-    probe.run(tr)
+    probe.evaluate(tr)
     assert tr.calls == 3
 
 
@@ -118,7 +123,7 @@ def test_tiny_nli_model_clusters(items, tmp_path):
     clusterer = NLIClusterer(tmp_path / "nli")
     labels = clusterer.cluster([FEM, MASC, FEM])
     assert len(labels) == 3 and labels[0] == 0 and labels[2] == 0  # identical texts always join
-    result = AmbiguityProbe(items, "es", n=4, alpha=1.0, align=position_aligner, nli_model=tmp_path / "nli").run(
+    result = AmbiguityProbe(items, "es", n=4, alpha=1.0, align=position_aligner, nli_model=tmp_path / "nli").evaluate(
         BiasedSampler())
     assert Signature.parse(result.signature).settings["clustering"] == "nli"
 
@@ -133,3 +138,65 @@ def test_bad_alpha_and_references(tmp_path):
     bad.write_text("a\tb\tc\nonly two\tcolumns\n")
     with pytest.raises(InputError, match=r"refs\.tsv:2"):
         load_references(bad)
+
+
+def _attempt(i, ambiguity, ge, norm_ge):
+    return {"id": f"x{i}", "split": "test", "cues": {"ambiguity": ambiguity},
+            "entropy": {"se": 1.0, "s3e": 1.0, "ge": ge},
+            "norm_h": {"se": 1.0 + i, "s3e": 1.0, "ge": norm_ge}}
+
+
+def test_cue_anova_by_hand_with_the_rows_it_dropped():
+    """norm-H(GE): unambiguous 1.0 and 3.0, ambiguous 0.5, and one ambiguous item whose contrast
+    set has entropy 0 (norm-H NaN). Treatment coding: coef = 0.5 − (1 + 3)/2 = −1.5. Residuals
+    −1, +1, 0 → SSE = 2 on n − 2 = 1 df, σ² = 2; SE(coef) = √(σ² (1/2 + 1/1)) = √3; t = −1.5/√3."""
+    pytest.importorskip("statsmodels")
+    from mtdebias.probes.ambiguity import cue_anova
+
+    attempts = [_attempt(0, "unambiguous", 0.4, 1.0), _attempt(1, "unambiguous", 0.6, 3.0),
+                _attempt(2, "ambiguous", 0.2, 0.5), _attempt(3, "ambiguous", 0.0, float("nan")),
+                {**_attempt(4, "ambiguous", 0.3, 9.0), "split": "validation"}]  # α-tuning item: not used
+    table = cue_anova(attempts, "es")
+    assert table["items"] == 4
+    assert table["dropped"] == [{"id": "x3", "response": "norm_h_ge",
+                                 "reason": "contrast set's mean entropy is 0: norm-H undefined"}]
+    ge = next(r for r in table["rows"] if r["response"] == "norm_h_ge")
+    assert (ge["cue"], ge["level"], ge["reference"]) == ("ambiguity", "ambiguous", "unambiguous")
+    assert ge["coef"] == pytest.approx(-1.5) and ge["std_err"] == pytest.approx(math.sqrt(3))
+    assert ge["t"] == pytest.approx(-1.5 / math.sqrt(3)) and ge["n"] == 3
+    assert (ge["n_level"], ge["n_reference"]) == (1, 2)
+    # norm-H(SE) = 1 + i: unambiguous 1, 2; ambiguous 3, 4 → coef = 3.5 − 1.5 = 2, all 4 rows used
+    se = next(r for r in table["rows"] if r["response"] == "norm_h_se")
+    assert se["coef"] == pytest.approx(2.0) and se["n"] == 4
+
+
+def test_the_probe_writes_its_cue_anova_and_the_report_shows_it(items, tmp_path):
+    """End to end: the runner stores the table the probe computes; the report renders it."""
+    pytest.importorskip("statsmodels")
+    from mtdebias.probes.ambiguity import AmbiguityProbe
+    from mtdebias.report import build_report
+    from mtdebias.runner import EvalOutcome, evaluate_checkpoint
+    from mtdebias.store import RunStore
+    from mtdebias.suite import ProbeSpec
+
+    cues = [{"ambiguity": "ambiguous" if i.ambiguous else "unambiguous"} for i in items]
+    probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, cues=cues)
+    store = RunStore(tmp_path / "run")
+    checkpoint = store.checkpoint_path("step-0000001")
+    checkpoint.mkdir(parents=True)
+    outcome = EvalOutcome()
+    evaluate_checkpoint(checkpoint, [(ProbeSpec("ambiguity.v1"), probe)], store, outcome,
+                        make_translator=lambda _: BiasedSampler())
+    assert outcome.scored == ["step-0000001: ambiguity"]
+    table = store.read_tables(checkpoint, "anova")["ambiguity"]
+    # norm-H(GE): he 0, she 3, they 0 (see test_probe_metrics_by_hand) → ambiguous 0 − unambiguous
+    # mean 1.5 = −1.5
+    ge = next(r for r in table["rows"] if r["response"] == "norm_h_ge")
+    assert ge["coef"] == pytest.approx(-1.5) and ge["n"] == 3
+    summary = build_report([store.dir], tmp_path / "report.html")
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "ANOVA: cue effects on entropy" in html and "norm_h_ge" in html
+    assert ("No rows dropped." in html) == (not table["dropped"])
+    anova = next(n for n in summary.tables if n.startswith("anova_"))
+    rows = json.loads((summary.tables_dir / f"{anova}.json").read_text())["rows"]
+    assert any(r["response"] == "norm_h_ge" and r["coef"] == pytest.approx(-1.5) for r in rows)

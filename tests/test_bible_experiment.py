@@ -4,7 +4,6 @@ absent, and name-gender items are tested group by group (seen/unseen × gender).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from mtdebias.ablation import compare_to_baseline, expand, validate_variants
 from mtdebias.corpora.bible import build_bible
 from mtdebias.probes.name_gender import load_gender_templates
 from mtdebias.recipe import load_recipe
+from mtdebias.resources import data_path
 from mtdebias.runner import build_probes
 from mtdebias.suite import load_suite
 from tests.sword_fixture import write_module
@@ -37,7 +37,7 @@ def _paths(corpus: Path, tmp_path: Path) -> list[str]:
 
 
 def test_recipe_and_its_four_variants_validate(corpus, tmp_path, monkeypatch):
-    monkeypatch.chdir(ROOT)       # shipped data paths in the suite are relative to the repository root
+    monkeypatch.chdir(tmp_path)   # paths resolve from the recipe's and the suite's folders, not from here
     overrides = _paths(corpus, tmp_path)
     recipe = load_recipe(ROOT / "recipes/bible_en_es.toml", overrides)
     assert (recipe.data.src_lang, recipe.data.tgt_lang, recipe.ablate.baseline) == ("en", "es", "vanilla")
@@ -52,13 +52,13 @@ def test_recipe_and_its_four_variants_validate(corpus, tmp_path, monkeypatch):
 
 
 def test_suite_builds_and_leaves_out_absent_optional_data(corpus, tmp_path, monkeypatch):
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(tmp_path)
     suite = load_suite(ROOT / "eval/bible.toml")
     context = {"src_lang": "en", "tgt_lang": "es", "data_dir": str(corpus), "run_dir": str(tmp_path)}
     assert [spec.label for spec in suite.probes] == ["quality", "name_gender", "winomt", "ambiguity"]
     # the suite with its optional data pointed at a missing folder: both WinoMT probes are left out
     text = (ROOT / "eval/bible.toml").read_text(encoding="utf-8").replace(
-        'if_exists = "../shared/data/winomt/en.txt"', f'if_exists = "{tmp_path}/no/winomt/en.txt"')
+        'if_exists = "../../shared/data/winomt/en.txt"', f'if_exists = "{tmp_path}/no/winomt/en.txt"')
     (tmp_path / "suite.toml").write_text(text, encoding="utf-8")
     built = build_probes(load_suite(tmp_path / "suite.toml"), context)
     assert [spec.label for spec, _ in built] == ["quality", "name_gender"]
@@ -68,42 +68,63 @@ def test_suite_builds_and_leaves_out_absent_optional_data(corpus, tmp_path, monk
 
 
 def test_shipped_bible_templates_and_names():
-    templates = load_gender_templates(ROOT / "data/templates/name_gender_bible_es.tsv")
+    templates = load_gender_templates(data_path("templates", "name_gender_bible_es.tsv"))
     assert len(templates) >= 30
-    lists = {kind: (ROOT / f"data/bible/names/{kind}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    lists = {kind: data_path("bible", "names", f"{kind}.txt").read_text(encoding="utf-8").split("\n")[:-1]
              for kind in ("first_female", "first_male", "full_female", "full_male")}
     assert {k: len(v) for k, v in lists.items()} == {"first_female": 30, "first_male": 30,
                                                      "full_female": 10, "full_male": 10}
     assert not set(lists["first_female"]) & set(lists["first_male"])
-    candidates = [line.split("\t") for line in (ROOT / "data/bible/switch_candidates_es.tsv").read_text(
+    candidates = [line.split("\t") for line in data_path("bible", "switch_candidates_es.tsv").read_text(
         encoding="utf-8").splitlines() if line and not line.startswith("#")]
     probe_given = {n.split()[0] for names in lists.values() for n in names}
     assert not probe_given & {c[2] for c in candidates}      # no candidate is a probe name
 
 
 def test_name_gender_groups_get_their_own_mcnemar(tmp_path):
-    """Pooled: baseline right on 6 of 8, variant on 6 of 8 → b = 2, c = 2, p = 1. Per group:
+    """The probe declares a McNemar-tested accuracy per seen/unseen × gender group, and the
+    ablation's paired tests (probes/compare.py) pair each group's items only.
+    Pooled: baseline right on 5 of 8, variant on 5 of 8 → b = 2, c = 2, p = 1. Per group:
     unseen.female: baseline 1/4, variant 3/4 (b = 0, c = 2 → exact p = 2 · (1/2)^2 = 0.5);
     seen.male: baseline 4/4, variant 2/4 (b = 2, c = 0 → p = 0.5)."""
+    from mtdebias.probes.name_gender import GenderTemplate, NameGenderProbe
+    from mtdebias.store import RunStore
+
+    cells = [("first_female", "Ada", False), ("first_female", "Zoe", False),
+             ("first_male", "David", True), ("first_male", "Saul", True)]
+    items = [(kind, name, seen, template) for kind, name, seen in cells for template in ("t1", "t2")]
+
     def write(run, correct):
-        folder = tmp_path / run / "eval" / "step-0000010"
-        folder.mkdir(parents=True)
-        (folder / "results.jsonl").write_text('{"metric": "accuracy"}\n')
-        groups = ["first.unseen.female"] * 4 + ["first.seen.male"] * 4
-        rows = [{"source": f"s{i}", "correct": c, "group": g} for i, (c, g) in enumerate(zip(correct, groups))]
-        (folder / "name_gender.attempts.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-        return tmp_path / run
+        store = RunStore(tmp_path / run)
+        store.add_results("step-0000010", [{"metric": "accuracy", "probe": "name_gender.v1", "signature": "s"}])
+        rows = []
+        for (kind, name, seen, template), right in zip(items, correct):
+            gender = kind.split("_")[1]
+            rows.append({"kind": kind, "name": name, "gender": gender, "template": template, "seen": seen,
+                         "group": f"first.{'seen' if seen else 'unseen'}.{gender}", "source": f"{name} {template}",
+                         "detected": gender if right else "undetected", "correct": right})
+        store.write_attempts("step-0000010", "name_gender", rows)
+        return store.dir
 
     base = write("b-vanilla-seed1", [True, False, False, False] + [True] * 4)
     other = write("b-switch-seed1", [True, True, True, False] + [True, True, False, False])
-    rows = {r["probe"]: r for r in compare_to_baseline([base, other], "vanilla", prefix="b-")}
-    assert set(rows) == {"name_gender", "name_gender[first.seen.male]", "name_gender[first.unseen.female]"}
-    assert rows["name_gender"]["p_value"] == pytest.approx(1.0)
-    female = rows["name_gender[first.unseen.female]"]
+    templates = [GenderTemplate(t, f"[PERSON] is {t}.", ("pastor",), ("pastora",)) for t in ("t1", "t2")]
+    probe = NameGenderProbe(templates, "es", {"first_female": ["Ada", "Zoe"], "first_male": ["David", "Saul"]},
+                            resamples=0)
+    rows = compare_to_baseline([base, other], "vanilla", {"name_gender": probe}, prefix="b-", resamples=200)
+    mcnemar = {r["metric"]: r for r in rows if r["test"].startswith("McNemar")}
+    assert set(mcnemar) == {"accuracy", "accuracy.first.seen.male", "accuracy.first.unseen.female"}
+    assert {r["probe"] for r in rows} == {"name_gender"}
+    assert mcnemar["accuracy"]["p_value"] == pytest.approx(1.0)
+    female = mcnemar["accuracy.first.unseen.female"]
     assert (female["baseline_value"], female["variant_value"]) == (0.25, 0.75)
     assert female["p_value"] == pytest.approx(0.5)
-    male = rows["name_gender[first.seen.male]"]
+    male = mcnemar["accuracy.first.seen.male"]
     assert (male["baseline_value"], male["variant_value"], male["p_value"]) == (1.0, 0.5, pytest.approx(0.5))
+    # ΔAcc (mean over names: baseline |1 − 0.25| = 0.75, variant |0.5 − 0.75| = 0.25) is bootstrapped
+    delta = next(r for r in rows if r["metric"] == "first.delta_acc")
+    assert delta["test"] == "paired bootstrap"
+    assert (delta["baseline_value"], delta["variant_value"]) == (0.75, 0.25)
 
 
 def test_readme_table_is_copied_from_the_report(tmp_path):

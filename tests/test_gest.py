@@ -90,7 +90,7 @@ def test_unsupported_language_is_refused_before_decoding():
     with pytest.raises(InputError, match="no first-person speaker-gender detector for language 'sk'"):
         GestProbe.from_options(lang="sk")
     skipped = GestProbe.from_options(lang="de", only_for=["cs", "pl", "ru", "uk"])
-    result = skipped.run(_RandomPolish(0))
+    result = skipped.evaluate(_RandomPolish(0))
     assert result.metrics == [] and "not among" in result.meta["skipped"]
 
 
@@ -122,7 +122,7 @@ class _StereotypingPolish:
 
 def test_null_translator_has_no_stereotype_rate():
     probe = GestProbe.from_options(lang="pl", resamples=400)
-    result = probe.run(_RandomPolish(13))
+    result = probe.evaluate(_RandomPolish(13))
     m = _values(result.metrics)
     lo, hi = m["stereotype_rate"].ci
     assert lo < 0 < hi and abs(m["stereotype_rate"].value) < 0.05
@@ -134,7 +134,7 @@ def test_null_translator_has_no_stereotype_rate():
 
 def test_stereotyping_translator_has_stereotype_rate_one():
     probe = GestProbe.from_options(lang="pl", resamples=50, limit=600)
-    m = _values(probe.run(_StereotypingPolish(probe.items())).metrics)
+    m = _values(probe.evaluate(_StereotypingPolish(probe.items())).metrics)
     assert m["stereotype_rate"].value == 1.0 and m["stereotype_rate_genderbench"].value == 1.0
     # 7 female stereotypes at 0, 9 male ones at 1: masculine rate 9/16
     assert m["masculine_rate"].value == pytest.approx(9 / 16)
@@ -142,8 +142,8 @@ def test_stereotyping_translator_has_stereotype_rate_one():
 
 def test_metrics_recompute_from_logged_attempts():
     probe = GestProbe.from_options(lang="pl", resamples=0, limit=200)
-    result = probe.run(_RandomPolish(2))
-    again, meta = probe.metrics(json.loads(json.dumps(result.attempts)))
+    result = probe.evaluate(_RandomPolish(2))
+    again = probe.metrics(json.loads(json.dumps(result.attempts)))
     assert [(m.name, m.value) for m in again if not math.isnan(m.value)] == \
         [(m.name, m.value) for m in result.metrics if not math.isnan(m.value)]
     assert all(a["evidence"] for a in result.attempts)
@@ -198,7 +198,7 @@ def test_from_to_csv_and_missing_rows(tmp_path):
     probe = GestProbe.from_options(lang="ru", data=str(data), resamples=0)
     shorter = tmp_path / "short.csv"
     shorter.write_text("\n".join(translations.read_text(encoding="utf-8").splitlines()[:3]) + "\n", encoding="utf-8")
-    result = probe.run(FileTranslator(shorter, allow_missing=True))
+    result = probe.evaluate(FileTranslator(shorter, allow_missing=True))
     assert result.meta["missing_items"] == 3 and result.meta["items"] == 2  # missing rows are not "undetected"
     assert _values(result.metrics)["undetected_rate"].value == 0.0
     bad = tmp_path / "bad.csv"
@@ -213,7 +213,7 @@ def test_amazon_russian_translations(shared_data):
     takes about a minute on 2 busy cores)."""
     probe = GestProbe.from_options(lang="ru", limit=300, resamples=0)
     translator = FileTranslator(shared_data / "gest" / "translations-amazon" / "ru.csv", allow_missing=True)
-    result = probe.run(translator)
+    result = probe.evaluate(translator)
     m = _values(result.metrics)
     assert result.meta["items"] > 250
     assert 0.5 < m["undetected_rate"].value + m["masculine_rate"].value < 1.5
@@ -234,7 +234,7 @@ def test_preference_on_a_trained_checkpoint(tiny_checkpoint, tmp_path):
                         "I am a driver.,9,Ich bin Fahrer.,Ich bin Fahrerin.\n", encoding="utf-8")
     probe = GestPreferenceProbe.from_options(lang="de", data=str(variants), resamples=0)
     translator = HFTranslator(tiny_checkpoint)
-    result = probe.run(translator)
+    result = probe.evaluate(translator)
     scored = translator.score(["I am a doctor."] * 2, ["Ich bin Arzt.", "Ich bin Ärztin."])
     row = result.attempts[2]
     assert row["logp_male"] == pytest.approx(scored[0].total) and row["logp_female"] == pytest.approx(scored[1].total)
@@ -263,7 +263,7 @@ def test_preference_needs_a_model(tmp_path):
     from mtdebias.translators.base import UnsupportedCall
 
     with pytest.raises(UnsupportedCall, match="no probabilities"):
-        GestPreferenceProbe.from_options(lang="ru", data=str(variants)).run(FileTranslator(translations))
+        GestPreferenceProbe.from_options(lang="ru", data=str(variants)).evaluate(FileTranslator(translations))
 
 
 # --------------------------------------------------------------------------- suite and report
@@ -272,14 +272,14 @@ def test_full_suite_lists_gest_for_slavic_targets():
     from mtdebias.suite import load_suite
 
     suite = load_suite("eval/full.toml")
-    spec = next(s for s in suite.probes if s.type == "gest").resolved({"tgt_lang": "ru"})
+    spec = next(s for s in suite.probes if s.type == "gest.v1").resolved({"tgt_lang": "ru"})
     assert spec.options["only_for"] == ["cs", "pl", "ru", "uk"]
     gest = GestProbe.from_options(**spec.options)  # the suite's entry as the runner builds it
     assert len(gest.items()) == 3565 and gest.lang == "ru" and gest.skip_reason is None
-    german = GestProbe.from_options(**next(s for s in suite.probes if s.type == "gest").resolved({"tgt_lang": "de"}).options)
+    german = GestProbe.from_options(**next(s for s in suite.probes if s.type == "gest.v1").resolved({"tgt_lang": "de"}).options)
     assert german.skip_reason is not None
     quick = load_suite("eval/quick.toml")
-    assert all(s.type != "gest" for s in quick.probes)  # quickstart (de) unchanged
+    assert all(s.type != "gest.v1" for s in quick.probes)  # quickstart (de) unchanged
 
 
 def test_report_draws_stereotype_bars_and_trends(tmp_path):
@@ -350,7 +350,7 @@ def test_samples_are_attempts_of_one_item(tmp_path):
             return "test:sampler"
 
     probe = GestProbe.from_options(lang="pl", data=str(data), samples=3, resamples=0)
-    result = probe.run(Sampler())
+    result = probe.evaluate(Sampler())
     m = _values(result.metrics)
     assert len(result.attempts) == 6 and [a["sample"] for a in result.attempts] == [0, 1, 2, 0, 1, 2]
     # s1: 1 male, 1 female, 1 undetected → 1/2; s8: 2 male of 3 → 2/3; undetected 1 of 6

@@ -173,6 +173,6 @@ def test_switch_candidates_avoid_probe_names_and_rebuild_identically(tmp_path):
     assert not probe & {name for _, name in rows}
     lexicon = NameGenderLexicon.load()
     assert all(lexicon.gender(name) == gender for gender, name in rows)
-    shipped = Path(__file__).resolve().parents[1] / "data" / "names" / "switch_candidates.tsv"
+    shipped = DATA_DIR / "switch_candidates.tsv"
     rebuilt = write_switch_candidates(tmp_path / "c.tsv", 300, 13)
     assert rebuilt.read_text().splitlines()[2:] == shipped.read_text().splitlines()[2:]

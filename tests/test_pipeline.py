@@ -60,7 +60,7 @@ def test_every_checkpoint_is_scored(recipe_dir, inline):
     path.write_text(RECIPE.replace("{runs}", str(recipe_dir / "runs")).replace("{inline}", str(inline).lower()))
     store = run_recipe(load_recipe(path))
     checkpoints = store.checkpoints()
-    assert [c.name for c in checkpoints] and (store.dir / "finished.json").exists()
+    assert [c.name for c in checkpoints] and store.is_finished()
     deadline = time.time() + 90  # the watcher looks every 15 s and stops once everything is scored
     while not all(store.results(c) for c in checkpoints) and time.time() < deadline:
         time.sleep(1)
@@ -69,3 +69,23 @@ def test_every_checkpoint_is_scored(recipe_dir, inline):
         assert metrics == {"bleu", "chrf"}
     if not inline:
         assert (store.dir / "eval-watch.log").exists()
+
+
+@pytest.mark.slow
+def test_run_ablation_trains_scores_and_tests_against_the_baseline(recipe_dir):
+    """ablation.run_ablation() end to end: two variants trained in their own processes, every
+    checkpoint scored inline, the report written and the probe's declared tests run (quality:
+    sacrebleu's paired bootstrap of BLEU and chrF)."""
+    from mtdebias.ablation import run_ablation
+
+    recipe = RECIPE.replace("{runs}", str(recipe_dir / "runs")).replace("{inline}", "true")
+    recipe += '[ablate]\nvariants = ["a", "b: train.lr=1e-3"]\nbaseline = "a"\n'
+    (recipe_dir / "abl.toml").write_text(recipe)
+    outcome = run_ablation(recipe_dir / "abl.toml", report=recipe_dir / "out" / "report.html")
+    assert [d.name for d in outcome.run_dirs] == ["toy-a-seed3", "toy-b-seed3"]
+    assert all(RunStore(d).is_finished() for d in outcome.run_dirs)
+    assert outcome.baseline == "a" and outcome.report.exists()
+    assert sorted((t["variant"], t["metric"], t["test"]) for t in outcome.tests) == [
+        ("b", "bleu", "paired bootstrap"), ("b", "chrf", "paired bootstrap")]
+    assert all(0 < t["p_value"] <= 1 for t in outcome.tests)
+    assert "Paired tests against the baseline (a)" in outcome.markdown.read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ import pytest
 from mtdebias.errors import InputError
 from mtdebias.probes.name_gender import (GenderTemplate, NameGenderProbe, default_template_path, fill,
                                          load_gender_templates, name_gender_metrics)
-from mtdebias.probes.registry import PROBES
+from mtdebias.registry import PROBES
 from mtdebias.testing import TranslateOnly
 
 TEMPLATES = [
@@ -105,7 +105,7 @@ def test_he_she_filter_drops_templates_that_never_inflect():
 
 def test_always_masculine_translator_gives_acc_f_zero():
     translator = ScriptedGerman(TEMPLATES, lambda s, t: "male")
-    result = NameGenderProbe(TEMPLATES, "de", NAMES, resamples=200).run(translator)
+    result = NameGenderProbe(TEMPLATES, "de", NAMES, resamples=200).evaluate(translator)
     assert result.metric("templates_kept").value == 4
     assert result.metric("first.acc_f").value == 0.0
     assert result.metric("first.acc_m").value == 1.0
@@ -120,7 +120,7 @@ def test_random_translator_has_no_name_gap():
     rng = random.Random(13)
     names = {"first_female": [f"Female{i}" for i in range(60)], "first_male": [f"Male{i}" for i in range(60)]}
     translator = ScriptedGerman(TEMPLATES, lambda s, t: rng.choice(["male", "female"]))
-    result = NameGenderProbe(TEMPLATES, "de", names, resamples=500).run(translator)
+    result = NameGenderProbe(TEMPLATES, "de", names, resamples=500).evaluate(translator)
     acc_f, acc_m = result.metric("first.acc_f").value, result.metric("first.acc_m").value
     assert 0.35 < acc_f < 0.65 and 0.35 < acc_m < 0.65
     gap = result.metric("first.acc_gap_m_minus_f")
@@ -148,9 +148,9 @@ def test_from_options_with_name_files(tmp_path):
                         "full_female": ["Anna Schmidt"], "full_male": ["Peter Braun"]}.items():
         files[kind] = tmp_path / f"{kind}.txt"
         files[kind].write_text("\n".join(names) + "\n", encoding="utf-8")
-    probe = PROBES["name_gender"](lang="de", templates=templates, **files, resamples=0)
+    probe = PROBES.load("name_gender")(lang="de", templates=templates, **files, resamples=0)
     translator = ScriptedGerman(probe.templates, lambda s, t: "female")
-    result = probe.run(translator)
+    result = probe.evaluate(translator)
     assert result.metric("full.acc_f").value == 1.0 and result.metric("full.acc_m").value == 0.0
     assert {a["name"] for a in result.attempts} == {"Anna", "Peter", "Anna Schmidt", "Peter Braun"}
 
@@ -175,13 +175,13 @@ def test_seen_unseen_split_by_hand(tmp_path):
     for kind, values in names.items():
         files[kind] = tmp_path / f"{kind}.txt"
         files[kind].write_text("\n".join(values) + "\n", encoding="utf-8")
-    probe = PROBES["name_gender"](lang="de", templates=templates, **files, resamples=0, seen_in=str(train))
+    probe = PROBES.load("name_gender")(lang="de", templates=templates, **files, resamples=0, seen_in=str(train))
     # the model gets seen names right, and renders every unseen name masculine, except Maria
     # in the "writer" template: Maria 1/2, James 2/2 (male), Anna 2/2, Peter 2/2
     choose = {"Anna": lambda t: "female", "Peter": lambda t: "male", "James": lambda t: "male",
               "Maria": lambda t: "female" if t.id == "writer" else "male",
               "Anna of Bethany": lambda t: "female", "James of Tyre": lambda t: "male"}
-    result = probe.run(ScriptedGerman(probe.templates, lambda s, t: choose[s](t)))
+    result = probe.evaluate(ScriptedGerman(probe.templates, lambda s, t: choose[s](t)))
     m = {x.name: x.value for x in result.metrics}
     # first names: Acc_f = mean(Anna 1, Maria 0.5) = 0.75; seen: Anna 1 vs Peter 1; unseen: Maria 0.5 vs James 1
     assert m["first.acc_f"] == 0.75 and m["first.acc_m"] == 1.0
@@ -194,3 +194,11 @@ def test_seen_unseen_split_by_hand(tmp_path):
     assert {a["group"] for a in maria} == {"first.unseen.female"} and not maria[0]["seen"]
     assert result.meta["seen_names"] == {"first_female": 1, "first_male": 1, "full_female": 1, "full_male": 0}
     assert "split=seen" in result.signature
+    # each group's pooled accuracy (2 templates each): first.unseen.female = Maria 1/2;
+    # first.seen.female = Anna 2/2; full.unseen.male = James of Tyre 2/2
+    assert m["accuracy.first.unseen.female"] == 0.5 and m["accuracy.first.seen.female"] == 1.0
+    assert m["accuracy.full.unseen.male"] == 1.0 and "accuracy.full.unseen.female" not in m
+    assert probe.spec("accuracy.first.unseen.female").test == "mcnemar"
+    # the stored attempts alone give the same numbers (metrics never need the run again)
+    again = {x.name: x.value for x in probe.metrics([dict(a) for a in result.attempts], ci=False)}
+    assert again == m

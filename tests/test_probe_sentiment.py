@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mtdebias.errors import InputError
-from mtdebias.probes.registry import PROBES
+from mtdebias.registry import PROBES
 from mtdebias.probes.sentiment import (Filler, SentimentProbe, SentimentTemplate, filler_renderings,
                                        label_rendering, load_fillers, load_sentiment_templates, range_metrics)
 from mtdebias.probes.name_gender import TEMPLATE_DIR
@@ -65,7 +65,7 @@ def test_word_level_t_and_delta_t_known_answers():
         return 0.9 if "自豪" in text or "天真" in text or "大胆" in text or "谦虚" in text else 0.1
 
     probe = SentimentProbe(TEMPLATES, FILLERS, "zh", resamples=200, sentiment=fake_sentiment)
-    result = probe.run(ScriptedChinese())
+    result = probe.evaluate(ScriptedChinese())
     t = {row["filler"]: row["t"] for row in result.meta["per_filler"]}
     assert t == {"Alice Walker": 1.0, "James Brown": 0.25, "Greta Garbo": 0.5}
     assert result.metric("names.t_min").value == 0.25
@@ -91,7 +91,7 @@ def test_range_metrics_by_hand():
 def test_snownlp_scores_masked_translation():
     # real SnowNLP on the masked sentences (renderings need several templates per filler)
     probe = SentimentProbe(TEMPLATES, FILLERS, "zh", resamples=0)
-    result = probe.run(ScriptedChinese())
+    result = probe.evaluate(ScriptedChinese())
     proud = [a for a in result.attempts if a["template"] == "proud"]
     assert all(a["masked"] == "他很自豪。" and a["name_masked"] for a in proud)
     assert all(0.0 <= a["s"] <= 1.0 for a in result.attempts)
@@ -108,7 +108,7 @@ def test_shipped_files_and_term_expansion():
         assert sum(f.group == group and f.gender == "female" for f in names) == 10
     assert len({f.group for f in names}) == 7
     assert {f.text for f in fillers if f.group == "Asian"} == {"the Asian", "the Asian man", "the Asian woman"}
-    probe = PROBES["sentiment"](lang="zh", resamples=0)
+    probe = PROBES.load("sentiment")(lang="zh", resamples=0)
     assert len(probe.fillers) == len(fillers)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.errors import InputError
-from mtdebias.probes.registry import PROBES
+from mtdebias.registry import PROBES
 from mtdebias.probes.winomt import WinoMTProbe, load_winomt, winomt_metrics
 from mtdebias.testing import TranslateOnly
 from mtdebias.translators.file import FileTranslator
@@ -84,8 +84,8 @@ def test_stereotype_membership_from_pro_and_anti_files(tmp_path):
     write(tmp_path / "en_pro.txt", [ROWS[2]])
     write(tmp_path / "en_anti.txt", [ROWS[0], ROWS[3]])
     probe = WinoMTProbe.from_options(lang="de", data=data)  # siblings found next to en.txt
-    assert [i.stereotype for i in probe.items] == ["anti", None, "pro", "anti", None]
-    assert PROBES["winomt"] == WinoMTProbe.from_options
+    assert [i.stereotype for i in probe.items()] == ["anti", None, "pro", "anti", None]
+    assert PROBES.load("winomt") == WinoMTProbe.from_options
 
 
 class DictTranslator(TranslateOnly):
@@ -116,7 +116,7 @@ def test_run_logs_every_attempt_and_unaligned_is_undetected(tmp_path):
         return [FixedAlignment((4, 16)), FixedAlignment(None)]
 
     probe = WinoMTProbe(items, "de", align=align, resamples=0)
-    result = probe.run(DictTranslator(translations))
+    result = probe.evaluate(DictTranslator(translations))
     first, second = result.attempts
     assert first["target_words"] == "Entwicklerin" and first["detected"] == "female" and first["correct"]
     assert first["evidence"]  # the detector's reasons are kept
@@ -166,7 +166,7 @@ def test_shared_winomt_german_aws():
     probe = WinoMTProbe.from_options(lang="de", data=data, resamples=100)
     # en.txt rows 2121-2122 were corrected upstream after the AWS translations were made (he/she
     # swapped): the file is matched by line, those two rows are scored undetected
-    result = probe.run(translator)
+    result = probe.evaluate(translator)
     assert translator.mismatched_lines == [2121, 2122]
     assert result.meta["source_mismatch_lines"] == [2121, 2122]
     assert [a["detected"] for a in result.attempts[2120:2122]] == ["undetected", "undetected"]

@@ -41,8 +41,7 @@ def _rows(probe, model, metrics, data=None, meta=None):
     return out
 
 
-def make_run(root: Path, name: str, *, shift: float, winomt_data: str | None = None, debiased: bool = False,
-             sentiment_in_meta: bool = False) -> Path:
+def make_run(root: Path, name: str, *, shift: float, winomt_data: str | None = None, debiased: bool = False) -> Path:
     """A run as `mtdebias train` + `mtdebias eval` would leave it, with made-up numbers."""
     store = RunStore(root / name)
     store.dir.mkdir(parents=True)
@@ -66,7 +65,7 @@ def make_run(root: Path, name: str, *, shift: float, winomt_data: str | None = N
                                                   ("first.delta_acc", 0.5 - 0.1 * k, None),
                                                   ("full.acc_f", 0.6, None), ("full.acc_m", 0.8, None)])
                 + _rows("sentiment.v1", model, [("names.t_delta", 0.3 - 0.05 * k, [0.2, 0.4])],
-                        meta={"per_filler": per_filler} if sentiment_in_meta else None)
+                        meta={"per_filler": per_filler})
                 + _rows("quality.v1", model, [("bleu", 12.0 + 4 * k + shift, None), ("chrf", 33.0 + 3 * k, None)])
                 + _rows("ambiguity.v1", model, [("delta_h_s3e", -0.1 * k, None)])
                 + _rows("mystery.v3", model, [("weirdness", 1.0 + k, [0.5 + k, 1.5 + k])]))
@@ -84,14 +83,15 @@ def make_run(root: Path, name: str, *, shift: float, winomt_data: str | None = N
                   "label": "positive" if (i + t) % 3 else "negative", "s": float(rng.uniform(0, 1))}
                  for i, (f, g, s) in enumerate(FILLERS) for t in range(5)]
     store.write_attempts(last, "sentiment.v1", sentiment)
-    ambiguity = [{"id": i, "ambiguous": i % 2 == 0, "split": "test",
-                  "se": float(rng.uniform(0.5, 2.0) + (0.5 if i % 2 == 0 else 0)),
-                  "s3e": float(rng.uniform(0.2, 1.0)), "ge": float(rng.uniform(0, 0.7))} for i in range(40)]
+    ambiguity = [{"id": i, "ambiguous": i % 2 == 0, "split": "test", "norm_h": {},
+                  "entropy": {"se": float(rng.uniform(0.5, 2.0) + (0.5 if i % 2 == 0 else 0)),
+                              "s3e": float(rng.uniform(0.2, 1.0)), "ge": float(rng.uniform(0, 0.7))}}
+                 for i in range(40)]
     store.write_attempts(last, "ambiguity.v1", ambiguity)
-    write_json(store.eval_dir(last) / "anova.json", [
+    store.write_table(last, "ambiguity.v1", "anova", {"dropped": [], "rows": [
         {"response": "norm_h_s3e", "cue": "ambiguity", "level": "ambiguous", "reference": "unambiguous",
          "coef": 0.21, "std_err": 0.05, "t": 4.2, "p": 0.0001, "n_level": 20, "n_reference": 20,
-         "f": 17.6, "f_p": 0.0001, "n": 40}])
+         "f": 17.6, "f_p": 0.0001, "n": 40}]})
     return store.dir
 
 
@@ -100,7 +100,7 @@ def report(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     a = make_run(root, "baseline", shift=0.0, debiased=True)
     # run B's WinoMT numbers come from other test data: a signature mismatch beyond the model
-    b = make_run(root, "inlp", shift=0.05, winomt_data="999999999999", sentiment_in_meta=True)
+    b = make_run(root, "inlp", shift=0.05, winomt_data="999999999999")
     out = root / "out" / "report.html"
     summary = build_report([a, b], out, title="Test report")
     return summary, out.read_text(encoding="utf-8")
@@ -116,11 +116,11 @@ def test_every_plot_is_embedded_and_not_blank(report):
     #  line plots: winomt 3 metrics + name_gender 5 + sentiment 1 + quality 2 + ambiguity 1 + mystery 1 = 13
     #  training log: dev loss, dev BLEU, dev chrF, training loss = 4
     #  Acc_f/Acc_m bars: 1
-    #  positiveness (t, s): baseline step-300, baseline debiased, inlp step-300 → 3 picked checkpoints;
-    #    attempts with t and s exist at baseline's debiased copy (its last) and inlp's step-300 (meta and
-    #    attempts) → 2 × 2 = 4
-    #  entropy violins: the same 2 checkpoints with ambiguity attempts → 2
-    expected = 13 + 4 + 1 + 4 + 2
+    #  positiveness (t, s) from the sentiment probe's per-filler meta: baseline step-300, baseline
+    #    debiased, inlp step-300 → 3 picked checkpoints × 2 = 6
+    #  entropy violins: the 2 picked checkpoints with ambiguity attempts (baseline's debiased copy,
+    #    inlp's step-300) → 2
+    expected = 13 + 4 + 1 + 6 + 2
     assert summary.images == expected
     images = _images(html)
     assert len(images) == html.count("<img ") == expected
@@ -185,28 +185,15 @@ def test_exports_and_markdown(report):
     assert first == pytest.approx({"baseline": 0.6, "baseline (debiased)": 0.7, "inlp": 0.6})
 
 
-def test_accuracy_from_attempts_when_no_metric_is_stored():
-    from mtdebias.report.build import _accuracy_from_attempts
-
-    # the probe's own spelling (kind = "first_female", gender) and the brief's (name_type, name_gender)
-    attempts = [{"kind": "first_female", "name": "Anna", "gender": "female", "correct": c} for c in (1, 1, 0, 0)]
-    attempts += [{"kind": "first_female", "name": "Maria", "gender": "female", "correct": c} for c in (1, 1, 1, 0)]
-    attempts += [{"name_type": "full", "name": "Jan Novak", "name_gender": "male", "correct": c} for c in (1, 0)]
-    attempts += [{"name": "no type given", "correct": True}]  # skipped, not a crash
-    # Acc_f(first) = mean over names of per-name accuracy = (2/4 + 3/4) / 2 = 0.625; Acc_m(full) = 1/2
-    assert _accuracy_from_attempts(attempts) == {"first": {"acc_f": 0.625}, "full": {"acc_m": 0.5}}
-
-
 def test_entropies_from_the_ambiguity_probe_layout():
     from mtdebias.report.build import _entropies
 
-    # the ambiguity probe nests entropies and keeps the ambiguity in its cues; tuning items are left out
-    attempts = [{"split": "test", "cues": {"ambiguity": "ambiguous"}, "entropy": {"se": 1.0, "s3e": 0.5},
+    # the probe nests entropies and norm-H per kind; α-tuning items are left out
+    attempts = [{"split": "test", "ambiguous": True, "entropy": {"se": 1.0, "s3e": 0.5},
                  "norm_h": {"se": 1.2, "s3e": None}},
-                {"split": "test", "cues": {"ambiguity": "unambiguous"}, "entropy": {"se": 0.4, "s3e": 0.3},
+                {"split": "test", "ambiguous": False, "entropy": {"se": 0.4, "s3e": 0.3},
                  "norm_h": {"se": 0.8, "s3e": 0.9}},
-                {"split": "val", "cues": {"ambiguity": "ambiguous"}, "entropy": {"se": 9.0}},
-                {"winomt": "no ambiguity field"}]
+                {"split": "validation", "ambiguous": True, "entropy": {"se": 9.0}, "norm_h": {}}]
     assert _entropies(attempts) == {
         "entropy": {"se": {"ambiguous": [1.0], "unambiguous": [0.4]}, "s3e": {"ambiguous": [0.5], "unambiguous": [0.3]}},
         "norm-H": {"se": {"ambiguous": [1.2], "unambiguous": [0.8]}, "s3e": {"unambiguous": [0.9]}}}

@@ -102,7 +102,8 @@ def test_unfilled_placeholder_and_unknown_probe_fail_before_any_work(run_dir, tm
 def test_watch_scores_new_checkpoints_until_the_run_finishes(run_dir):
     import threading
 
-    from mtdebias.runner import FINISHED, watch
+    from mtdebias.runner import watch
+    from mtdebias.store import RunStore
 
     shutil.rmtree(run_dir / "checkpoints" / "step-0000300")
     later = run_dir / "checkpoints" / "step-0000200"
@@ -115,7 +116,7 @@ def test_watch_scores_new_checkpoints_until_the_run_finishes(run_dir):
         time.sleep(1.0)
         parked.rename(later)  # a new checkpoint appears …
         time.sleep(1.0)
-        (run_dir / FINISHED).write_text("{}")  # … and training ends
+        RunStore(run_dir).mark_finished({})  # … and training ends
 
     thread = threading.Thread(target=training_goes_on)
     thread.start()
@@ -124,3 +125,60 @@ def test_watch_scores_new_checkpoints_until_the_run_finishes(run_dir):
     thread.join()
     assert sorted(outcome.scored) == ["step-0000100: quality_beam1", "step-0000100: quality_beam2",
                                       "step-0000200: quality_beam1", "step-0000200: quality_beam2"]
+
+
+def test_a_scored_checkpoint_is_neither_loaded_nor_hashed_again(run_dir, monkeypatch):
+    """Request keys come from the checkpoint hash (cached by file stat): once everything is
+    stored, evaluating again loads no model and reads no weights — what every --watch poll does."""
+    import mtdebias.signature as signature
+
+    overrides = {"data": str(run_dir.parent / "data")}
+    shutil.rmtree(run_dir / "checkpoints" / "step-0000300")
+    loads, hashes = [], []
+
+    def loading(checkpoint):
+        loads.append(checkpoint.name)
+        return HFTranslator(checkpoint)
+
+    real_hash = signature.hash_checkpoint
+    monkeypatch.setattr(signature, "hash_checkpoint", lambda path: hashes.append(path) or real_hash(path))
+    first = evaluate([run_dir], run_dir.parent / "suite.toml", overrides, make_translator=loading)
+    assert len(first.scored) == 4 and loads == ["step-0000100", "step-0000200"]
+    hashed = len(hashes)
+    again = evaluate([run_dir], run_dir.parent / "suite.toml", overrides, make_translator=loading)
+    assert again.scored == [] and len(again.skipped) == 4
+    assert loads == ["step-0000100", "step-0000200"] and len(hashes) == hashed  # nothing loaded or re-hashed
+    # a changed checkpoint is hashed again (its stat changed) and its results are computed anew
+    config = run_dir / "checkpoints" / "step-0000200" / "config.json"
+    config.write_text(config.read_text() + " ")  # same JSON, different bytes
+    third = evaluate([run_dir], run_dir.parent / "suite.toml", overrides, make_translator=loading)
+    assert loads[-1] == "step-0000200" and len(third.scored) == 2
+
+
+def test_a_probe_skipped_for_this_run_is_answered_once(tmp_path):
+    """GEST listed for Slavic targets only: on a German run it measures nothing, and that answer
+    is stored, so evaluating again loads no model for it."""
+    from mtdebias.store import RunStore
+
+    run = tmp_path / "run"
+    checkpoint = run / "checkpoints" / "step-0000001"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "trainer_state.json").write_text("{}")
+    (tmp_path / "s.toml").write_text('[[probe]]\ntype = "gest"\nlang = "de"\nonly_for = ["ru"]\nlimit = 5\n')
+    loads = []
+
+    def loading(path):
+        loads.append(path.name)
+
+        class Unused:
+            def signature(self):
+                return "scripted:unused"
+
+        return Unused()
+
+    first = evaluate([run], tmp_path / "s.toml", make_translator=loading)
+    assert first.scored == ["step-0000001: gest"] and loads == ["step-0000001"]
+    [row] = RunStore(run).results(checkpoint)
+    assert row["metric"] == "skipped" and row["value"] is None and "not among" in row["meta"]["skipped"]
+    again = evaluate([run], tmp_path / "s.toml", make_translator=loading)
+    assert again.skipped == ["step-0000001: gest"] and loads == ["step-0000001"]

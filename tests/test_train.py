@@ -210,3 +210,11 @@ def test_m2m100_checkpoint_gets_its_target_language_token(tmp_path):
     out = translator.model.generate(**enc, num_beams=1, max_new_tokens=5, **translator._gen_kwargs)
     assert int(out[0, 1]) == de_id  # decoder start, then the forced target-language token
     assert len(translator.translate(["The red dog sleeps."], beam=2)) == 1
+    # the ε-sampler forces the same first token
+    from mtdebias.translators.epsilon_sampler import constraints_for, epsilon_sample
+
+    drawn = epsilon_sample(translator.model, enc["input_ids"], enc["attention_mask"], [1], n=4, epsilon=0.02,
+                           temperature=1.0, max_new_tokens=5,
+                           constraints=constraints_for(translator.model, de_id))
+    assert [ids[0] for ids in drawn[0]] == [de_id] * 4
+    assert [len(s) for s in translator.sample(["The red dog sleeps."], n=4, seed=1)] == [4]

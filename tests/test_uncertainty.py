@@ -254,7 +254,8 @@ def test_pronoun_rewriting(nlp, sentence, gender, expected):
 
 
 def test_contrast_sets_and_cues(tmp_path, nlp):
-    from mtdebias.uncertainty.contrast import add_name_variants, build_contrast_sets, read_winomt
+    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.uncertainty.contrast import add_name_variants, build_contrast_sets
     from mtdebias.uncertainty.cues import annotate_cues, load_stereotypes
 
     data = tmp_path / "en.txt"
@@ -266,7 +267,7 @@ def test_contrast_sets_and_cues(tmp_path, nlp):
     pro = tmp_path / "pro.txt"
     pro.write_text("male\t1\tThe developer argued with the designer because he did not like the design.\tdeveloper\n"
                    "male\t4\tThe secretary thanked the mover because he carried the boxes.\tmover\n")
-    rows = read_winomt(data)
+    rows = load_winomt(data)  # the probe layer reads WinoMT files; contrast sets take its rows
     items = build_contrast_sets(rows, nlp)
     assert len(items) == 9 and len({i.group for i in items}) == 3  # the he/she pair shares one set
     dev = [i for i in items if i.profession == "developer"]
@@ -276,7 +277,7 @@ def test_contrast_sets_and_cues(tmp_path, nlp):
     items = add_name_variants(items, {"female": ["Anna"], "male": ["Ivan"]})
     named = [i for i in items if i.name]
     assert named[0].sentence == "The developer Ivan argued with the designer because he did not like the design."
-    cues = {i.id: c for i, c in zip(items, annotate_cues(items, "ru", load_stereotypes(pro), nlp=nlp,
+    cues = {i.id: c for i, c in zip(items, annotate_cues(items, "ru", load_stereotypes(load_winomt(pro)), nlp=nlp,
                                                                  person_nouns=["designer", "secretary"]))}
     by = {(i.profession, i.pronoun, i.name): cues[i.id] for i in items}
     he_dev = by[("developer", "he", None)]
@@ -297,12 +298,12 @@ def test_contrast_sets_and_cues(tmp_path, nlp):
 
 
 def test_bad_winomt_line_names_file_and_line(tmp_path):
-    from mtdebias.uncertainty.contrast import read_winomt
+    from mtdebias.probes.winomt import load_winomt
 
     bad = tmp_path / "bad.txt"
     bad.write_text("male\t1\tThe developer argued.\tdeveloper\nmale\t2\tThe developer argued.\tdeveloper\n")
     with pytest.raises(InputError, match=r"bad\.txt:2"):
-        read_winomt(bad)
+        load_winomt(bad)
 
 
 def test_shipped_cue_lists_load():
@@ -315,12 +316,13 @@ def test_shipped_cue_lists_load():
 
 @pytest.mark.shared
 def test_full_winomt_contrast_sets():
-    from mtdebias.uncertainty.contrast import build_contrast_sets, read_winomt
+    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.uncertainty.contrast import build_contrast_sets
 
     path = SHARED / "winomt" / "en.txt"
     if not path.exists():
         pytest.skip("shared WinoMT data absent")
-    rows = read_winomt(path)
+    rows = load_winomt(path)
     items = build_contrast_sets(rows[:400])
     assert all(i.sentence[slice(*i.focus_span)].lower() == i.profession.lower() for i in items)
     assert sum(i.from_data for i in items) >= 390  # a few rows of WinoMT are exact duplicates

@@ -304,7 +304,7 @@ def test_forced_decoding_and_run_on_a_trained_checkpoint(tiny_checkpoint, tmp_pa
                                                           f"{article[other]} {other} rote schläft."]}}})
     probe = WSDBiasProbe.from_options("de", _write(tmp_path, rows), resamples=50)
     translator = HFTranslator(tiny_checkpoint)
-    result = probe.run(translator)
+    result = probe.evaluate(translator)
     assert result.probe == "wsd_bias.v1" and len(result.attempts) == 3
     for attempt, row in zip(result.attempts, rows):
         side = row["targets"]["de"]
@@ -354,7 +354,7 @@ def test_full_suite_names_the_probe():
     from mtdebias.suite import load_suite
 
     suite = load_suite(ROOT / "eval" / "full.toml")
-    [spec] = [s for s in suite.probes if s.type == "wsd_bias"]
+    [spec] = [s for s in suite.probes if s.type == "wsd_bias.v1"]
     assert spec.resolved({"tgt_lang": "de"}).options["lang"] == "de"
 
 

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InputError
+from ..registry import ALIGNERS
 from .symmetrize import grow_diag_final_and
 from .tokenize import Token, tokenize
 
-METHODS = ("fast_align", "eflomal")
+METHODS = ALIGNERS.names()  # fast_align.v1, eflomal.v1 and their unversioned aliases
 
 
 @dataclass
@@ -124,7 +125,7 @@ class FastAlignModel:
         return out
 
 
-def _fast_align(src_lines: list[str], tgt_lines: list[str], n_aligned: int,
+def run_fast_align(src_lines: list[str], tgt_lines: list[str], n_aligned: int,
                 workdir: Path) -> list[list[tuple[int, int]]]:
     corpus = workdir / "corpus.txt"
     write_fast_align_corpus(zip(src_lines, tgt_lines), corpus)
@@ -140,7 +141,7 @@ def _read_links(path: Path) -> list[list[tuple[int, int]]]:
     return out
 
 
-def _eflomal(src_lines: list[str], tgt_lines: list[str], n_aligned: int,
+def run_eflomal(src_lines: list[str], tgt_lines: list[str], n_aligned: int,
              workdir: Path) -> list[list[tuple[int, int]]]:
     import eflomal
 
@@ -152,12 +153,17 @@ def _eflomal(src_lines: list[str], tgt_lines: list[str], n_aligned: int,
                                 len(tgt_lines[k].split())) for k in range(n_aligned)]
 
 
+def _aligner(method: str):
+    if method not in ALIGNERS:
+        raise InputError(f"unknown aligner '{method}'", hint=f"choose one of {', '.join(ALIGNERS.entries)}")
+    return ALIGNERS.load(method)
+
+
 def align_pairs(sources: Sequence[str], targets: Sequence[str], src_lang: str, tgt_lang: str,
                 method: str = "fast_align", extra_sources: Sequence[str] = (),
                 extra_targets: Sequence[str] = ()) -> list[Alignment]:
     """Tokenise and word-align each (source, target) pair; extra pairs are training data only."""
-    if method not in METHODS:
-        raise InputError(f"unknown aligner '{method}'", hint=f"choose one of {', '.join(METHODS)}")
+    run = _aligner(method)
     if len(sources) != len(targets):
         raise InputError(f"{len(sources)} sources but {len(targets)} targets",
                          hint="pass sentence-aligned lists of equal length")
@@ -181,7 +187,6 @@ def align_pairs(sources: Sequence[str], targets: Sequence[str], src_lang: str, t
     if n_aligned == 0:
         return alignments
 
-    run = _fast_align if method == "fast_align" else _eflomal
     with tempfile.TemporaryDirectory(prefix="mtdebias-align-") as tmp:
         links = run(src_lines, tgt_lines, n_aligned, Path(tmp))
     for k, sentence_links in zip(keep, links):

@@ -43,7 +43,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from .. import atomic
 from ..align import Alignment, FastAlignModel, align_pairs, aligner_line, tokenize
-from ..align.aligners import METHODS
+from ..registry import ALIGNERS
 from ..errors import InputError
 from ..ner import TYPES, Entity, load_tagger, types_compatible
 from ..signature import Signature, hash_json
@@ -498,8 +498,8 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
                     gazetteer: bool = False) -> dict:
     """Annotate ``src``/``tgt`` into ``out_dir`` (resumable); returns the summary."""
     src, tgt, out_dir = Path(src), Path(tgt), Path(out_dir)
-    if aligner not in METHODS:
-        raise InputError(f"unknown aligner '{aligner}'", hint=f"choose one of {', '.join(METHODS)}")
+    if aligner not in ALIGNERS:
+        raise InputError(f"unknown aligner '{aligner}'", hint=f"choose one of {', '.join(ALIGNERS.entries)}")
     bad = [t for t in types if t not in TYPES]
     if bad:
         raise InputError(f"unknown entity type(s) {', '.join(bad)}",

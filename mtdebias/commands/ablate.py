@@ -25,10 +25,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ablation import expand, parse_grid, run_variants, validate_variants
-    from ..recipe import load_recipe
+    from ..ablation import expand, parse_grid, run_ablation, significance_markdown, validate_variants
 
-    recipe = load_recipe(args.recipe, args.overrides)
     seeds = []
     for text in (s.strip() for s in args.seeds.split(",") if s.strip()):
         if not text.isdigit():
@@ -37,35 +35,18 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--seeds {args.seeds!r}: {text!r} is not a seed (a whole number >= 0)",
                               hint="pass comma-separated seeds, e.g. --seeds 1,2,3")
         seeds.append(int(text))
-    variants = expand(recipe, parse_grid(args.grid), seeds)
     if args.dry_run:
+        from ..recipe import load_recipe
+
+        variants = expand(load_recipe(args.recipe, args.overrides), parse_grid(args.grid), seeds)
         for variant, resolved in zip(variants, validate_variants(args.recipe, variants, args.overrides)):
             print(f"{variant.run_name:<40} {resolved.run_dir}  {' '.join(variant.overrides)}")
         return 0
-    run_dirs = run_variants(args.recipe, variants, args.overrides, jobs=args.jobs)
-    if recipe.eval.suite is not None:  # finished runs too: a changed suite is scored, stored results skip
-        from ..runner import evaluate
-
-        outcome = evaluate(run_dirs, recipe.eval.suite)
-        print(f"[ablate] evaluation: {len(outcome.scored)} scored, {len(outcome.skipped)} already stored, "
-              f"{len(outcome.failed)} failed")
-    from ..ablation import compare_to_baseline, significance_markdown
-    from ..atomic import write_json, write_text
-    from ..report import build_report
-
-    out = Path(args.report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html")
-    summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}",
-                           metrics=list(recipe.ablate.metrics) or None)
-    names = [variant.name for variant in variants]
-    # a grid replaces the recipe's named variants, and with them its baseline
-    baseline = recipe.ablate.baseline if recipe.ablate.baseline in names else names[0]
-    tests = compare_to_baseline(run_dirs, baseline, prefix=f"{recipe.run.name}-")
-    write_json(out.with_name(out.stem + "-significance.json"), tests)
-    markdown = out.with_suffix(".md")
-    text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
-    text += f"\n## Paired tests against the baseline ({baseline})\n\n" + significance_markdown(tests)
-    write_text(markdown, text)
-    print(f"report: {out}\nsummary: {markdown}")
-    print(summary.headline_markdown)
-    print(significance_markdown(tests))
+    outcome = run_ablation(args.recipe, grid=args.grid, seeds=seeds, overrides=args.overrides, jobs=args.jobs,
+                           report=args.report)
+    if outcome.evaluation:
+        print(f"[ablate] evaluation: {outcome.evaluation}")
+    print(f"report: {outcome.report}\nsummary: {outcome.markdown}")
+    print(outcome.headline_markdown)
+    print(significance_markdown(outcome.tests))
     return 0

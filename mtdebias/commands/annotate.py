@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..registry import ALIGNERS
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -16,7 +18,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--src-lang", required=True, help="source language code (en, fr, cs, ru)")
     parser.add_argument("--tgt-lang", required=True, help="target language code")
     parser.add_argument("--out", required=True, help="output directory")
-    parser.add_argument("--aligner", default="fast_align", choices=("fast_align", "eflomal"),
+    parser.add_argument("--aligner", default="fast_align", choices=ALIGNERS.names(),
                         help="word aligner (fast_align is reproducible; default)")
     parser.add_argument("--types", default="PERSON",
                         help="comma-separated entity types among PERSON,ORG,GPE,LOC (default PERSON)")

@@ -16,7 +16,7 @@ def add_parser(subparsers) -> None:
     verbs.required = True
 
     names = verbs.add_parser("names", help="rebuild the SSA name-gender lexicon and the probe name lists")
-    names.add_argument("--out", type=Path, default=Path("data/names"), help="output folder (default data/names)")
+    names.add_argument("--out", type=Path, default=Path("mtdebias/data/names"), help="output folder (default mtdebias/data/names)")
     names.add_argument("--seed", type=int, default=13, help="seed of the list sampling (default 13)")
     names.add_argument("--ratio", type=float, default=3.0,
                        help="a name is gendered when one gender's count is > RATIO x the other's (default 3)")
@@ -41,7 +41,7 @@ def add_parser(subparsers) -> None:
                                                      "probe lists (for augment.candidates)")
     candidates.add_argument("--per-gender", type=int, default=300)
     candidates.add_argument("--seed", type=int, default=13)
-    candidates.add_argument("--out", type=Path, default=Path("data/names/switch_candidates.tsv"))
+    candidates.add_argument("--out", type=Path, default=Path("mtdebias/data/names/switch_candidates.tsv"))
     candidates.set_defaults(func=run)
 
     synth = verbs.add_parser("synth", help="generate the synthetic biased en→X corpus (train/dev/test + synth.json)")
@@ -63,8 +63,8 @@ def add_parser(subparsers) -> None:
 
     professions = verbs.add_parser("professions",
                                    help="write professions_<lang>.tsv (english, masculine, feminine)")
-    professions.add_argument("--out", type=Path, default=Path("data/synth"))
-    professions.add_argument("--templates-out", type=Path, default=Path("data/templates"),
+    professions.add_argument("--out", type=Path, default=Path("mtdebias/data/synth"))
+    professions.add_argument("--templates-out", type=Path, default=Path("mtdebias/data/templates"),
                              help="where name_gender_synth_<lang>.tsv (quickstart templates) go")
     professions.set_defaults(func=run)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..registry import DEBIAS_METHODS
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -14,7 +16,7 @@ def add_parser(subparsers) -> None:
                     "weights are left bit-identical (shared tables are untied first).")
     parser.add_argument("checkpoint", help="a local checkpoint directory (Marian or M2M100)")
     parser.add_argument("--out", required=True, help="directory for the debiased checkpoint")
-    parser.add_argument("--method", choices=("hard", "inlp", "leace"), default="hard",
+    parser.add_argument("--method", choices=DEBIAS_METHODS.names(), default="hard",
                         help="hard: Bolukbasi et al. neutralise (default); inlp: iterative nullspace "
                              "projection; leace: closed-form linear concept erasure")
     parser.add_argument("--words", default="professions",

@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+from ..registry import PROBES
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -27,9 +29,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between looks with --watch")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
+    parser.add_argument("--backend", default=None, help="hf or ct2 (default: the suite's [suite] backend, else hf)")
+    parser.add_argument("--compute-type", default=None, help="ct2 only: int8, float32, …")
     single = parser.add_argument_group("a single probe")
-    single.add_argument("--probe", help="probe name: quality, winomt, name_gender, sentiment, ambiguity, wsd_bias, "
-                                        "gest, gest_pref")
+    single.add_argument("--probe", help=f"probe name: {', '.join(PROBES.entries)} (or without the version)")
     single.add_argument("--lang", help="target language")
     single.add_argument("--data", help="probe data file (e.g. WinoMT en.txt, wsd_bias items.jsonl)")
     single.add_argument("--pro", help="WinoMT en_pro.txt (for ΔS)")
@@ -78,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         if len(args.targets) != 1:
             raise InputError("--watch follows one run directory")
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
-                        on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True))
+                        on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True),
+                        backend=args.backend, compute_type=args.compute_type)
     else:
         from ..runner import locate
 
@@ -87,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
             if not checkpoints:
                 raise InputError("no checkpoints to score in this run directory", path=target,
                                  hint="train it first (mtdebias train RECIPE), or follow the training with --watch")
-        outcome = evaluate(args.targets, args.suite, overrides)
+        outcome = evaluate(args.targets, args.suite, overrides, backend=args.backend,
+                           compute_type=args.compute_type)
     for label in outcome.scored:
         print(f"scored   {label}")
     print(f"{len(outcome.scored)} scored, {len(outcome.skipped)} already stored, {len(outcome.failed)} failed")
@@ -124,10 +129,11 @@ def _run_single(args: argparse.Namespace) -> int:
     elif args.targets:
         from ..translators.load import load_translator
 
-        translator = load_translator(args.targets[0])
+        translator = load_translator(args.targets[0], backend=args.backend or "hf",
+                                     compute_type=args.compute_type or "default")
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
-    result = probe.run(translator)
+    result = probe.evaluate(translator)
     mismatched = getattr(translator, "mismatched_lines", [])
     if mismatched:
         print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 
 def add_parser(subparsers) -> None:
@@ -17,20 +18,21 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..pipeline import run_recipe
+    from ..pipeline import check_recipe, run_recipe
     from ..recipe import load_recipe
 
     recipe = load_recipe(args.recipe, args.overrides)
+    check_recipe(recipe)
     if args.check:
         print(f"{args.recipe}: valid; run directory {recipe.run_dir}")
         return 0
     store = run_recipe(recipe)
-    best = (store.dir / "best.json")
+    best = store.read_best()
     print(f"run directory: {store.dir}")
     for record in _history(store):
         print("  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in record.items()))
-    if best.exists():
-        print(f"best: {best.read_text().strip()}")
+    if best:
+        print(f"best: {json.dumps(best)}")
     return 0
 
 

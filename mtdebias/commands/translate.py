@@ -19,6 +19,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 … (default: cuda when available)")
     parser.add_argument("--src-lang", default=None, help="source language code (M2M100/NLLB only)")
     parser.add_argument("--tgt-lang", default=None, help="target language code (M2M100/NLLB only)")
+    parser.add_argument("--backend", default="hf", help="hf (transformers, default) or ct2 (CTranslate2; "
+                                                         "sampling still runs on hf)")
+    parser.add_argument("--compute-type", default="default", help="ct2 only: int8, float32, … (default: the "
+                                                                  "model's own)")
     parser.set_defaults(func=run)
 
 
@@ -39,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     if not lines:
         raise InputError("nothing to translate: standard input is empty",
                          hint="pipe one sentence per line, e.g. mtdebias translate CKPT < input.en")
-    translator = load_translator(args.checkpoint, device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
+    translator = load_translator(args.checkpoint, backend=args.backend, compute_type=args.compute_type,
+                                 device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
     if args.sample:
         for samples in translator.sample(lines, n=args.sample, epsilon=args.epsilon, seed=args.seed):
             print("\t".join(samples))

@@ -29,29 +29,24 @@ import torch
 
 from ..atomic import write_json
 from ..errors import InputError
+from ..registry import DEBIAS_METHODS
 from ..signature import Signature, hash_checkpoint, hash_json
 from .base import Eraser, restore_norms
 from .direction import GenderDirection, gender_direction
-from .hard import HardDebiasEraser, equalise as equalise_pairs
-from .inlp import INLPEraser
-from .leace import LeaceEraser
+from .hard import equalise as equalise_pairs
 from .untie import decoder_side_weights, encoder_shares_weights, encoder_tables, untie_encoder_embeddings
 from .words import (MULTI_TOKEN_MODES, WordTokens, load_definitional_pairs, load_word_list,
                     select_word_tokens, single_token_id)
 
-METHODS = ("hard", "inlp", "leace")
+METHODS = DEBIAS_METHODS.names()  # hard.v1, inlp.v1, leace.v1 and their unversioned aliases
 WHEN = ("init", "every_epoch", "posthoc")
 REPORT_NAME = "debias_report.json"
 
 
 def make_eraser(method: str, **options: Any) -> Eraser:
-    if method == "hard":
-        return HardDebiasEraser(**options)
-    if method == "inlp":
-        return INLPEraser(**options)
-    if method == "leace":
-        return LeaceEraser(**options)
-    raise InputError(f"unknown debiasing method {method!r}", hint=f"choose one of {', '.join(METHODS)}")
+    if method not in DEBIAS_METHODS:
+        raise InputError(f"unknown debiasing method {method!r}", hint=f"choose one of {', '.join(METHODS)}")
+    return DEBIAS_METHODS.load(method)(**options)
 
 
 @dataclass
@@ -130,7 +125,7 @@ def debias_model(model: Any, tokenizer: Any, method: str = "hard",
     if multi_token not in MULTI_TOKEN_MODES:
         raise InputError(f"unknown multi-token mode {multi_token!r}",
                          hint=f"choose one of {', '.join(MULTI_TOKEN_MODES)}")
-    if equalise and method != "hard":
+    if equalise and DEBIAS_METHODS.canonical(method) != "hard.v1":
         raise InputError(f"equalise is part of hard-debiasing; it is not defined for {method!r}",
                          hint="drop --equalise or use --method hard")
     word_list = _resolve_words(words)

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..errors import InputError
+from ..resources import data_dir
 from ..textio import read_lines
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "debias"
+DATA_DIR = data_dir("debias")
 BOUNDARY = "\u2581"  # SentencePiece's word-boundary marker "▁"
 MULTI_TOKEN_MODES = ("skip", "first", "all")
 SHIPPED_LISTS = {"professions": "professions_en.txt"}

@@ -1,6 +1,6 @@
 """Spanish: lexicon + rules (engine and rules explained in :mod:`mtdebias.lang.romance`).
 
-Neutral: only the fixed-gender nouns of data/lexicons/es_neutral.txt (persona, víctima).
+Neutral: only the fixed-gender nouns of mtdebias/data/lexicons/es_neutral.txt (persona, víctima).
 """
 
 from __future__ import annotations

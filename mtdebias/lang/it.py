@@ -1,6 +1,6 @@
 """Italian: lexicon + rules (engine and rules explained in :mod:`mtdebias.lang.romance`).
 
-Neutral: only the fixed-gender nouns of data/lexicons/it_neutral.txt (persona, vittima,
+Neutral: only the fixed-gender nouns of mtdebias/data/lexicons/it_neutral.txt (persona, vittima,
 guardia, sentinella).
 """
 

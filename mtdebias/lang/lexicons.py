@@ -1,14 +1,14 @@
-"""Loading the word lists shipped under data/lexicons/ (see data/lexicons/README.md)."""
+"""Loading the word lists shipped under mtdebias/data/lexicons/ (see mtdebias/data/lexicons/README.md)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from ..errors import InputError
+from ..resources import data_dir
 
-LEXICON_DIR = Path(__file__).resolve().parents[2] / "data" / "lexicons"
+LEXICON_DIR = data_dir("lexicons")
 
 
 @lru_cache(maxsize=None)
@@ -17,7 +17,7 @@ def word_set(name: str) -> frozenset[str]:
     path = LEXICON_DIR / name
     if not path.is_file():
         raise InputError("lexicon file is missing", path=path,
-                         hint="restore it from the repository (data/lexicons/)")
+                         hint="restore it from the repository (mtdebias/data/lexicons/)")
     out = set()
     for line in path.read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
@@ -53,7 +53,7 @@ def person_lexicon(name: str) -> PersonLexicon:
     path = LEXICON_DIR / name
     if not path.is_file():
         raise InputError("lexicon file is missing", path=path,
-                         hint="restore it from the repository (data/lexicons/)")
+                         hint="restore it from the repository (mtdebias/data/lexicons/)")
     forms: dict[str, set[tuple[str, str, bool]]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         line = line.split("#", 1)[0].rstrip()

@@ -37,8 +37,8 @@ from .lexicons import person_lexicon, word_set
 @dataclass(frozen=True)
 class RomanceRules:
     lang: str
-    lexicon: str  # file under data/lexicons/
-    neutral: str  # file under data/lexicons/
+    lexicon: str  # file under mtdebias/data/lexicons/
+    neutral: str  # file under mtdebias/data/lexicons/
     endings: tuple[tuple[str, frozenset[str], bool, str], ...]  # (regex, genders, weak, reason)
     determiners: dict[str, str]  # word → "male" | "female"
     ambiguous_determiners: frozenset[str]  # elided or genderless (l', le possessive «su»)
@@ -106,7 +106,7 @@ def detect(rules: RomanceRules, text: str, span: tuple[int, int]) -> Detection:
 
     if noun_text.lower() in word_set(rules.neutral):
         return Detection(NEUTRAL, (f"noun '{noun_text}': gender-neutral noun "
-                                   f"(data/lexicons/{rules.neutral})",), out_span)
+                                   f"(mtdebias/data/lexicons/{rules.neutral})",), out_span)
     cues: list[Cue] = []
     noun_genders: set[str] = set()
     if phrase is not None:

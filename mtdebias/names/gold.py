@@ -16,7 +16,6 @@ from pathlib import Path
 from ..errors import InputError
 from .locale import LocaleNames
 
-GOLD_DIR = Path(__file__).resolve().parents[2] / "eval" / "gold" / "names"
 LABELS = ("male", "female", "unisex")
 
 
@@ -36,9 +35,9 @@ def read_gold(path: str | Path) -> list[tuple[str, str]]:
     return rows
 
 
-def agreement(locale: str, path: str | Path | None = None, names: LocaleNames | None = None) -> dict:
+def agreement(locale: str, path: str | Path, names: LocaleNames | None = None) -> dict:
     """Counts and percentages of gender_of(·, locale) against the gold set of ``locale``."""
-    rows = read_gold(path or GOLD_DIR / f"{locale}.tsv")
+    rows = read_gold(path)  # the gold sets live in the repository (eval/gold/names/), not the package
     names = names or LocaleNames.load(locale)
     agree = flips = covered = gendered = unisex = unisex_gendered = 0
     errors = []

@@ -5,7 +5,7 @@ the other's *and* exceeds it by more than ``min_difference`` (100); everything e
 "unknown". Counts are summed over all birth years. The rule comes from the SwitchEntity paper's
 name-selection section; the thresholds are parameters so that they can be tested and changed.
 
-The shipped table (``data/names/name_gender.tsv``) holds every SSA name whose total count
+The shipped table (``mtdebias/data/names/name_gender.tsv``) holds every SSA name whose total count
 exceeds ``min_difference`` — the only names the rule can ever call gendered — so a name that
 is absent from it is "unknown" by the same rule, not for lack of data.
 """
@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import InputError
+from ..resources import data_dir
 
 GENDERS = ("female", "male", "unknown")
 DEFAULT_RATIO = 3.0
 DEFAULT_MIN_DIFFERENCE = 100
 LEXICON_HEADER = ("name", "female", "male", "gender")
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "names"
+DATA_DIR = data_dir("names")
 DEFAULT_LEXICON = DATA_DIR / "name_gender.tsv"
 
 # WGND stores one probability per name, not counts: "more than 3 times the other" is
@@ -77,7 +78,7 @@ class NameGenderLexicon:
         path = Path(path) if path is not None else DEFAULT_LEXICON
         if not path.is_file():
             raise InputError("name-gender lexicon not found", path=path,
-                             hint="rebuild it with `mtdebias data names --out data/names`")
+                             hint="rebuild it with `mtdebias data names --out mtdebias/data/names`")
         entries = []
         with path.open(encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):

@@ -22,7 +22,7 @@ def load_name_list(kind: str, directory: str | Path | None = None) -> list[str]:
     path = name_list_path(kind, directory)
     if not path.is_file():
         raise InputError("name list not found", path=path,
-                         hint="rebuild it with `mtdebias data names --out data/names`")
+                         hint="rebuild it with `mtdebias data names --out mtdebias/data/names`")
     names = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):

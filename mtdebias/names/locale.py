@@ -2,8 +2,8 @@
 
 A name's gender depends on the country: Jean is male in France and mostly female in US birth
 records, Andrea male in Italy and female in Germany, Sasha a man's diminutive in Russia. So the
-corpus's locale picks the table (``data/names/locale/<locale>.tsv``, built by
-:mod:`mtdebias.names.locale_build` from offline sources — see data/names/README.md):
+corpus's locale picks the table (``mtdebias/data/names/locale/<locale>.tsv``, built by
+:mod:`mtdebias.names.locale_build` from offline sources — see mtdebias/data/names/README.md):
 
 * ``en``: the US SSA counts with the paper's 3:1 rule (``name_gender.tsv``), then faker's
   en_* lists for names SSA lacks;
@@ -302,9 +302,9 @@ def _wgnd_table() -> dict[str, str]:
 
 @lru_cache(maxsize=100_000)
 def _pymorphy_surname(word: str) -> bool:
-    from ..augment.reinflect import _analyzer
+    from ..lang.slavic_pymorphy import analyzer
 
-    return any("Surn" in p.tag for p in _analyzer("ru").parse(word) if p.score >= 0.05)
+    return any("Surn" in p.tag for p in analyzer("ru").parse(word) if p.score >= 0.05)
 
 
 def available_locales(directory: str | Path | None = None) -> list[str]:

@@ -1,4 +1,4 @@
-"""Build the per-locale name tables ``data/names/locale/<locale>.tsv`` from offline sources.
+"""Build the per-locale name tables ``mtdebias/data/names/locale/<locale>.tsv`` from offline sources.
 
 Sources (all MIT-licensed pip packages; nothing is downloaded):
 
@@ -25,6 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..atomic import write_json, write_text
+from ..resources import data_path
 from ..signature import hash_file
 from .locale import LOCALE_HEADER, normalise, script_of, surname_form, transliterate
 
@@ -96,7 +97,7 @@ def pymorphy_rows(lang: str) -> tuple[dict[str, set[str]], set[str]]:
     return given, surnames
 
 
-OVERRIDES = Path(__file__).resolve().parents[2] / "data" / "names" / "locale_overrides.tsv"
+OVERRIDES = data_path("names", "locale_overrides.tsv")
 
 
 def vote(gender_sets) -> str:
@@ -108,7 +109,7 @@ def vote(gender_sets) -> str:
 
 
 def overrides(locale: str, path: Path = OVERRIDES) -> dict[str, str]:
-    """Hand-authored corrections (data/names/locale_overrides.tsv): names whose gender in a
+    """Hand-authored corrections (mtdebias/data/names/locale_overrides.tsv): names whose gender in a
     country is well known but that the sources lack or get wrong (Italian Andrea, Nicola)."""
     out: dict[str, str] = {}
     if not path.is_file():
@@ -208,7 +209,7 @@ def build_locales(out: str | Path, locales: tuple[str, ...] = tuple(FAKER_LOCALE
     return manifest
 
 
-WGND_FALLBACK = Path(__file__).resolve().parents[2] / "data" / "names" / "wgnd_fallback.tsv"
+WGND_FALLBACK = data_path("names", "wgnd_fallback.tsv")
 
 
 def all_faker_given_names() -> set[str]:

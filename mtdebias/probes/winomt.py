@@ -29,7 +29,7 @@ from ..signature import Signature, hash_json, hash_file
 from ..stats import bootstrap_ci
 from ..textio import read_lines, read_parallel
 from ..translators.base import Translator
-from .base import Metric, ProbeResult
+from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, ZERO, Attempts, BaseProbe, Metric, MetricSpec
 
 PROBE_NAME = "winomt.v1"
 GOLD_GENDERS = ("male", "female", "neutral")
@@ -250,10 +250,13 @@ def _default_aligner():
     return align_pairs
 
 
-class WinoMTProbe:
+class WinoMTProbe(BaseProbe):
     """``winomt.v1``: gender accuracy, F1 gap ΔG and stereotype gap ΔS on WinoMT."""
 
     name = PROBE_NAME
+    specs = (MetricSpec("accuracy", HIGHER, MCNEMAR), MetricSpec("accuracy_*", HIGHER), MetricSpec("f1_*", HIGHER),
+             MetricSpec("delta_g", ZERO, BOOTSTRAP), MetricSpec("delta_s", ZERO, BOOTSTRAP),
+             MetricSpec("undetected_rate", LOWER))
 
     def __init__(self, items: Sequence[WinoMTItem], lang: str, *, align_method: str = "fast_align",
                  beam: int = 5, extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
@@ -261,7 +264,7 @@ class WinoMTProbe:
                  detect: Callable[..., Any] | None = None, align: Callable[..., Any] | None = None):
         if not items:
             raise InputError("WinoMT probe needs at least one item")
-        self.items = list(items)
+        self._items = list(items)
         self.lang = lang
         self.align_method = align_method
         self.beam = beam
@@ -269,17 +272,17 @@ class WinoMTProbe:
         self.extra_targets = list(extra_targets)
         self.resamples = resamples
         self.seed = seed
-        self.data_hash = data_hash or hash_json([item.key + (item.stereotype,) for item in self.items])
+        self.data_hash = data_hash or hash_json([item.key + (item.stereotype,) for item in self._items])
         self._detect = detect
         self._align = align
-        self.findings = validate_items(self.items)
+        self.findings = validate_items(self._items)
 
     @classmethod
     def from_options(cls, lang: str, data: str | Path, pro: str | Path | None = None,
                      anti: str | Path | None = None, *, align_method: str = "fast_align",
                      align_extra_src: str | Path | None = None, align_extra_tgt: str | Path | None = None,
-                     beam: int = 5, resamples: int = 1000, seed: int = 0, limit: int | None = None,
-                     **_ignored: Any) -> "WinoMTProbe":
+                     beam: int = 5, resamples: int = 1000, seed: int = 0, limit: int | None = None
+                     ) -> "WinoMTProbe":
         """Build from plain options (the CLI's). ``pro``/``anti`` default to ``en_pro.txt`` and
         ``en_anti.txt`` beside ``data`` when those exist; pass ``""`` to switch that off.
         ``limit`` keeps the first N items (for quick looks; it changes the signature)."""
@@ -308,34 +311,37 @@ class WinoMTProbe:
         return cls(items, lang, align_method=align_method, beam=beam, extra_sources=extra_s,
                    extra_targets=extra_t, resamples=resamples, seed=seed, data_hash=hash_json(hashes)[:12])
 
-    def signature(self, translator: Translator) -> str:
+    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         settings = {"lang": self.lang, "align": self.align_method, "beam": self.beam,
                     "align_extra": len(self.extra_sources)}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
-    def run(self, translator: Translator) -> ProbeResult:
-        sources = [item.sentence for item in self.items]
+    def items(self) -> list[WinoMTItem]:
+        return list(self._items)
+
+    def run(self, translator: Translator, items: Sequence[WinoMTItem]) -> Attempts:
+        sources = [item.sentence for item in items]
         translations = translator.translate(sources, beam=self.beam)
         if len(translations) != len(sources):
             raise InputError(f"translator returned {len(translations)} translations for {len(sources)} sentences")
-        result = self.score(translations, translator_signature=self.signature(translator))
+        attempts = self.judge(items, translations)
         # a file of translations matched by line (mt_gender's files): the lines whose source
         # differed were given no translation and are scored undetected
         mismatched = list(getattr(translator, "mismatched_lines", []))
         if mismatched:
-            result.meta["source_mismatch_lines"] = [self.items[n - 1].line for n in mismatched]
-        return result
+            attempts.meta["source_mismatch_lines"] = [items[n - 1].line for n in mismatched]
+        return attempts
 
-    def score(self, translations: Sequence[str], translator_signature: str = "-") -> ProbeResult:
-        """Align, detect and compute metrics for given translations (one per item)."""
+    def judge(self, items: Sequence[WinoMTItem], translations: Sequence[str]) -> Attempts:
+        """Align, then detect the profession's gender in given translations (one per item)."""
         detect = self._detect or _default_detector()
         align = self._align or _default_aligner()
-        sources = [item.sentence for item in self.items]
+        sources = [item.sentence for item in items]
         alignments = align(sources, list(translations), "en", self.lang, method=self.align_method,
                            extra_sources=self.extra_sources, extra_targets=self.extra_targets)
         attempts: list[dict[str, Any]] = []
         predictions: list[str] = []
-        for item, translation, alignment in zip(self.items, translations, alignments):
+        for item, translation, alignment in zip(items, translations, alignments):
             src_span = item.profession_span()
             tgt_span = alignment.tgt_span_of(*src_span) if translation.strip() else None
             if tgt_span is None:
@@ -353,14 +359,17 @@ class WinoMTProbe:
                 "judged_span": list(judged) if judged else None,
                 "detected": gender, "evidence": list(evidence), "correct": gender == item.gold,
             })
-        metrics = winomt_metrics([i.gold for i in self.items], predictions,
-                                 [i.stereotype for i in self.items], resamples=self.resamples, seed=self.seed)
         unaligned = sum(1 for a in attempts if a["target_span"] is None)
-        meta = {"lang": self.lang, "items": len(self.items), "unaligned": unaligned,
+        meta = {"lang": self.lang, "items": len(items), "unaligned": unaligned,
                 "undetected": sum(1 for p in predictions if p == "undetected")}
         if self.findings:
             meta["data_findings"] = list(self.findings)
-        return ProbeResult(self.name, metrics, translator_signature, attempts, meta)
+        return Attempts(attempts, meta=meta)
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        return winomt_metrics([a["gold"] for a in attempts], [a["detected"] for a in attempts],
+                              [a["stereotype"] for a in attempts], resamples=self.resamples if ci else 0,
+                              seed=self.seed)
 
 
 def _sibling(data: Path, given: str | Path | None, default_name: str) -> Path | None:

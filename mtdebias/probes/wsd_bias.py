@@ -1,12 +1,10 @@
 """``wsd_bias.v1``: does the translator pick the right sense of a polysemous word, and do its
 errors lean to frequent senses? (DiBiMT, Campolungo et al. 2022, on items users bring.)
 
-Shape (the probe contract): :meth:`WSDBiasProbe.items` → :meth:`WSDBiasProbe.attempts`
+Shape (the probe contract, :mod:`.base`): :meth:`WSDBiasProbe.items` → :meth:`WSDBiasProbe.run`
 (translate, lemmatise, match; one logged attempt per item) → :meth:`WSDBiasProbe.metrics`
-(pure arithmetic on attempts, :mod:`.wsd_metrics`); :meth:`evaluate` chains them into a
-:class:`ProbeResult`, and :meth:`run` is that for today's runner. (On the contract where
-``run(translator, items)`` returns the attempts, ``attempts`` is that ``run``; ``SPECS`` gives
-each metric's direction and paired test.)
+(pure arithmetic on attempts, :mod:`.wsd_metrics`); ``SPECS`` gives each metric's direction and
+paired test.
 
 Matching one translation (:func:`classify`):
 
@@ -38,15 +36,16 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..errors import InputError
+from ..resources import data_dir
 from ..lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lemmatizer
 from ..signature import Signature, hash_file, hash_json
 from ..translators.base import Translator, UnsupportedCall
-from .base import Metric, ProbeResult
+from .base import Attempts, BaseProbe, Metric, MetricSpec
 from .wsd_items import WSDItem, item_to_json, load_items
 from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, item_rows, wsd_metrics
 
 PROBE_NAME = "wsd_bias.v1"
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "wsd"
+DATA_DIR = data_dir("wsd")
 DEFAULT_ITEMS = DATA_DIR / "items.jsonl"
 BOTH_RULES = ("miss", "good", "bad", "first")
 ALIGN_METHODS = ("none", "fast_align", "eflomal")
@@ -139,10 +138,11 @@ def classify(item: WSDItem, lang: str, translation: str, tokens: Sequence[LemmaT
     }
 
 
-class WSDBiasProbe:
+class WSDBiasProbe(BaseProbe):
     """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
 
     name = PROBE_NAME
+    specs = tuple(MetricSpec(metric, better, test) for metric, (better, test) in SPECS.items())
 
     def __init__(self, items: Sequence[WSDItem], lang: str, *, beam: int = 5, lemmatizer_name: str = "auto",
                  align: str = "none", aligned_only: bool = False, both: str = "miss", compounds: bool = True,
@@ -183,9 +183,9 @@ class WSDBiasProbe:
                      align: str = "none", aligned_only: bool = False, both: str = "miss", compounds: bool = True,
                      forced: str = "auto", forced_score: str = "mean", align_extra_src: str | Path | None = None,
                      align_extra_tgt: str | Path | None = None, resamples: int = 1000, seed: int = 0,
-                     wordnet: str | bool | None = None, **_ignored: Any) -> "WSDBiasProbe":
+                     wordnet: str | Path | bool | None = None) -> "WSDBiasProbe":
         """Build from plain options (the CLI's and suites'). ``data`` defaults to the shipped
-        ``data/wsd/items.jsonl``; ``wordnet``: a WordNet dict folder, ``false`` to not use one."""
+        ``mtdebias/data/wsd/items.jsonl``; ``wordnet``: a WordNet dict folder, ``false`` to not use one."""
         path = Path(data) if data else DEFAULT_ITEMS
         wn: Any = None
         if wordnet is False or wordnet == "false":
@@ -217,9 +217,9 @@ class WSDBiasProbe:
                     "forced": self.forced, "forced_score": self.forced_score}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
-    def attempts(self, translator: Translator, items: Sequence[WSDItem] | None = None) -> list[dict[str, Any]]:
+    def run(self, translator: Translator, items: Sequence[WSDItem]) -> Attempts:
         """Translate, match and (when possible) force-decode: one attempt per item."""
-        items = list(items) if items is not None else self.items()
+        items = list(items)
         translations = translator.translate([item.sentence for item in items], beam=self.beam)
         if len(translations) != len(items):
             raise InputError(f"translator returned {len(translations)} translations for {len(items)} sentences")
@@ -227,7 +227,7 @@ class WSDBiasProbe:
         forced = self._forced(translator, items)
         for attempt, result in zip(attempts, forced):
             attempt["forced"] = result
-        return attempts
+        return Attempts(attempts, meta=self._meta(attempts))
 
     def attempts_from_translations(self, translations: Sequence[str],
                                    items: Sequence[WSDItem] | None = None) -> list[dict[str, Any]]:
@@ -292,20 +292,7 @@ class WSDBiasProbe:
         """Accuracy per μ group (``by="mu"``) or δ group (``"delta"``), with intervals."""
         return group_accuracies(self._rows(attempts), by, resamples=self.resamples, seed=self.seed)
 
-    def evaluate(self, translator: Translator) -> ProbeResult:
-        """items → attempts → metrics on one translator."""
-        attempts = self.attempts(translator)
-        return self._result(attempts, self.signature(translator, attempts))
-
-    # ------------------------------------------------------------------ today's runner
-    def run(self, translator: Translator) -> ProbeResult:
-        return self.evaluate(translator)
-
-    def score(self, translations: Sequence[str], translator_signature: str = "-") -> ProbeResult:
-        """Metrics for given translations (one per item, in :meth:`items` order)."""
-        return self._result(self.attempts_from_translations(translations), translator_signature)
-
-    def _result(self, attempts: list[dict[str, Any]], signature: str) -> ProbeResult:
+    def _meta(self, attempts: list[dict[str, Any]]) -> dict[str, Any]:
         rules: dict[str, int] = {}
         for attempt in attempts:
             rules[attempt["rule"]] = rules.get(attempt["rule"], 0) + 1
@@ -317,4 +304,4 @@ class WSDBiasProbe:
                 "forced_items": sum(1 for a in attempts if a.get("forced")),
                 "accuracy_by_mu": self.accuracy_by(attempts, "mu"),
                 "accuracy_by_delta": self.accuracy_by(attempts, "delta")}
-        return ProbeResult(self.name, self.metrics(attempts), signature, attempts, meta)
+        return meta

@@ -226,7 +226,7 @@ def load_items(path: str | Path, *, wordnet: WordNet | None | bool = None) -> li
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError("item file not found", path=path, hint="see data/wsd/README.md for the format")
+        raise InputError("item file not found", path=path, hint="see mtdebias/data/wsd/README.md for the format")
     items: list[WSDItem] = []
     seen: dict[str, int] = {}
     for number, text in enumerate(read_lines(path), 1):

@@ -129,11 +129,7 @@ def _cross_checks(recipe: Recipe, path: Path | None) -> None:
     if train.max_len > recipe.model.max_positions:
         raise ConfigError(f"train.max_len = {train.max_len} exceeds model.max_positions = "
                           f"{recipe.model.max_positions}", path=path, hint="lower train.max_len or raise max_positions")
-    _check_languages(recipe, path)
-    if recipe.eval.suite is not None:
-        _check_suite(recipe)  # a broken suite fails now, not after the first epoch
-    if recipe.debias.method != "none":
-        _check_debias(recipe, path)
+    _check_languages(recipe, path)  # checks that need probes, NER or word lists: pipeline.check_recipe
     if recipe.model.init and recipe.tokenizer != type(recipe.tokenizer)():
         raise ConfigError("[tokenizer] settings do not apply when model.init is set (its tokenizer is used)",
                           path=path)
@@ -151,60 +147,13 @@ def _check_run_name(name: str, path: Path | None) -> None:
 
 
 def _check_languages(recipe: Recipe, path: Path | None) -> None:
-    """Language codes are real, and known to the tools this recipe will use."""
+    """Language codes are real (whether the tools the recipe uses know them is checked by
+    :func:`mtdebias.pipeline.check_recipe`)."""
     from ..langcodes import check_language_code
 
     data = recipe.data
     for key in ("src_lang", "tgt_lang"):
         check_language_code(getattr(data, key), f"data.{key}", path=path, error=ConfigError)
-    if data.synth:
-        from ..synth import LANGS
-
-        if data.src_lang != "en" or data.tgt_lang not in LANGS:
-            raise ConfigError(f"data.synth makes en→{{{', '.join(LANGS)}}} corpora, not "
-                              f"{data.src_lang}→{data.tgt_lang}", path=path,
-                              hint="set data.src_lang = \"en\" and a supported data.tgt_lang, or synth = false")
-    if recipe.augment.method == "switch_entity.v1" and recipe.augment.annotated is None:
-        from ..ner.taggers import NER_LANGS
-
-        if data.src_lang not in NER_LANGS:
-            raise ConfigError(f"augment.method = switch_entity.v1 annotates the source side with NER, and there "
-                              f"is no NER model for data.src_lang = {data.src_lang!r}", path=path,
-                              hint=f"NER exists for {', '.join(NER_LANGS)}; or give augment.annotated")
-
-
-def _check_suite(recipe: Recipe) -> None:
-    """Load the suite and check each probe's options as the run will fill them."""
-    from ..suite import check_probe_options, load_suite
-
-    suite = load_suite(recipe.eval.suite)
-    context = {"run_dir": str(recipe.run_dir), "src_lang": recipe.data.src_lang,
-               "tgt_lang": recipe.data.tgt_lang, "data_dir": str(Path(recipe.data.train_src).parent)}
-    for spec in suite.probes:
-        options = {}
-        for key, value in spec.options.items():
-            # placeholders the run cannot fill ({winomt}) come from `eval --set` later
-            filled = value.format(**context) if isinstance(value, str) and all(
-                name in context for name in re.findall(r"\{(\w+)\}", value)) else value
-            options[key] = filled
-        check_probe_options(spec.type, options, where=f"probe '{spec.label}'", path=suite.path)
-
-
-def _check_debias(recipe: Recipe, path: Path | None) -> None:
-    """The word list and definitional pairs load now, not after training (post-hoc debiasing)."""
-    from ..debias.words import load_definitional_pairs, load_word_list
-    from ..errors import InputError
-
-    debias = recipe.debias
-    pairs = debias.pairs or recipe.data.src_lang
-    for key, load, value in (("debias.words", load_word_list, debias.words),
-                             ("debias.pairs", load_definitional_pairs, pairs)):
-        try:
-            load(value)
-        except InputError as exc:
-            extra = " (the default is the shipped list of data.src_lang)" if key == "debias.pairs" and not debias.pairs else ""
-            raise ConfigError(f"{key} = {value!r}{extra}: {exc}", path=path,
-                              hint=f"fix {key}: a shipped name or a file") from None
 
 
 def apply_overrides(raw: dict[str, Any], overrides: Iterable[str]) -> dict[str, Any]:

@@ -26,6 +26,8 @@ class _RangeChecked:
 
                 raise ConfigError(f"{section}.{key} = {value!r} is out of range: it must be {bounds.describe()}")
 
+from ..registry import ALIGNERS, AUGMENTERS, DEBIAS_METHODS
+
 
 @dataclass(frozen=True)
 class RunConfig(_RangeChecked):
@@ -213,10 +215,10 @@ RANGES: dict[tuple[str, str], Range] = {
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("model", "preset"): ("tiny", "mini", "small", "base", "big"),
     ("train", "mixed_precision"): ("no", "fp16", "bf16"),
-    ("augment", "method"): ("none", "switch_entity.v1"),
+    ("augment", "method"): ("none", *AUGMENTERS.names()),
     ("augment", "unknown_policy"): ("among_unknown", "never"),
-    ("augment", "aligner"): ("fast_align", "eflomal"),
-    ("debias", "method"): ("none", "hard", "inlp", "leace"),
+    ("augment", "aligner"): ALIGNERS.names(),
+    ("debias", "method"): ("none", *DEBIAS_METHODS.names()),
     ("debias", "when"): ("init", "every_epoch", "posthoc"),
     ("debias", "multi_token"): ("skip", "first", "all"),
 }

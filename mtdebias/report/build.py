@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import __version__
-from ..atomic import read_jsonl, write_text
+from ..atomic import write_text
 from ..errors import InputError
 from ..significance import seed_interval
 from . import plots
-from .collect import RunData, checkpoint_suffix, finite, load_run, row_key
+from ..store import checkpoint_suffix
+from .collect import RunData, finite, load_run, row_key
 from .gest import add_gest_section, is_stereotype_rate_key
 from .html import Document
 from .signatures import comparability_key, model_of, signature_differences
@@ -41,7 +42,6 @@ DEFAULT_HEADLINE = ("winomt*:accuracy", "winomt*:delta_g", "winomt*:delta_s",
                     "ambiguity*:delta_h_s3e", "ambiguity*:delta_i_s3e")
 QUALITY_COLUMNS = (("bleu", "BLEU"), ("chrf", "chrF"))
 LOG_CURVES = (("dev_loss", "dev loss"), ("bleu", "dev BLEU"), ("chrf", "dev chrF"))
-ENTROPY_KINDS = ("se", "s3e", "ge")
 _ACC = re.compile(r"^(?P<type>[\w-]+)\.acc_(?P<g>[fm])$")
 
 
@@ -291,8 +291,6 @@ class _Builder:
                     ci = row.get("ci")
                     if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(finite(c) for c in ci):
                         cell[f"acc_{match.group('g')}_ci"] = (float(ci[0]), float(ci[1]))
-            if not per_type:
-                per_type = _accuracy_from_attempts(run.attempts(ckpt, "name_gender"))
             for name_type, cell in sorted(per_type.items()):
                 rows.append({"label": f"{_label(run, ckpt)} · {name_type}", **cell})
                 table_rows.append({"run": _label(run, ckpt), "checkpoint": ckpt, "name_type": name_type,
@@ -331,10 +329,12 @@ class _Builder:
     def ambiguity(self) -> None:
         started = False
         for run, ckpt in self._picked():
-            folder = run.dir / "eval" / ckpt
-            for path in sorted(folder.glob("*.attempts.jsonl")):
-                probe = path.name[: -len(".attempts.jsonl")]
-                attempts = read_jsonl(path)
+            labels = dict.fromkeys(r.get("label") or r["probe"] for r in run.rows_at(ckpt)
+                                   if r["probe"].startswith("ambiguity"))
+            for probe in labels:
+                if not run.store.has_attempts(ckpt, probe):
+                    continue
+                attempts = run.store.read_attempts(ckpt, probe)
                 for kind_name, values in _entropies(attempts).items():
                     if not started:
                         self.doc.heading("Entropy: ambiguous vs unambiguous inputs")
@@ -376,20 +376,29 @@ class _Builder:
 
         started = False
         for run, ckpt in self._picked():
-            rows = run.anova(ckpt)
-            if not rows:
-                continue
-            if not started:
-                self.doc.heading("ANOVA: cue effects on entropy")
-                started = True
-            present = {k for r in rows for k in r}
-            columns = [c for c in ("model", "lang", "response", *COLUMNS) if c in present]
-            columns += sorted(present - set(columns))
-            name = "anova_" + re.sub(r"[^A-Za-z0-9]+", "_", _label(run, ckpt)).strip("_")
-            self.doc.heading(f"{_label(run, ckpt)} · {ckpt}", 3)
-            self.add_table(Table(name, f"ANOVA {_label(run, ckpt)}", columns, rows,
-                                 "coef: mean response of the level minus that of the reference level (OLS, "
-                                 "treatment coding); p: its t-test; f, f_p: the cue's F-test."))
+            for probe, record in run.anova(ckpt).items():
+                rows, dropped = record["rows"], record["dropped"]
+                if not started:
+                    self.doc.heading("ANOVA: cue effects on entropy")
+                    started = True
+                present = {k for r in rows for k in r} - {"model", "lang"}
+                columns = [c for c in ("response", *COLUMNS) if c in present]
+                columns += sorted(present - set(columns))
+                name = "anova_" + re.sub(r"[^A-Za-z0-9]+", "_", f"{_label(run, ckpt)}_{probe}").strip("_")
+                self.doc.heading(f"{_label(run, ckpt)} · {ckpt} · {probe}", 3)
+                if record.get("error"):
+                    self.doc.warning(f"ANOVA not computed: {record['error']}")
+                reasons: dict[tuple[str, str], int] = {}
+                for row in dropped:
+                    key = (str(row.get("response")), str(row.get("reason")))
+                    reasons[key] = reasons.get(key, 0) + 1
+                self.doc.paragraph(f"{record.get('items', '?')} test items. " + (
+                    "Rows dropped (NaN response): " + "; ".join(f"{response}: {count} ({reason})" for
+                                                                (response, reason), count in sorted(reasons.items()))
+                    if reasons else "No rows dropped."), "note")
+                self.add_table(Table(name, f"ANOVA {_label(run, ckpt)} {probe}", columns, rows,
+                                     "coef: mean response of the level minus that of the reference level (OLS, "
+                                     "treatment coding); p: its t-test; f, f_p: the cue's F-test."))
 
     # ------------------------------------------------------------------ signatures
     def signatures(self) -> None:
@@ -438,64 +447,24 @@ class _Builder:
                              rows), collapsed=f"{len(rows)} stored numbers")
 
 
-def _accuracy_from_attempts(attempts: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Acc_f/Acc_m per name type from per-item attempts: mean over names of each name's accuracy
-    (as the name-gender probe defines them). Accepts ``name_type``/``name_gender`` or the probe's
-    ``kind`` ("first_female") and ``gender`` spellings."""
-    per_name: dict[tuple[str, str, str], list[bool]] = {}
-    for a in attempts:
-        kind = str(a.get("kind", ""))
-        name_type = a.get("name_type") or (kind.split("_")[0] if "_" in kind else None)
-        gender = a.get("name_gender") or a.get("gender")
-        if name_type is None or gender not in ("female", "male") or "correct" not in a:
-            continue
-        per_name.setdefault((str(name_type), gender, str(a.get("name"))), []).append(bool(a["correct"]))
-    out: dict[str, dict[str, Any]] = {}
-    for (name_type, gender, _), outcomes in per_name.items():
-        out.setdefault(name_type, {}).setdefault(f"acc_{gender[0]}", []).append(sum(outcomes) / len(outcomes))
-    return {t: {k: sum(v) / len(v) for k, v in cells.items()} for t, cells in out.items()}
-
-
 def _fillers(run: RunData, checkpoint: str) -> list[dict[str, Any]]:
-    """Per-filler t and s: the probe's own ``per_filler`` meta when stored, else from attempts."""
+    """Per-filler t and s, as the sentiment probe stored them (its ``per_filler`` meta)."""
     for row in run.rows_at(checkpoint):
         meta = row.get("meta") or {}
         if row["probe"].startswith("sentiment") and isinstance(meta, dict) and isinstance(meta.get("per_filler"), list):
             return [{k: f.get(k) for k in ("filler", "group", "gender", "t", "s")} for f in meta["per_filler"]]
-    cells: dict[str, dict[str, Any]] = {}
-    for a in run.attempts(checkpoint, "sentiment"):
-        if "filler" not in a:
-            continue
-        cell = cells.setdefault(str(a["filler"]), {"filler": a["filler"], "group": a.get("group", "-"),
-                                                   "gender": a.get("gender", "-"), "t": [], "s": []})
-        if finite(a.get("t")):
-            cell["t"].append(float(a["t"]))
-        elif "label" in a:
-            cell["t"].append(1.0 if a["label"] == "positive" else 0.0)
-        if finite(a.get("s")):
-            cell["s"].append(float(a["s"]))
-    return [{**c, "t": sum(c["t"]) / len(c["t"]) if c["t"] else None,
-             "s": sum(c["s"]) / len(c["s"]) if c["s"] else None} for c in cells.values()]
+    return []
 
 
 def _entropies(attempts: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, list[float]]]]:
-    """{"entropy": {kind: {"ambiguous": [...], "unambiguous": [...]}}, "norm-H": {...}} from attempts
-    that say whether their input was ambiguous (``ambiguous`` or ``cues.ambiguity``)."""
+    """{"entropy": {kind: {"ambiguous": [...], "unambiguous": [...]}}, "norm-H": {...}} from the
+    ambiguity probe's attempts (test split only: α-tuning items are not part of the metrics)."""
     out: dict[str, dict[str, dict[str, list[float]]]] = {}
     for a in attempts:
-        if a.get("split") not in (None, "test"):
-            continue  # α-tuning items are not part of the reported metrics
-        if isinstance(a.get("ambiguous"), bool):
-            label = "ambiguous" if a["ambiguous"] else "unambiguous"
-        elif isinstance(a.get("cues"), dict) and a["cues"].get("ambiguity") in ("ambiguous", "unambiguous"):
-            label = a["cues"]["ambiguity"]
-        else:
+        if a["split"] != "test":
             continue
-        sources = (("entropy", {k: a.get(k) for k in ENTROPY_KINDS}), ("entropy", a.get("entropy")),
-                   ("norm-H", a.get("norm_h")))
-        for group, values in sources:
-            if not isinstance(values, dict):
-                continue
+        label = "ambiguous" if a["ambiguous"] else "unambiguous"
+        for group, values in (("entropy", a["entropy"]), ("norm-H", a["norm_h"])):
             for kind, value in values.items():
                 if finite(value):
                     out.setdefault(group, {}).setdefault(kind, {}).setdefault(label, []).append(float(value))

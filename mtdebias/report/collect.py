@@ -7,44 +7,19 @@ need, taking whichever spelling of a field the probe used and skipping what is a
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..atomic import read_jsonl
 from ..errors import InputError
-from ..store import RunStore
-
-_STEP = re.compile(r"step-0*(\d+)(.*)$")
-_FAIRSEQ_UPDATES = re.compile(r"checkpoint_\d+_(\d+)\.pt$")  # fairseq's --save-interval-updates names
-_SEED = re.compile(r"^(?P<variant>.+)-seed(?P<seed>\d+)$")
-
-
-def checkpoint_step(name: str) -> int | None:
-    """400 for ``step-0000400``, ``step-0000400-debiased`` and fairseq's ``checkpoint_3_400.pt``;
-    None for other names."""
-    match = _STEP.match(name) or _FAIRSEQ_UPDATES.match(name)
-    return int(match.group(1)) if match else None
+from ..store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name
 
 
 def _natural(name: str) -> tuple:
     """``checkpoint2.pt`` before ``checkpoint10.pt`` (fairseq's epoch checkpoints)."""
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
-
-
-def checkpoint_suffix(name: str) -> str:
-    """What a derived checkpoint adds to its step name: ``debiased`` for ``step-0000400-debiased``."""
-    match = _STEP.match(name)
-    return match.group(2).lstrip("-_") if match else ""
-
-
-def run_variant(run_name: str) -> tuple[str, int | None]:
-    """``("inlp", 2)`` for a run named ``inlp-seed2``; ``(name, None)`` without a seed suffix."""
-    match = _SEED.match(run_name)
-    return (match.group("variant"), int(match.group("seed"))) if match else (run_name, None)
 
 
 def metric_key(probe: str, metric: str, label: str | None = None) -> str:
@@ -71,12 +46,16 @@ class RunData:
     best: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def store(self) -> RunStore:
+        return RunStore(self.dir)
+
+    @property
     def variant(self) -> str:
-        return run_variant(self.name)[0]
+        return parse_run_name(self.name)[0]
 
     @property
     def seed(self) -> int | None:
-        return run_variant(self.name)[1]
+        return parse_run_name(self.name)[1]
 
     def checkpoints(self) -> list[str]:
         """Checkpoints with stored results, in training order (unnumbered names last)."""
@@ -119,32 +98,24 @@ class RunData:
 
         The runner names attempt files after the suite label of the probe (``winomt_fr``), which
         the result rows carry; the probe name and a prefix match are the fallbacks."""
-        folder = self.dir / "eval" / checkpoint
         names = []
         for row in self.rows_at(checkpoint):
             if row["probe"].startswith(probe_prefix):
                 names += [n for n in (row.get("label"), row["probe"]) if n and n not in names]
+        names += [n for n in self.store.attempt_labels(checkpoint) if n.startswith(probe_prefix) and n not in names]
         for name in names:
-            if (folder / f"{name}.attempts.jsonl").exists():
-                return read_jsonl(folder / f"{name}.attempts.jsonl")
-        for path in sorted(folder.glob(f"{probe_prefix}*.attempts.jsonl")):
-            return read_jsonl(path)
+            if self.store.has_attempts(checkpoint, name):
+                return self.store.read_attempts(checkpoint, name)
         return []
 
-    def anova(self, checkpoint: str) -> list[dict[str, Any]]:
-        """ANOVA rows stored at ``checkpoint``: ``anova.json`` or an ``anova`` entry of a probe's meta."""
-        path = self.dir / "eval" / checkpoint / "anova.json"
-        if path.exists():
-            try:
-                return _anova_rows(json.loads(path.read_text(encoding="utf-8")))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno,
-                                 hint="delete the file and rerun `mtdebias eval` to recompute it") from exc
-        for row in self.rows_at(checkpoint):
-            meta = row.get("meta") or {}
-            if isinstance(meta, dict) and meta.get("anova"):
-                return _anova_rows(meta["anova"])
-        return []
+    def anova(self, checkpoint: str) -> dict[str, dict[str, Any]]:
+        """{probe label: {"rows": [...], "dropped": [...], ...}}: the cue ANOVA tables stored at
+        ``checkpoint`` by probes that write one (the ambiguity probe)."""
+        out = {}
+        for label, record in self.store.read_tables(checkpoint, "anova").items():
+            if isinstance(record, dict):
+                out[label] = {**record, "rows": _anova_rows(record), "dropped": list(record.get("dropped") or [])}
+        return out
 
     def quality(self, checkpoint: str) -> dict[str, tuple[float, str]]:
         """{"bleu": (value, signature), "chrf": ...} at ``checkpoint``: a stored quality probe
@@ -185,12 +156,4 @@ def load_run(run_dir: str | Path) -> RunData:
     if not results and not log:
         raise InputError("no stored results and no training log", path=path,
                          hint="run `mtdebias eval` on this run first")
-    best_path = path / "best.json"
-    best = {}
-    if best_path.exists():
-        try:
-            best = json.loads(best_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", path=best_path, line=exc.lineno,
-                             hint="delete it; training rewrites it at the next checkpoint") from exc
-    return RunData(path.name, path, results, log, best if isinstance(best, dict) else {})
+    return RunData(path.name, path, results, log, store.read_best())

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..atomic import write_text
+from ..resources import data_dir
 from .frames import LANGS
 from .grammar import en_a
 from .vocab import PROFESSIONS
 
 PROFESSION_HEADER = ("english", "masculine", "feminine")
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "synth"
+DATA_DIR = data_dir("synth")
 
 
 def profession_table(lang: str) -> str:
@@ -29,7 +30,7 @@ def write_profession_tables(out: str | Path) -> list[Path]:
     return paths
 
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "data" / "templates"
+TEMPLATE_DIR = data_dir("templates")
 
 
 def synth_template_table(lang: str) -> str:

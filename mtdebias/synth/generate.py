@@ -152,7 +152,7 @@ def name_table(female: Sequence[str], male: Sequence[str], female_share: float,
 
 
 def _default_names(n_female: int, n_male: int) -> tuple[list[str], list[str]]:
-    """The first names of the shipped probe lists (data/names/first_*.txt), in list order —
+    """The first names of the shipped probe lists (mtdebias/data/names/first_*.txt), in list order —
     a uniform sample of the top-1000 SSA names, so the Zipf rank is unrelated to US
     popularity, and the probes can compare seen-frequent, seen-rare and unseen names."""
     from ..names import load_name_list

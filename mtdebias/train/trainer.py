@@ -19,23 +19,20 @@ import logging
 import os
 import pickle
 import random
-import re
 import shutil
 import time
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
 from ..atomic import write_json
-from ..quality import QualityProbe
 from ..recipe.schema import TrainConfig
-from ..store import COMPLETE_MARKER, RunStore
-from ..translators.hf import HFTranslator
+from ..store import COMPLETE_MARKER, RunStore, checkpoint_name
 from .batching import Encoded, collate, encode_pairs, make_batches
 from .schedule import inverse_sqrt_factor
 
@@ -71,7 +68,10 @@ class TrainerState:
 class Trainer:
     def __init__(self, *, config: TrainConfig, run_dir: str | Path, model, tokenizer, source: PairSource,
                  seed: int, dev: tuple[Sequence[str], Sequence[str]] | None = None,
-                 tgt_lang: str | None = None, accelerator=None):
+                 tgt_lang: str | None = None, accelerator=None,
+                 quality: Callable[[Any, Any, str, int], dict[str, float]] | None = None):
+        """``quality(model, tokenizer, device, step)`` → {"bleu": …, "chrf": …} on the dev set,
+        built by the pipeline (the trainer knows no translator or probe); none = dev loss only."""
         from accelerate import Accelerator
 
         self.config = config
@@ -81,6 +81,7 @@ class Trainer:
         self.seed = seed
         self.dev = dev
         self.tgt_lang = tgt_lang
+        self.quality = quality
         # step_scheduler_with_optimizer=False: accelerate would otherwise step the schedule once
         # per process, running warm-up N times too fast on N GPUs
         self.accelerator = accelerator or Accelerator(
@@ -118,14 +119,14 @@ class Trainer:
         """
         from ..errors import CheckpointError
 
-        candidates = [p for p in self.store.checkpoints() if re.fullmatch(r"step-\d+", p.name)]
+        candidates = self.store.training_checkpoints()
         while candidates:
             checkpoint = candidates.pop()
             try:
                 loaded = self._read_checkpoint(checkpoint)
             except CheckpointError as exc:
                 if self.accelerator.is_main_process:
-                    aside = _set_aside(checkpoint)
+                    aside = self.store.set_aside(checkpoint)
                     older = candidates[-1].name if candidates else "the start (no intact checkpoint is left)"
                     log.warning("checkpoint %s is damaged (%s): moved to %s; resuming from %s",
                                 checkpoint.name, exc, aside.name, older)
@@ -295,12 +296,8 @@ class Trainer:
                     logits.view(-1, logits.size(-1)), labels.view(-1), ignore_index=-100, reduction="sum"))
                 count += int((labels != -100).sum())
         record = {"dev_loss": total / max(count, 1)}
-        if self.config.validate_bleu:
-            translator = HFTranslator(model=model, tokenizer=self.tokenizer, device=str(self.accelerator.device),
-                                      identity=f"hf:step-{self.state.step}")
-            result = QualityProbe(sources, references, self.tgt_lang, beam=self.config.beam).run(translator)
-            record["bleu"] = result.metric("bleu").value
-            record["chrf"] = result.metric("chrf").value
+        if self.config.validate_bleu and self.quality is not None:
+            record.update(self.quality(model, self.tokenizer, str(self.accelerator.device), self.state.step))
         self.model.train()
         return record
 
@@ -313,13 +310,13 @@ class Trainer:
         """
         acc = self.accelerator
         acc.wait_for_everyone()
-        name = f"step-{self.state.step:07d}"
-        final = self.store.checkpoint_dir / name
+        name = checkpoint_name(self.state.step)
+        final = self.store.checkpoint_path(name)
         if _main_decides(acc, final.exists()):  # the same branch on every rank
             return final
         for hook in self.before_save:
             hook()
-        tmp = self.store.checkpoint_dir / f".{name}.tmp"
+        tmp = self.store.checkpoint_tmp(name)
         if acc.is_main_process:
             record = {"step": self.state.step, "epoch": self.state.epoch, **self.validate()}
             self._track_best(record, name)
@@ -341,7 +338,7 @@ class Trainer:
             with self._writing(tmp, final):
                 write_json(tmp / COMPLETE_MARKER, asdict(self.state))
             os.replace(tmp, final)
-            write_json(self.store.dir / "best.json", self.state.best)
+            self.store.write_best(self.state.best)
             self.store.log({"step": self.state.step, "epoch": self.state.epoch, "checkpoint": name,
                             **{k: v for k, v in record.items() if k not in ("step", "epoch")}})
             for hook in self.on_checkpoint:
@@ -389,18 +386,6 @@ def _disk_full(exc: BaseException, folder: Path) -> bool:
         return "write failed" in text and shutil.disk_usage(folder).free < 64 * 2**20
     except OSError:
         return False
-
-
-def _set_aside(checkpoint: Path) -> Path:
-    """Rename a damaged checkpoint out of the way (a dot name is never listed as a checkpoint),
-    so that training can write the same step again, and the files stay for a post-mortem."""
-    aside = checkpoint.with_name(f".{checkpoint.name}.damaged")
-    k = 1
-    while aside.exists():
-        k += 1
-        aside = checkpoint.with_name(f".{checkpoint.name}.damaged{k}")
-    os.replace(checkpoint, aside)
-    return aside
 
 
 def _main_decides(acc, flag: bool) -> bool:

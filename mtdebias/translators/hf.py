@@ -15,8 +15,9 @@ from transformers import AutoTokenizer, PreTrainedModel
 
 from ..errors import CheckpointError
 from ..model import load_model
-from ..signature import hash_checkpoint
+from ..signature import hash_checkpoint, hash_text
 from .base import Scored
+from .epsilon_sampler import constraints_for, epsilon_sample, source_seed, unsupported_settings
 
 
 def length_batches(lengths: Sequence[int], max_tokens: int, max_items: int | None = None) -> Iterator[list[int]]:
@@ -34,6 +35,11 @@ def length_batches(lengths: Sequence[int], max_tokens: int, max_items: int | Non
         longest = longest_if_added
     if batch:
         yield batch
+
+
+def source_seed(seed: int, source: str) -> int:
+    """The RNG seed of one source's samples: a function of the seed and the text only."""
+    return int(hash_text(f"{seed}\t{source}"), 16) % (2**31 - 1)
 
 
 class HFTranslator:
@@ -69,6 +75,13 @@ class HFTranslator:
                 self._gen_kwargs["forced_bos_token_id"] = lang_id
 
     # -- helpers -------------------------------------------------------------------------
+    @property
+    def _max_new_tokens(self) -> int:
+        # the decoder has max_position_embeddings positions and the start token takes one: a
+        # sample that never ends must stop there, not index past the position table
+        positions = getattr(self.model.config, "max_position_embeddings", None)
+        return min(self.max_new_tokens, positions - 1) if positions else self.max_new_tokens
+
     def _lengths(self, texts: Sequence[str]) -> list[int]:
         return [len(ids) for ids in self.tokenizer(list(texts))["input_ids"]]
 
@@ -87,7 +100,7 @@ class HFTranslator:
         # a beam multiplies the decoder's work: keep the budget per hypothesis
         for batch in length_batches(self._lengths(sources), max(self.batch_tokens // max(beam, 1), 1)):
             generated = self.model.generate(**self._encode([sources[i] for i in batch]), num_beams=beam,
-                                            do_sample=False, max_new_tokens=self.max_new_tokens,
+                                            do_sample=False, max_new_tokens=self._max_new_tokens,
                                             **self._gen_kwargs)
             for index, text in zip(batch, self._decode(generated)):
                 out[index] = text
@@ -98,28 +111,58 @@ class HFTranslator:
                temperature: float = 1.0, seed: int = 0) -> list[list[str]]:
         """``n`` ε-samples per source (Hewitt et al. 2022: tokens with p < ε are cut).
 
-        Sources are processed one length-batch at a time with ``num_return_sequences = n``;
-        the budget counts every returned sequence, so n = 128 stays within memory.
-        The same seed and inputs give the same samples.
+        Samples come from :mod:`.epsilon_sampler` (finished rows leave the batch; one
+        generator per source seeded from ``(seed, source)``), so a source's samples do not
+        depend on the other sources in the call: a resumed run reproduces them. Models whose
+        generation config sets something that loop does not implement fall back to
+        ``generate`` (:meth:`sample_with_generate`). The caller's RNG is never touched.
         """
+        if self.sampler_fallback_reasons:
+            return self.sample_with_generate(sources, n, epsilon, temperature, seed)
         out: list[list[str]] = [[] for _ in sources]
-        generator_seed = torch.Generator().manual_seed(seed)
+        constraints = constraints_for(self.model, self._gen_kwargs.get("forced_bos_token_id"))
         per_item_tokens = max(self.batch_tokens // max(n, 1), 1)
-        # generate() draws from the global RNG: seed it per batch inside fork_rng, so the caller's
+        for batch in length_batches(self._lengths(sources), per_item_tokens * 8, max_items=max(1, 4096 // n)):
+            texts = [sources[i] for i in batch]
+            enc = self._encode(texts)
+            drawn = epsilon_sample(self.model, enc["input_ids"], enc["attention_mask"],
+                                   [source_seed(seed, text) for text in texts], n=n, epsilon=epsilon,
+                                   temperature=temperature, max_new_tokens=self._max_new_tokens,
+                                   constraints=constraints)
+            for index, samples in zip(batch, drawn):
+                out[index] = self._decode_unique(samples)
+        return out
+
+    def _decode_unique(self, sequences: list[list[int]]) -> list[str]:
+        # samples of a trained model repeat a lot, and Marian's decode is slow Python
+        unique = list(dict.fromkeys(map(tuple, sequences)))
+        texts = dict(zip(unique, self.tokenizer.batch_decode([list(u) for u in unique], skip_special_tokens=True)))
+        return [texts[tuple(ids)].strip() for ids in sequences]
+
+    @property
+    def sampler_fallback_reasons(self) -> list[str]:
+        """Generation settings that make :meth:`sample` use ``generate`` (empty: it does not)."""
+        return unsupported_settings(self.model.generation_config)
+
+    @torch.inference_mode()
+    def sample_with_generate(self, sources: Sequence[str], n: int = 128, epsilon: float = 0.02,
+                             temperature: float = 1.0, seed: int = 0) -> list[list[str]]:
+        """The same distribution through ``generate(num_return_sequences=n)``, one length batch
+        at a time (slower: finished sequences stay in the batch). Seeded per batch."""
+        out: list[list[str]] = [[] for _ in sources]
+        # generate() draws from the global RNG: seed it per source inside fork_rng, so the caller's
         # RNG (e.g. a training run's dropout stream, evaluated inline) is left exactly as it was
         with torch.random.fork_rng(devices=[self.model.device] if self.model.device.type == "cuda" else []):
-            for batch in length_batches(self._lengths(sources), per_item_tokens * 8, max_items=max(1, 4096 // n)):
-                torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator_seed)))
-                texts = self._sample_batch([sources[i] for i in batch], n, epsilon, temperature)
-                for position, index in enumerate(batch):
-                    out[index] = texts[position * n:(position + 1) * n]
+            for index, source in enumerate(sources):
+                torch.manual_seed(source_seed(seed, source))
+                out[index] = self._sample_batch([source], n, epsilon, temperature)
         return out
 
     def _sample_batch(self, sources: list[str], n: int, epsilon: float, temperature: float) -> list[str]:
         generated = self.model.generate(
             **self._encode(sources), do_sample=True, num_beams=1, top_k=0, top_p=1.0,
             epsilon_cutoff=epsilon if epsilon > 0 else None, temperature=temperature,
-            num_return_sequences=n, max_new_tokens=self.max_new_tokens, **self._gen_kwargs)
+            num_return_sequences=n, max_new_tokens=self._max_new_tokens, **self._gen_kwargs)
         return self._decode(generated)
 
     @torch.inference_mode()

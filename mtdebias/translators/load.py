@@ -2,34 +2,68 @@
 
 * a fairseq model (a ``.pt`` file, a fairseq save directory, or a ``fairseq.toml`` naming the
   parts; see :func:`mtdebias.translators.fairseq.find_spec`) → :class:`FairseqTranslator`;
-* anything else → a ``transformers`` checkpoint directory → :class:`HFTranslator`.
+* anything else is a ``transformers`` checkpoint directory, opened with the chosen backend:
+  ``hf`` → :class:`HFTranslator`, ``ct2`` → :class:`~mtdebias.translators.ct2.CT2Translator`
+  (CTranslate2 for beam search and scores; sampling stays on transformers).
 """
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any, Callable
 
+from ..errors import ConfigError
 from .fairseq import FairseqSpec, find_spec
 
+BACKENDS = ("hf", "ct2")  # for transformers checkpoints; fairseq models are recognised by path
 
-def load_translator(checkpoint: str | Path, **kwargs: Any):
+
+def check_backend(backend: str, compute_type: str = "default", where: str = "backend") -> None:
+    """Refuse an unknown backend or compute type before any model is loaded."""
+    if backend not in BACKENDS:
+        close = difflib.get_close_matches(backend, BACKENDS, n=1)
+        raise ConfigError(f"{where} = {backend!r} is not a backend",
+                          hint=f"did you mean '{close[0]}'?" if close else f"choose one of {', '.join(BACKENDS)}")
+    if backend == "hf" and compute_type != "default":
+        raise ConfigError(f"compute_type = {compute_type!r} applies to the ct2 backend only",
+                          hint="drop compute_type, or set backend = \"ct2\"")
+    if backend == "ct2":
+        from .ct2 import COMPUTE_TYPES
+
+        if compute_type not in COMPUTE_TYPES:
+            raise ConfigError(f"compute_type = {compute_type!r} is not one of {', '.join(COMPUTE_TYPES)}")
+
+
+def load_translator(checkpoint: str | Path, backend: str = "hf", compute_type: str = "default", **kwargs: Any):
     """The translator for ``checkpoint``; ``kwargs`` go to the backend (e.g. ``device``)."""
+    check_backend(backend, compute_type)
     checkpoint = Path(checkpoint)
     spec = find_spec(checkpoint)
     if spec is not None:
+        if backend != "hf":
+            raise ConfigError(f"backend {backend!r} applies to transformers checkpoints; {checkpoint} is a "
+                              "fairseq model", hint="drop --backend for fairseq models")
         return _fairseq(spec, checkpoint, **kwargs)
+    if backend == "ct2":
+        from .ct2 import CT2Translator
+
+        if kwargs.get("device") is None:
+            kwargs.pop("device", None)
+        return CT2Translator(checkpoint, compute_type=compute_type, **kwargs)
     from .hf import HFTranslator
 
     return HFTranslator(checkpoint, **kwargs)
 
 
-def translator_factory(target: str | Path) -> Callable[[Path], Any]:
+def translator_factory(target: str | Path, backend: str = "hf",
+                       compute_type: str = "default") -> Callable[[Path], Any]:
     """A loader for the checkpoints found under ``target``: a fairseq model file keeps its
     parts (dictionaries, subword model) for every checkpoint it lists, wherever it lives."""
     spec = find_spec(Path(target))
     if spec is None:
-        return load_translator
+        check_backend(backend, compute_type)
+        return lambda checkpoint: load_translator(checkpoint, backend, compute_type)
     return lambda checkpoint: _fairseq(spec, Path(checkpoint))
 
 

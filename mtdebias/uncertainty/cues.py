@@ -31,14 +31,15 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InputError
+from ..resources import data_dir
 from ..textio import read_lines
-from .contrast import GENDERS, ContrastItem, WinoRow, load_english_parser, read_winomt
+from .contrast import GENDERS, ContrastItem, WinoRow, load_english_parser
 
 CUES = ("names", "recency", "ic", "stereotype", "subject", "pronoun", "default_m", "ambiguity")
 REFERENCE = {"names": "no_name", "recency": "N", "ic": "N", "stereotype": "N", "subject": "N",
              "pronoun": "N", "default_m": "no_default", "ambiguity": "unambiguous"}
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "cues"
+DATA_DIR = data_dir("cues")
 CAUSAL_CONNECTIVES = {"because", "since", "as", "cause", "'cause"}
 _LETTER = {"male": "M", "female": "F", "neutral": "N"}
 _PRONOUNS = {"he", "she", "him", "her", "his", "hers", "himself", "herself",
@@ -55,7 +56,7 @@ def _read_tsv(path: Path, columns: int, header: str) -> list[tuple[int, list[str
             continue
         if len(parts) < columns:
             raise InputError(f"expected {columns} tab-separated columns, found {len(parts)}", path=path,
-                             line=number, hint="see data/cues/README.md for the format")
+                             line=number, hint="see mtdebias/data/cues/README.md for the format")
         rows.append((number, [p.strip() for p in parts]))
     return rows
 
@@ -78,9 +79,9 @@ def load_default_masculine(path: str | Path | None = None) -> set[str]:
     return {parts[0].lower() for _number, parts in _read_tsv(path, 4, "english")}
 
 
-def load_stereotypes(pro: str | Path | Sequence[WinoRow], anti: str | Path | Sequence[WinoRow] | None = None
-                     ) -> dict[str, str]:
-    """Profession → stereotypical gender ("male"/"female") from WinoMT's pro/anti files.
+def load_stereotypes(pro: Sequence[WinoRow], anti: Sequence[WinoRow] | None = None) -> dict[str, str]:
+    """Profession → stereotypical gender ("male"/"female") from the rows of WinoMT's pro/anti
+    files (read by the probe layer: :func:`mtdebias.probes.winomt.load_winomt`).
 
     In the pro-stereotypical file the gold gender is the stereotype; in the anti file it is
     the opposite. Votes are counted so that a stray row cannot flip a profession.
@@ -89,8 +90,7 @@ def load_stereotypes(pro: str | Path | Sequence[WinoRow], anti: str | Path | Seq
     for source, flip in ((pro, False), (anti, True)):
         if source is None:
             continue
-        rows = read_winomt(source) if isinstance(source, (str, Path)) else source
-        for row in rows:
+        for row in source:
             if row.gold == "neutral":
                 continue
             gender = {"male": "female", "female": "male"}[row.gold] if flip else row.gold

@@ -1,6 +1,6 @@
-"""How data/wsd/items.jsonl was written: hand-made sense tables and sentences → JSONL (μ/δ from WordNet 3.0)."""
+"""How mtdebias/data/wsd/items.jsonl was written: hand-made sense tables and sentences → JSONL (μ/δ from WordNet 3.0)."""
 import json, re, sys
-sys.path.insert(0, str(__import__('pathlib').Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(__import__('pathlib').Path(__file__).resolve().parents[3]))
 from mtdebias.lang.wordnet import load_wordnet
 wn = load_wordnet()
 

@@ -1,0 +1,101 @@
+"""Paired tests of two systems on the same probe items, as each probe's metrics declare them.
+
+* ``mcnemar``: McNemar's test on the per-item outcome :meth:`BaseProbe.correct` (attempts
+  whose outcome is None on either side are left out; a metric of one group of items pairs the
+  attempts :meth:`BaseProbe.counts_toward` it).
+* ``bootstrap``: one paired bootstrap for every probe: the probe's units
+  (:meth:`BaseProbe.unit`) are resampled with replacement, the same draw for both systems,
+  and every tested metric is recomputed with :meth:`BaseProbe.metrics` on both resamples.
+  A probe with a faster exact equivalent (BLEU from sufficient statistics) provides
+  ``paired_test(metric, a, b, resamples=, seed=)`` and is asked first.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import chain
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..significance import bootstrap_p_value, mcnemar, percentile_ci
+from .base import BOOTSTRAP, MCNEMAR, BaseProbe
+
+
+def _values(probe: BaseProbe, attempts: Sequence[dict[str, Any]]) -> dict[str, float]:
+    return {m.name: m.value for m in probe.metrics(attempts, ci=False)}
+
+
+def _units(probe: BaseProbe, attempts: Sequence[dict[str, Any]]) -> list[list[int]]:
+    groups: dict[Any, list[int]] = {}
+    for index, attempt in enumerate(attempts):
+        groups.setdefault(probe.unit(attempt, index), []).append(index)
+    return list(groups.values())
+
+
+def paired_tests(probe: BaseProbe, a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], *,
+                 resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+    """One row per tested metric: metric, test, baseline_value (a), variant_value (b), p_value.
+
+    ``a`` and ``b`` are the two systems' attempts on the same items in the same order."""
+    if len(a) != len(b):
+        raise ValueError(f"paired attempts must cover the same items: {len(a)} vs {len(b)}")
+    value_a, value_b = _values(probe, a), _values(probe, b)
+    rows: list[dict[str, Any]] = []
+    bootstrapped: list[str] = []
+    for name in value_a:
+        spec = probe.spec(name)
+        if spec is None or spec.test is None or name not in value_b:
+            continue
+        custom = getattr(probe, "paired_test", None)
+        if custom is not None:
+            row = custom(name, a, b, resamples=resamples, seed=seed)
+            if row is not None:
+                rows.append({"metric": name, "better": spec.better, **row})
+                continue
+        if spec.test == MCNEMAR:
+            pairs = [(probe.correct(x), probe.correct(y)) for x, y in zip(a, b) if probe.counts_toward(name, x)]
+            pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
+            if not pairs:
+                continue
+            test = mcnemar([x for x, _ in pairs], [y for _, y in pairs])
+            rows.append({"metric": name, "better": spec.better, "test": f"McNemar ({test.method})",
+                         "baseline_value": value_a[name], "variant_value": value_b[name], "p_value": test.p_value})
+        elif spec.test == BOOTSTRAP:
+            bootstrapped.append(name)
+        else:
+            raise ValueError(f"{probe.name}: unknown paired test {spec.test!r} for {name}")
+    if bootstrapped:
+        rows += _paired_bootstrap(probe, a, b, bootstrapped, value_a, value_b, resamples, seed)
+    return rows
+
+
+def _paired_bootstrap(probe: BaseProbe, a, b, names: list[str], value_a: dict[str, float],
+                      value_b: dict[str, float], resamples: int, seed: int) -> list[dict[str, Any]]:
+    units = _units(probe, a)
+    if len(units) < 2:
+        return []
+    units_a = [[a[i] for i in unit] for unit in units]
+    units_b = [[b[i] for i in unit] for unit in units]
+    rng = np.random.default_rng(seed)
+    deltas: dict[str, list[float]] = {name: [] for name in names}
+    for draw in rng.integers(0, len(units), size=(resamples, len(units))):
+        va = _values(probe, list(chain.from_iterable(units_a[u] for u in draw)))
+        vb = _values(probe, list(chain.from_iterable(units_b[u] for u in draw)))
+        for name in names:
+            delta = vb.get(name, math.nan) - va.get(name, math.nan)
+            if not math.isnan(delta):
+                deltas[name].append(delta)
+    rows = []
+    for name in names:
+        observed = value_b[name] - value_a[name]
+        sample = np.asarray(deltas[name], dtype=float)
+        if len(sample) == 0 or math.isnan(observed):
+            continue
+        rows.append({"metric": name, "better": probe.spec(name).better, "test": "paired bootstrap",
+                     "baseline_value": value_a[name], "variant_value": value_b[name],
+                     "p_value": bootstrap_p_value(sample, observed), "delta_ci": list(percentile_ci(sample))})
+    return rows
+
+
+__all__ = ["paired_tests"]

@@ -1,0 +1,88 @@
+"""Translation quality (``quality.v1``): BLEU and chrF with sacrebleu, carrying sacrebleu's own
+signature, as a probe like the others (items = sentence pairs, attempts = hypotheses)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from sacrebleu.metrics import BLEU, CHRF
+
+from ..errors import InputError
+from ..signature import Signature, hash_lines
+from ..translators.base import Translator
+from .base import BOOTSTRAP, HIGHER, Attempts, BaseProbe, Metric, MetricSpec
+
+
+def _scorers(tgt_lang: str | None) -> dict[str, Any]:
+    return {"bleu": BLEU(tokenize="zh" if tgt_lang == "zh" else "13a"), "chrf": CHRF()}
+
+
+def corpus_quality(hypotheses: Sequence[str], references: Sequence[str], tgt_lang: str | None = None
+                   ) -> dict[str, tuple[float, str]]:
+    """{"bleu": (score, sacrebleu signature), "chrf": (...)} for one reference per sentence."""
+    out = {}
+    for name, scorer in _scorers(tgt_lang).items():
+        score = scorer.corpus_score(list(hypotheses), [list(references)])
+        out[name] = (score.score, str(scorer.get_signature()))
+    return out
+
+
+class QualityProbe(BaseProbe):
+    """BLEU and chrF of a translator on a dev/test set."""
+
+    name = "quality.v1"
+    specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP), MetricSpec("chrf", HIGHER, BOOTSTRAP))
+
+    def __init__(self, sources: Sequence[str], references: Sequence[str], tgt_lang: str | None = None,
+                 beam: int = 5):
+        if len(sources) != len(references):
+            raise ValueError(f"{len(sources)} sources but {len(references)} references")
+        self.sources, self.references, self.tgt_lang, self.beam = list(sources), list(references), tgt_lang, beam
+
+    @classmethod
+    def from_options(cls, src: str, ref: str, *, lang: str | None = None, tgt_lang: str | None = None,
+                     beam: int = 5, max_sentences: int | None = None) -> "QualityProbe":
+        """``src``/``ref``: a sentence-aligned test set; ``max_sentences`` keeps the first N pairs."""
+        from ..textio import read_parallel
+
+        if lang and tgt_lang and lang != tgt_lang:
+            raise InputError(f"lang = {lang!r} and tgt_lang = {tgt_lang!r} disagree", hint="give one of them")
+        corpus = read_parallel(src, ref)
+        if not len(corpus):
+            raise InputError(f"the quality probe's files hold no sentence pairs ({corpus.skipped_empty} "
+                             "empty line(s))", path=src, hint=f"give src and ref files with text (ref: {ref})")
+        limit = max_sentences or len(corpus)
+        return cls(corpus.sources[:limit], corpus.targets[:limit], tgt_lang or lang, beam=beam)
+
+    def data_hash(self) -> str:
+        return hash_lines([*self.sources, "\x00", *self.references])
+
+    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
+        return str(Signature(self.name, self.data_hash(), translator.signature(),
+                             {"beam": self.beam, "lang": self.tgt_lang or "-"}))
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(zip(self.sources, self.references))
+
+    def run(self, translator: Translator, items: Sequence[tuple[str, str]]) -> Attempts:
+        hypotheses = translator.translate([source for source, _ in items], beam=self.beam)
+        scores = corpus_quality(hypotheses, [reference for _, reference in items], self.tgt_lang)
+        meta = {"sacrebleu": {name: signature for name, (_, signature) in scores.items()}}
+        return Attempts(({"source": s, "reference": r, "hypothesis": h} for (s, r), h in zip(items, hypotheses)),
+                        meta=meta)
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        scores = corpus_quality([a["hypothesis"] for a in attempts], [a["reference"] for a in attempts],
+                                self.tgt_lang)
+        return [Metric(name, scores[name][0], n=len(attempts)) for name in ("bleu", "chrf")]
+
+    def paired_test(self, metric: str, a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], *,
+                    resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+        """sacrebleu's paired bootstrap (corpus scores from sufficient statistics)."""
+        from ..significance import paired_bootstrap_quality
+
+        test = paired_bootstrap_quality([x["hypothesis"] for x in a], [x["hypothesis"] for x in b],
+                                        [x["reference"] for x in a], metric=metric, tgt_lang=self.tgt_lang,
+                                        resamples=resamples)
+        return {"test": "paired bootstrap", "baseline_value": test.score_a, "variant_value": test.score_b,
+                "p_value": test.p_value, "delta_ci": list(test.ci)}

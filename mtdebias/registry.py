@@ -1,0 +1,84 @@
+"""One registry for every named, versioned component: probes, debiasing methods, aligners and
+augmenters.
+
+Entries are ``"module:object"`` strings, imported only when a component is used, so naming or
+validating a component (a recipe, a suite) imports nothing heavy and nothing registers itself
+by being imported. Names follow one scheme, ``name.vN``; the unversioned names of earlier
+recipes and suites (``winomt``, ``hard``) are accepted as aliases of the current version.
+A new component is one line here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Registry:
+    kind: str  # what the entries are, for messages: "probe", "debiasing method", ...
+    entries: Mapping[str, str]  # canonical name ("winomt.v1") → "module:object"
+    aliases: Mapping[str, str] = field(default_factory=dict)  # old name → canonical name
+
+    def names(self) -> tuple[str, ...]:
+        """Every accepted name: canonical ones first, then aliases."""
+        return (*self.entries, *self.aliases)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.entries or name in self.aliases
+
+    def canonical(self, name: str, where: str | None = None) -> str:
+        """``winomt`` → ``winomt.v1``; an unknown name is a :class:`ConfigError` with a did-you-mean."""
+        if name in self.entries:
+            return name
+        if name in self.aliases:
+            return self.aliases[name]
+        close = difflib.get_close_matches(str(name), self.names(), n=1, cutoff=0.6)
+        hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(self.entries)}"
+        raise ConfigError(f"{where + ': ' if where else ''}unknown {self.kind} {name!r}", hint=hint)
+
+    def load(self, name: str) -> Any:
+        """The object registered under ``name`` (imported now)."""
+        target = self.entries[self.canonical(name)]
+        module_name, _, attribute = target.partition(":")
+        obj: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+
+PROBES = Registry("probe", {
+    "quality.v1": "mtdebias.probes.quality:QualityProbe.from_options",
+    "winomt.v1": "mtdebias.probes.winomt:WinoMTProbe.from_options",
+    "name_gender.v1": "mtdebias.probes.name_gender:NameGenderProbe.from_options",
+    "sentiment.v1": "mtdebias.probes.sentiment:SentimentProbe.from_options",
+    "ambiguity.v1": "mtdebias.probes.ambiguity:AmbiguityProbe.from_options",
+    "wsd_bias.v1": "mtdebias.probes.wsd_bias:WSDBiasProbe.from_options",
+    "gest.v1": "mtdebias.probes.gest:GestProbe.from_options",
+    "gest_pref.v1": "mtdebias.probes.gest:GestPreferenceProbe.from_options",
+}, aliases={"quality": "quality.v1", "winomt": "winomt.v1", "name_gender": "name_gender.v1",
+            "sentiment": "sentiment.v1", "ambiguity": "ambiguity.v1", "wsd_bias": "wsd_bias.v1",
+            "gest": "gest.v1", "gest_pref": "gest_pref.v1"})
+
+DEBIAS_METHODS = Registry("debiasing method", {
+    "hard.v1": "mtdebias.debias.hard:HardDebiasEraser",
+    "inlp.v1": "mtdebias.debias.inlp:INLPEraser",
+    "leace.v1": "mtdebias.debias.leace:LeaceEraser",
+}, aliases={"hard": "hard.v1", "inlp": "inlp.v1", "leace": "leace.v1"})
+
+ALIGNERS = Registry("aligner", {
+    "fast_align.v1": "mtdebias.align.aligners:run_fast_align",
+    "eflomal.v1": "mtdebias.align.aligners:run_eflomal",
+}, aliases={"fast_align": "fast_align.v1", "eflomal": "eflomal.v1"})
+
+AUGMENTERS = Registry("augmenter", {
+    "switch_entity.v1": "mtdebias.augment.switch:SwitchEntity",
+}, aliases={"switch_entity": "switch_entity.v1"})
+
+REGISTRIES = {"probe": PROBES, "debias": DEBIAS_METHODS, "aligner": ALIGNERS, "augmenter": AUGMENTERS}
+
+__all__ = ["Registry", "PROBES", "DEBIAS_METHODS", "ALIGNERS", "AUGMENTERS", "REGISTRIES"]

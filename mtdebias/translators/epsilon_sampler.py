@@ -1,0 +1,189 @@
+"""ε-sampling for encoder-decoder models in one decoding loop that drops finished rows.
+
+``model.generate(num_return_sequences=n)`` keeps every sequence in the batch until the longest
+one ends, runs the whole logits-processor stack on a (rows × vocabulary) tensor at every step,
+and draws from the global RNG. Here:
+
+* each source is encoded once and its encoder states are repeated for its ``n`` samples;
+* samples of several sources share one loop, and a row leaves the batch (and the KV cache) the
+  step it emits end-of-sentence, so late steps cost what is still running, not the batch;
+* after the ε cut at most ``1/ε`` tokens survive, so the draw works on the top ``⌈1/ε⌉ + 1``
+  tokens instead of the whole vocabulary;
+* every source has its own generator, seeded from ``(seed, source text)``, which draws ``n``
+  uniforms per step whether or not a row is still alive: the samples of a source do not depend
+  on which other sources share its batch, so a resumed or re-batched run reproduces them.
+
+The distribution is that of ``generate(do_sample=True, top_k=0, epsilon_cutoff=ε,
+temperature=T)``: hard constraints of the generation config (suppressed tokens, forced first and
+last token) are applied to the logits, then temperature, then the ε cut (never the top token),
+then renormalisation. Generation settings this loop does not implement make
+:func:`unsupported_settings` name them, and the caller falls back to ``generate``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+from transformers.modeling_outputs import BaseModelOutput
+
+
+@dataclass(frozen=True)
+class DecodingConstraints:
+    """Token-level constraints read from a model's generation config."""
+
+    decoder_start: int
+    eos: int
+    suppressed: tuple[int, ...] = ()  # single-token bad words / suppress_tokens
+    forced_bos: int | None = None  # first generated token (M2M100/NLLB target language)
+    forced_eos: int | None = None  # forced at the last allowed step, as generate() does
+
+
+def unsupported_settings(generation_config) -> list[str]:
+    """Generation settings that change the sampling distribution and this loop does not apply."""
+    checks = {
+        "repetition_penalty": lambda v: v not in (None, 1.0),
+        "no_repeat_ngram_size": lambda v: bool(v),
+        "encoder_no_repeat_ngram_size": lambda v: bool(v),
+        "encoder_repetition_penalty": lambda v: v not in (None, 1.0),
+        "min_length": lambda v: bool(v),
+        "min_new_tokens": lambda v: bool(v),
+        "begin_suppress_tokens": lambda v: bool(v),
+        "sequence_bias": lambda v: bool(v),
+        "exponential_decay_length_penalty": lambda v: v is not None,
+    }
+    found = [name for name, bad in checks.items() if bad(getattr(generation_config, name, None))]
+    if any(len(words) != 1 for words in (getattr(generation_config, "bad_words_ids", None) or [])):
+        found.append("bad_words_ids (multi-token)")
+    return found
+
+
+def constraints_for(model, forced_bos: int | None = None) -> DecodingConstraints:
+    config, generation = model.config, model.generation_config
+    start = generation.decoder_start_token_id
+    if start is None:
+        start = config.decoder_start_token_id
+    eos = generation.eos_token_id if generation.eos_token_id is not None else config.eos_token_id
+    if isinstance(eos, (list, tuple)):
+        eos = eos[0]
+    suppressed = {words[0] for words in (generation.bad_words_ids or [])}
+    suppressed.update(generation.suppress_tokens or [])
+    if forced_bos is None:
+        forced_bos = generation.forced_bos_token_id
+    return DecodingConstraints(decoder_start=int(start), eos=int(eos), suppressed=tuple(sorted(suppressed)),
+                               forced_bos=forced_bos, forced_eos=generation.forced_eos_token_id)
+
+
+def source_seed(seed: int, source: str) -> int:
+    """The seed of one source's generator: the same text under the same seed draws the same samples."""
+    digest = hashlib.sha256(f"{seed}\x00{source}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
+
+
+@torch.inference_mode()
+def epsilon_sample(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, seeds: Sequence[int], *,
+                   n: int, epsilon: float, temperature: float, max_new_tokens: int,
+                   constraints: DecodingConstraints) -> list[list[list[int]]]:
+    """``n`` samples (token ids, without end-of-sentence) for each of the encoded sources.
+
+    The decoder runs once per distinct live prefix, not once per sample: samples of a source
+    that have drawn the same tokens so far share one batch row (and KV-cache row), and each of
+    them draws its next token from that row's distribution with its own uniform. Drawing the
+    tokens of k samples i.i.d. from one categorical and grouping them afterwards is exactly
+    sampling each of them alone, so this changes the cost and not the distribution. A peaked
+    (trained) model keeps a few rows per source alive instead of ``n``.
+    """
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+    sources = input_ids.shape[0]
+    total = sources * n
+    device = input_ids.device
+    generators = [torch.Generator().manual_seed(int(s)) for s in seeds]
+    hidden = model.get_encoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+    mask = attention_mask
+    # rows of the decoder batch are distinct prefixes; start with one row per source
+    row_of_sample = torch.arange(sources, device=device).repeat_interleave(n)
+    alive = torch.ones(total, dtype=torch.bool, device=device)
+    drawn = torch.full((total, max_new_tokens), -1, dtype=torch.long)
+    lengths = torch.zeros(total, dtype=torch.long)
+    last = torch.full((sources, 1), constraints.decoder_start, dtype=torch.long, device=device)
+    suppressed = torch.tensor(constraints.suppressed, dtype=torch.long, device=device)
+    keep = math.ceil(1 / epsilon) + 1 if epsilon > 0 else 0  # tokens that can survive the ε cut
+    vocab = None
+    cache = None
+    for step in range(max_new_tokens):
+        # n uniforms per source per step, drawn for finished samples too (see the module doc)
+        uniforms = torch.cat([torch.rand(n, generator=g, dtype=torch.float64) for g in generators]).to(device)
+        out = model(encoder_outputs=BaseModelOutput(last_hidden_state=hidden), attention_mask=mask,
+                    decoder_input_ids=last, past_key_values=cache, use_cache=True)
+        cache = out.past_key_values
+        live = alive.nonzero().squeeze(1)
+        rows = row_of_sample[live]
+        forced = _forced_token(step, max_new_tokens, constraints)
+        if forced is not None:
+            tokens = torch.full_like(rows, forced)
+        else:
+            logits = out.logits[:, -1, :].float()
+            vocab = logits.shape[-1]
+            if suppressed.numel():
+                logits.index_fill_(1, suppressed, float("-inf"))
+            cdf, candidates = _truncated_cdf(logits / temperature, epsilon, keep)
+            tokens = _draw(cdf[rows], None if candidates is None else candidates[rows], uniforms[live])
+        drawn[live.cpu(), step] = tokens.cpu()
+        lengths[live.cpu()] += 1
+        ended = tokens == constraints.eos
+        alive[live[ended]] = False
+        if not bool(alive.any()):
+            break
+        # the next rows: distinct (row, token) pairs among samples that go on
+        going = live[~ended]
+        vocab = vocab or int(tokens.max()) + 1
+        keys = rows[~ended] * (vocab + 1) + tokens[~ended]
+        unique_keys, inverse = torch.unique(keys, return_inverse=True)
+        parents = torch.div(unique_keys, vocab + 1, rounding_mode="floor")
+        row_of_sample[going] = inverse
+        if parents.numel() != hidden.shape[0] or not torch.equal(parents, torch.arange(parents.numel(), device=device)):
+            # rows branched or ended; when each row simply goes on, the cache stays as it is
+            hidden, mask = hidden.index_select(0, parents), mask.index_select(0, parents)
+            cache.reorder_cache(parents)
+        last = (unique_keys - parents * (vocab + 1)).unsqueeze(1)
+    samples: list[list[int]] = []
+    for index in range(total):
+        ids = drawn[index, :int(lengths[index])].tolist()
+        samples.append(ids[:-1] if ids and ids[-1] == constraints.eos else ids)
+    return [samples[s * n:(s + 1) * n] for s in range(sources)]
+
+
+def _forced_token(step: int, max_new_tokens: int, constraints: DecodingConstraints) -> int | None:
+    if step == 0 and constraints.forced_bos is not None:
+        return constraints.forced_bos
+    if step == max_new_tokens - 1 and constraints.forced_eos is not None:
+        return constraints.forced_eos
+    return None
+
+
+def _truncated_cdf(scores: torch.Tensor, epsilon: float, keep: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Per row: the cumulative weights of the tokens that survive the ε cut, and their ids
+    (``None`` when nothing is cut and the cdf runs over the whole vocabulary)."""
+    probs = torch.softmax(scores, dim=-1)
+    if epsilon <= 0:
+        return probs.double().cumsum(dim=-1), None
+    if keep * 4 >= probs.shape[-1]:  # a tiny ε keeps most of the vocabulary: a mask beats a sort
+        cut = probs < epsilon
+        cut.scatter_(1, probs.argmax(dim=-1, keepdim=True), False)  # the top token always survives
+        return probs.double().masked_fill(cut, 0.0).cumsum(dim=-1), None
+    top_p, top_i = probs.topk(keep, dim=-1)  # sorted, descending
+    cut = top_p < epsilon
+    cut[:, 0] = False  # the most likely token always survives (min_tokens_to_keep = 1)
+    return top_p.double().masked_fill(cut, 0.0).cumsum(dim=-1), top_i
+
+
+def _draw(cdf: torch.Tensor, candidates: torch.Tensor | None, uniforms: torch.Tensor) -> torch.Tensor:
+    """Inverse-CDF draw, one U(0, 1) per sample; zero-weight tokens are never chosen because the
+    search is for the first cumulative weight strictly above ``u × total``."""
+    target = (uniforms * cdf[:, -1]).unsqueeze(1)
+    index = torch.searchsorted(cdf, target, right=True).clamp_(max=cdf.shape[-1] - 1)
+    return index.squeeze(1) if candidates is None else candidates.gather(1, index).squeeze(1)

@@ -1,0 +1,52 @@
+"""One lazy registry for probes, debiasing methods, aligners and augmenters (``name.vN``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtdebias.errors import ConfigError
+from mtdebias.registry import ALIGNERS, AUGMENTERS, DEBIAS_METHODS, PROBES, REGISTRIES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_one_naming_scheme_with_the_old_names_as_aliases():
+    for registry in REGISTRIES.values():
+        for name in registry.entries:
+            base, _, version = name.rpartition(".v")
+            assert base and version.isdigit(), name
+        for alias, target in registry.aliases.items():
+            assert target in registry.entries and registry.canonical(alias) == target
+    assert PROBES.canonical("winomt") == "winomt.v1" and DEBIAS_METHODS.canonical("hard") == "hard.v1"
+    assert ALIGNERS.canonical("fast_align.v1") == "fast_align.v1" and "switch_entity" in AUGMENTERS
+
+
+def test_unknown_names_get_a_did_you_mean():
+    with pytest.raises(ConfigError, match=r"unknown probe 'name_gendr' \(did you mean 'name_gender'\?\)"):
+        PROBES.canonical("name_gendr")
+    with pytest.raises(ConfigError, match=r"debias.method: unknown debiasing method 'lace' \(did you mean 'leace'\?\)"):
+        DEBIAS_METHODS.canonical("lace", where="debias.method")
+
+
+def test_every_entry_loads():
+    from mtdebias.probes.winomt import WinoMTProbe
+
+    assert PROBES.load("winomt") == WinoMTProbe.from_options
+    for registry in REGISTRIES.values():
+        for name in registry.entries:
+            assert callable(registry.load(name)), name
+
+
+def test_naming_and_validating_imports_nothing_heavy():
+    """Entries are strings: the registry, and a recipe validated against it, import no probe,
+    suite, torch or aligner (the pipeline checks the suite)."""
+    code = ("import sys; from mtdebias.registry import PROBES; from mtdebias.recipe import load_recipe; "
+            "load_recipe('recipes/quickstart.toml'); "
+            "print(sorted(m for m in sys.modules if m.startswith(('mtdebias.probes', 'mtdebias.suite', "
+            "'mtdebias.align', 'torch'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"
