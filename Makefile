@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: install install-fairseq demo test test-slow test-fairseq bench clean chromium wordnet gold-agreement
+.PHONY: install install-fairseq demo demo-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,22 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/mtdebias ablate recipes/quickstart.toml --report runs/quickstart/report.html
+
+# The real-text experiment (README "The Bible experiment"): KJV → Reina-Valera 1909 from the
+# Debian SWORD packages, installed here when missing and possible (root + apt).
+BIBLE_DATA := runs/bible-data
+
+sword-bibles:
+	@dpkg -s sword-text-kjv sword-text-sparv >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sword-text-kjv sword-text-sparv >/dev/null) || \
+	  echo "sword-text-kjv / sword-text-sparv are not installed and cannot be installed here (needs root and apt):"\
+	       "run 'sudo apt-get install sword-text-kjv sword-text-sparv', or put the modules under ~/.sword"; }
+
+$(BIBLE_DATA)/summary.json: | sword-bibles
+	$(BIN)/mtdebias data bible --src-module KJV --tgt-module SpaRV --max-words 15 --out $(BIBLE_DATA)
+
+demo-real: $(STAMP) $(BIBLE_DATA)/summary.json
+	$(BIN)/mtdebias ablate recipes/bible_en_es.toml --report runs/bible/report.html
 
 # The report test renders the HTML in headless Chromium (Debian package); installed if missing
 # and possible (root + apt), otherwise that one test skips.

@@ -67,6 +67,9 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
         return cache[key]
     probes = []
     for spec in (s.resolved(context) for s in suite.probes):
+        if not spec.available():  # optional data (if_exists) absent: the probe is left out
+            print(f"suite {suite.name}: probe '{spec.label}' left out: {spec.if_exists} not found", flush=True)
+            continue
         check_resolved_options(spec, path=suite.path or None)
         probes.append((spec, spec.build()))
     if cache is not None:

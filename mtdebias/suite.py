@@ -20,6 +20,10 @@ A suite is validated like a recipe, before any model is loaded: an unknown probe
 option the probe does not take is an error naming the file and line, with a did-you-mean.
 Probe types are registry names (:mod:`mtdebias.registry`; ``winomt`` is read as ``winomt.v1``).
 
+A probe with ``if_exists = "PATH"`` is left out (and said so) when PATH does not exist, so a
+suite can use data that is not shipped (WinoMT from ../shared) where it is present; PATH takes
+placeholders and is read from the suite file's folder like the probe's own file options.
+
 ``[suite]`` may also set ``backend = "ct2"`` (CTranslate2 for beam search and scoring; ε-samples
 still come from transformers) and ``compute_type = "int8"``; ``mtdebias eval --backend`` overrides.
 
@@ -44,7 +48,8 @@ from .errors import ConfigError
 from .registry import PROBES
 from .resources import DATA_ROOT
 
-SUITE_KEYS = ("type", "label")  # keys of a [[probe]] table that are not probe options
+IF_EXISTS = "if_exists"
+SUITE_KEYS = ("type", "label", IF_EXISTS)  # keys of a [[probe]] table that are not probe options
 # probes whose `lang` is the language a gender detector must read
 DETECTION_PROBES = ("winomt", "name_gender", "ambiguity")
 
@@ -56,6 +61,7 @@ class ProbeSpec:
     label_: str | None = None
     paths: frozenset[str] = frozenset()  # options that name files, resolved against `base`
     base: str = ""  # the suite file's folder
+    if_exists: str | None = None  # optional data: the probe is left out when this path is absent
 
     def resolved(self, context: dict[str, str], partial: bool = False) -> "ProbeSpec":
         """Placeholders filled from ``context`` (``partial``: those it lacks stay as they are)."""
@@ -69,13 +75,22 @@ class ProbeSpec:
             if key in self.paths and isinstance(value, str) and value and not Path(value).is_absolute():
                 value = str(Path(self.base) / value)
             options[key] = value
-        return ProbeSpec(self.type, options, self.label_, self.paths, self.base)
+        if_exists = self.if_exists
+        if if_exists is not None and not (partial and any(m not in context for m in re.findall(r"\{(\w+)\}", if_exists))):
+            if_exists = _fill(if_exists, context, f"{self.label}.{IF_EXISTS}")
+            if not Path(if_exists).is_absolute():
+                if_exists = str(Path(self.base) / if_exists)
+        return ProbeSpec(self.type, options, self.label_, self.paths, self.base, if_exists)
 
     @property
     def label(self) -> str:
         """What results and attempt logs are stored under: the suite's label, else the probe's
         unversioned name (``winomt``)."""
         return self.label_ or self.type.split(".", 1)[0]
+
+    def available(self) -> bool:
+        """False when the probe names optional data (``if_exists``) that is not there."""
+        return self.if_exists is None or Path(self.if_exists).exists()
 
     def build(self) -> Any:
         """The probe, built from the (resolved) options."""
@@ -207,8 +222,12 @@ def load_suite(path: str | Path) -> Suite:
         if label is not None and not (isinstance(label, str) and re.fullmatch(r"[\w.-]+", label)):
             raise ConfigError(f"probe #{number}: label must be a word (letters, digits, _ . -), got {label!r}",
                               path=path, line=_key_line(text, start, "label"))
+        if_exists = table.get(IF_EXISTS)
+        if if_exists is not None and not (isinstance(if_exists, str) and if_exists):
+            raise ConfigError(f"probe #{number}: {IF_EXISTS} must be a path, got {if_exists!r}",
+                              path=path, line=_key_line(text, start, IF_EXISTS))
         paths = frozenset(k for k in options if _takes_path(accepted[k]))
-        specs.append(ProbeSpec(canonical, options, label, paths, str(path.parent.resolve())))
+        specs.append(ProbeSpec(canonical, options, label, paths, str(path.parent.resolve()), if_exists))
     if not specs:
         raise ConfigError("the suite names no [[probe]]", path=path)
     labels = [spec.label for spec in specs]

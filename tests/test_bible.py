@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -193,3 +194,42 @@ def test_cli_data_bible(library, tmp_path, capsys):
                  "--sword-path", str(library / "none")])
     assert code == 2
     assert "SWORD module 'NoSuch' not found" in capsys.readouterr().err
+
+
+def test_max_words_leaves_out_long_verses(library, tmp_path):
+    # English words: train Gen 1:1 10, Gen 1:2 8, Exod 2:1 18, Ps 3:1 12, Matt 1:6 21; dev Joel 1:1 13;
+    # test Ruth 1:16 16. At most 12: train keeps 3 (Gen 1:1, 1:2, Ps 3:1), dev 0, test 0
+    summary = build_bible("KJV", "SpaRV", tmp_path / "w", sword_path=library, max_words=12)
+    assert summary["sizes"] == {"train": 3, "dev": 0, "test": 0}
+    assert summary["too_long"] == {"train": 2, "dev": 1, "test": 1}
+    assert (tmp_path / "w" / "train.refs").read_text().split() == ["Gen.1.1", "Gen.1.2", "Ps.3.1"]
+    with pytest.raises(InputError, match="max-words"):
+        build_bible("KJV", "SpaRV", tmp_path / "w", sword_path=library, max_words=0)
+
+
+GOLD = Path(__file__).resolve().parents[1] / "eval/gold/bible_dropcaps/es.tsv"
+
+
+def dropcap_agreement() -> tuple[int, list[tuple[str, str, str]]]:
+    """Agreement of the reader (drop caps undone) with the hand-labelled chapter openings of the
+    installed RV1909 module: (items, disagreements as (ref, gold, reader))."""
+    rows = [line.split("\t") for line in GOLD.read_text(encoding="utf-8").splitlines()[2:] if line]
+    verses = {v.ref: v.text for v in read_module(ZTextModule(find_module("SpaRV")))}
+    wrong = []
+    for ref, raw, gold in rows:
+        got = " ".join(verses[ref].split(" ")[:len(raw.split(" "))])
+        if got != gold:
+            wrong.append((ref, gold, got))
+    return len(rows), wrong
+
+
+def test_dropcaps_agree_with_the_hand_labelled_gold():
+    try:
+        find_module("SpaRV")
+    except InputError:
+        pytest.skip("the sword-text-sparv module is not installed")
+    n, wrong = dropcap_agreement()
+    assert n == 120
+    # 118/120 with the first proper-noun rule ("Y La mano", "Y El séptimo"); 120/120 since a
+    # proper noun must be capitalised mid-sentence more often than written in lower case
+    assert wrong == []

@@ -153,3 +153,52 @@ def test_from_options_with_name_files(tmp_path):
     result = probe.evaluate(translator)
     assert result.metric("full.acc_f").value == 1.0 and result.metric("full.acc_m").value == 0.0
     assert {a["name"] for a in result.attempts} == {"Anna", "Peter", "Anna Schmidt", "Peter Braun"}
+
+
+def test_seen_unseen_split_by_hand(tmp_path):
+    # training text: "Anna" twice (once as "Anna’s"), "Peter" once; "Annabel" is not "Anna",
+    # "Maria" and "James" never occur
+    train = tmp_path / "train.en"
+    train.write_text("And Anna went up. Anna’s house.\nPeter said to Annabel.\n", encoding="utf-8")
+    names = {"first_female": ["Anna", "Maria"], "first_male": ["Peter", "James"],
+             "full_female": ["Anna of Bethany"], "full_male": ["James of Tyre"]}
+    from mtdebias.probes.name_gender import given_name_counts
+
+    assert given_name_counts(["Anna", "Maria", "Peter", "Anna of Bethany", "Annabel"], train) == \
+        {"Anna": 2, "Maria": 0, "Peter": 1, "Anna of Bethany": 2, "Annabel": 1}
+    templates = tmp_path / "t.tsv"
+    templates.write_text("id\ttemplate\tmale\tfemale\n"
+                         "teacher\t[PERSON] worked as a teacher in a small village.\tLehrer\tLehrerin\n"
+                         "writer\t[PERSON] is a writer who lives in the mountains.\tSchriftsteller\tSchriftstellerin\n",
+                         encoding="utf-8")
+    files = {}
+    for kind, values in names.items():
+        files[kind] = tmp_path / f"{kind}.txt"
+        files[kind].write_text("\n".join(values) + "\n", encoding="utf-8")
+    probe = PROBES.load("name_gender")(lang="de", templates=templates, **files, resamples=0, seen_in=str(train))
+    # the model gets seen names right, and renders every unseen name masculine, except Maria
+    # in the "writer" template: Maria 1/2, James 2/2 (male), Anna 2/2, Peter 2/2
+    choose = {"Anna": lambda t: "female", "Peter": lambda t: "male", "James": lambda t: "male",
+              "Maria": lambda t: "female" if t.id == "writer" else "male",
+              "Anna of Bethany": lambda t: "female", "James of Tyre": lambda t: "male"}
+    result = probe.evaluate(ScriptedGerman(probe.templates, lambda s, t: choose[s](t)))
+    m = {x.name: x.value for x in result.metrics}
+    # first names: Acc_f = mean(Anna 1, Maria 0.5) = 0.75; seen: Anna 1 vs Peter 1; unseen: Maria 0.5 vs James 1
+    assert m["first.acc_f"] == 0.75 and m["first.acc_m"] == 1.0
+    assert (m["first.seen.acc_f"], m["first.seen.acc_m"], m["first.seen.delta_acc"]) == (1.0, 1.0, 0.0)
+    assert (m["first.unseen.acc_f"], m["first.unseen.acc_m"], m["first.unseen.delta_acc"]) == (0.5, 1.0, 0.5)
+    # full names split by the given name: "Anna of Bethany" seen, "James of Tyre" unseen
+    assert m["full.seen.acc_f"] == 1.0 and "full.seen.acc_m" not in m
+    assert m["full.unseen.acc_m"] == 1.0 and "full.unseen.acc_f" not in m
+    maria = [a for a in result.attempts if a["name"] == "Maria"]
+    assert {a["group"] for a in maria} == {"first.unseen.female"} and not maria[0]["seen"]
+    assert result.meta["seen_names"] == {"first_female": 1, "first_male": 1, "full_female": 1, "full_male": 0}
+    assert "split=seen" in result.signature
+    # each group's pooled accuracy (2 templates each): first.unseen.female = Maria 1/2;
+    # first.seen.female = Anna 2/2; full.unseen.male = James of Tyre 2/2
+    assert m["accuracy.first.unseen.female"] == 0.5 and m["accuracy.first.seen.female"] == 1.0
+    assert m["accuracy.full.unseen.male"] == 1.0 and "accuracy.full.unseen.female" not in m
+    assert probe.spec("accuracy.first.unseen.female").test == "mcnemar"
+    # the stored attempts alone give the same numbers (metrics never need the run again)
+    again = {x.name: x.value for x in probe.metrics([dict(a) for a in result.attempts], ci=False)}
+    assert again == m

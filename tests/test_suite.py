@@ -80,3 +80,26 @@ def test_the_shipped_suites_validate():
     for path in sorted(root.glob("*.toml")):
         suite = load_suite(path)
         assert all("." in spec.type for spec in suite.probes)
+
+
+def test_if_exists_is_a_suite_key_read_from_the_suite_folder(tmp_path, monkeypatch):
+    """``if_exists`` is not passed to the probe; its path takes placeholders and is read from
+    the suite's folder; a probe whose path is absent is left out, the others are built."""
+    from mtdebias.runner import build_probes
+
+    folder = tmp_path / "suites"
+    folder.mkdir()
+    text = SUITE.replace('lang = "de"\ndata', 'if_exists = "{corpus}/wino/en.txt"\nlang = "de"\ndata', 1)
+    (folder / "s.toml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    suite = load_suite("suites/s.toml")
+    winomt = suite.probes[0]
+    assert "if_exists" not in winomt.options and winomt.if_exists == "{corpus}/wino/en.txt"
+    assert winomt.resolved({"corpus": "."}).if_exists == str(folder.resolve() / "wino" / "en.txt")
+    assert not winomt.resolved({"corpus": "."}).available()
+    assert [spec.label for spec, _ in build_probes(suite, {"corpus": "."})] == ["ng"]
+    with pytest.raises(ConfigError, match=r"winomt\.if_exists = .*no value for \{corpus\}"):
+        winomt.resolved({})
+    (folder / "s.toml").write_text(SUITE.replace('lang = "de"\ndata', 'if_exists = 3\nlang = "de"\ndata', 1))
+    with pytest.raises(ConfigError, match=r"s\.toml:6: probe #1: if_exists must be a path"):
+        load_suite(folder / "s.toml")

@@ -77,6 +77,8 @@ def add_parser(subparsers) -> None:
                        help="comma-separated OSIS book ids held out for test (default %(default)s)")
     bible.add_argument("--dev-books", default=",".join(DEFAULT_DEV_BOOKS),
                        help="comma-separated OSIS book ids held out for dev (default %(default)s)")
+    bible.add_argument("--max-words", type=int, default=None,
+                       help="leave out verse pairs whose source has more words (all splits; default: keep all)")
     bible.add_argument("--sword-path", type=Path, default=None,
                        help="a SWORD library folder (holding mods.d/); default $SWORD_PATH, ~/.sword, "
                             "/usr/share/sword")
@@ -143,13 +145,15 @@ def run(args: argparse.Namespace) -> int:
         summary = build_bible(args.src_module, args.tgt_module, args.out,
                               test_books=[b for b in args.test_books.split(",") if b.strip()],
                               dev_books=[b for b in args.dev_books.split(",") if b.strip()],
-                              sword_path=args.sword_path)
+                              sword_path=args.sword_path, max_words=args.max_words)
         sizes, missing = summary["sizes"], summary["missing"]
         mods = summary["modules"]
         print(f"wrote {args.out}: {mods['src']['module']} ({summary['src_lang']}) → {mods['tgt']['module']} "
               f"({summary['tgt_lang']}), {summary['aligned_pairs']} verse pairs of {summary['verse_slots']}: "
               f"train {sizes['train']}, dev {sizes['dev']}, test {sizes['test']}; "
               f"missing in source only {missing['src']}, in target only {missing['tgt']}, "
-              f"in both {missing['both']} (data {summary['data_hash']})")
+              f"in both {missing['both']}; {summary['dropped_pairs']} pairs of {len(summary['dropped_chapters'])} "
+              f"misaligned chapters and {sum(summary['too_long'].values())} longer than --max-words left out "
+              f"(data {summary['data_hash']})")
         return 0
     raise ValueError(args.data_command)

@@ -76,15 +76,18 @@ def _has_drop_caps(verses: Sequence[Verse]) -> bool:
 
 
 def _proper_nouns(verses: Sequence[Verse]) -> set[str]:
-    """Capitalised words seen after a lower-case word: proper nouns, not sentence starts."""
-    found: set[str] = set()
+    """Words that are proper nouns in this module: capitalised after a lower-case word (not a
+    sentence start) more often than they occur in lower case ("Jehová", "Joram"; not "El", which
+    a name like "El-bethel" capitalises but "el" outnumbers)."""
+    capitalised: Counter = Counter()
+    lower: Counter = Counter()
     for v in verses:
-        words = v.text.split()
-        for prev, word in zip(words, words[1:]):
-            core = word.strip("¡¿\"'«(),.;:!?»")
-            if core[:1].isupper() and core[1:].islower() and prev[-1:].islower():
-                found.add(core)
-    return found
+        words = [w.strip("¡¿\"'«(),.;:!?»") for w in v.text.split()]
+        for prev, word in zip(v.text.split(), words[1:]):
+            if word[:1].isupper() and word[1:].islower() and prev[-1:].islower():
+                capitalised[word] += 1
+        lower.update(w for w in words if w.islower())
+    return {w for w, n in capitalised.items() if n > lower[w.lower()]}
 
 
 def _book_list(books: Sequence[str], option: str) -> list[str]:
@@ -102,9 +105,13 @@ def _book_list(books: Sequence[str], option: str) -> list[str]:
 def build_bible(src_module: str, tgt_module: str, out: str | Path, *,
                 test_books: Sequence[str] = DEFAULT_TEST_BOOKS, dev_books: Sequence[str] = DEFAULT_DEV_BOOKS,
                 sword_path: str | Path | None = None,
-                max_length_deviation: float = MAX_LENGTH_DEVIATION) -> dict[str, Any]:
+                max_length_deviation: float = MAX_LENGTH_DEVIATION, max_words: int | None = None) -> dict[str, Any]:
     """Align two modules verse by verse, split by book and write ``{split}.{lang}``,
-    ``{split}.refs`` (one OSIS reference per line) and ``summary.json``. Returns the summary."""
+    ``{split}.refs`` (one OSIS reference per line) and ``summary.json``. Returns the summary.
+    ``max_words``: leave out pairs whose source verse has more words (all splits; counted), for
+    a corpus small enough to train on a CPU in minutes."""
+    if max_words is not None and max_words < 1:
+        raise InputError(f"--max-words must be >= 1, got {max_words}")
     src_conf, tgt_conf = find_module(src_module, sword_path), find_module(tgt_module, sword_path)
     if src_conf.versification != tgt_conf.versification:
         raise InputError(f"{src_conf.name} uses the {src_conf.versification} versification and "
@@ -139,9 +146,15 @@ def build_bible(src_module: str, tgt_module: str, out: str | Path, *,
         aligned.append((s, t))
     dropped = misaligned_chapters(aligned, empty_refs, max_length_deviation)
     pairs: dict[str, list[tuple[Verse, Verse]]] = {s: [] for s in SPLITS}
+    too_long = Counter()
     for s, t in aligned:
-        if (s.book, s.chapter) not in dropped:
-            pairs[split_of.get(s.book, "train")].append((s, t))
+        if (s.book, s.chapter) in dropped:
+            continue
+        split = split_of.get(s.book, "train")
+        if max_words is not None and len(s.text.split()) > max_words:
+            too_long[split] += 1
+            continue
+        pairs[split].append((s, t))
 
     out = Path(out)
     files = {}
@@ -159,7 +172,7 @@ def build_bible(src_module: str, tgt_module: str, out: str | Path, *,
         for book, n in counts.items():
             per_book[book][f"missing_{side}"] = n
     settings = {"src": src_conf.name, "tgt": tgt_conf.name, "test_books": test, "dev_books": dev,
-                "max_length_deviation": max_length_deviation}
+                "max_length_deviation": max_length_deviation, "max_words": max_words}
     data_hash = hash_json(files)
     summary = {
         "reader": READER,
@@ -178,13 +191,15 @@ def build_bible(src_module: str, tgt_module: str, out: str | Path, *,
         "dropped_chapters": {f"{b}.{c}": reason for (b, c), reason in sorted(
             dropped.items(), key=lambda kv: (BOOK_ORDER.index(kv[0][0]), kv[0][1]))},
         "dropped_pairs": sum(1 for s, _ in aligned if (s.book, s.chapter) in dropped),
+        "too_long": {split: too_long[split] for split in SPLITS},
         "per_book": {b: per_book[b] for b in BOOK_ORDER if b in per_book},
         "words": {split: {lang: sum(len(v.text.split()) for pair in pairs[split] for v in pair[i:i + 1])
                           for i, lang in ((0, src_lang), (1, tgt_lang))} for split in SPLITS},
         "files": files,
         "data_hash": data_hash,
         "signature": str(Signature(READER, data=data_hash, settings={
-            "src": src_conf.name, "tgt": tgt_conf.name, "test": "+".join(test), "dev": "+".join(dev)})),
+            "src": src_conf.name, "tgt": tgt_conf.name, "test": "+".join(test), "dev": "+".join(dev),
+            "max_words": max_words or "-"})),
     }
     write_json(out / "summary.json", summary)
     return summary

@@ -50,20 +50,25 @@ _EDGE = "¡¿\"'«(),.;:!?»"
 
 def undo_drop_caps(text: str, proper_nouns: frozenset[str] | set[str] = frozenset()) -> str:
     """Reina-Valera sets the first word of a chapter in capitals ("EN el principio", "Y FUERON
-    acabados", "¡OH Jehová"): a typographic drop cap, not a spelling. Rewrite that word (and a
-    one-letter capital conjunction before it) in sentence case; a word that is a proper noun
-    elsewhere in the module (``proper_nouns``, capitalised forms: "Jesús") keeps its capital."""
+    acabados", "¡OH Jehová"), after a psalm's superscription when there is one ("Salmo de David.
+    JEHOVÁ es mi pastor"): a typographic drop cap, not a spelling. Rewrite the first all-capital
+    word that starts a sentence in sentence case — lower case after a one-letter capital word
+    ("Y fueron", "A ti") unless it is a proper noun elsewhere in the module (``proper_nouns``,
+    capitalised forms: "Y Jesús"). Nothing after that word changes."""
     tokens = text.split(" ")
-    for i, token in enumerate(tokens[:2]):
+    for i, token in enumerate(tokens):
         core = token.strip(_EDGE)
-        if not core or not core.isalpha() or not core.isupper():
-            return text
-        if len(core) == 1 and i == 0:
-            continue                     # "Y FUERON": the conjunction is a capital anyway
-        if len(core) == 1:
-            return text
+        if not (len(core) >= 2 and core.isalpha() and core.isupper()):
+            continue
+        previous = tokens[i - 1] if i else ""
+        after_letter = len(previous.strip(_EDGE)) == 1 and previous.strip(_EDGE).isupper()
+        before = tokens[i - 2] if i >= 2 else ""
+        starts = (i == 0 or previous[-1:] in ".:;!?" or token[:1] in "¡¿"
+                  or (after_letter and (i == 1 or before[-1:] in ".:;!?")))
+        if not starts:
+            return text                      # the first capital word is not a drop cap
         cased = core.capitalize()
-        if i > 0 and cased not in proper_nouns:
+        if after_letter and cased not in proper_nouns:
             cased = core.lower()
         tokens[i] = token.replace(core, cased, 1)
         return " ".join(tokens)

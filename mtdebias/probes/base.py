@@ -17,7 +17,8 @@ A probe implements four steps, each on its own::
 and declares, in ``specs``, each metric's direction and its paired test: ``mcnemar`` on the
 per-item ``correct`` outcome (accuracies), ``bootstrap`` (any other metric: resample the
 probe's units — :meth:`BaseProbe.unit` — jointly for both systems and recompute the metric
-with :meth:`metrics`), or none. :func:`mtdebias.probes.compare.paired_tests` runs them; the
+with :meth:`metrics`), or none. A McNemar-tested metric of a subset of the items (one group)
+says which attempts it rests on with :meth:`BaseProbe.counts_toward`. :func:`mtdebias.probes.compare.paired_tests` runs them; the
 report and the ablation never re-derive a metric or guess a test from attempt fields.
 """
 
@@ -152,6 +153,12 @@ class BaseProbe:
         """The per-item outcome McNemar's test pairs (None: the attempt does not count)."""
         value = attempt.get("correct")
         return None if value is None else bool(value)
+
+    def counts_toward(self, metric: str, attempt: dict[str, Any]) -> bool:
+        """Whether an attempt belongs to the items a McNemar-tested metric rests on (all of them
+        by default; a metric of one group of items, e.g. name-gender's ``accuracy.<group>``,
+        pairs only that group's attempts)."""
+        return True
 
 
 __all__ = ["Metric", "MetricSpec", "Attempts", "ProbeResult", "Probe", "BaseProbe", "HIGHER", "LOWER", "ZERO",

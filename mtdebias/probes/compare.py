@@ -1,7 +1,8 @@
 """Paired tests of two systems on the same probe items, as each probe's metrics declare them.
 
 * ``mcnemar``: McNemar's test on the per-item outcome :meth:`BaseProbe.correct` (attempts
-  whose outcome is None on either side are left out).
+  whose outcome is None on either side are left out; a metric of one group of items pairs the
+  attempts :meth:`BaseProbe.counts_toward` it).
 * ``bootstrap``: one paired bootstrap for every probe: the probe's units
   (:meth:`BaseProbe.unit`) are resampled with replacement, the same draw for both systems,
   and every tested metric is recomputed with :meth:`BaseProbe.metrics` on both resamples.
@@ -53,7 +54,7 @@ def paired_tests(probe: BaseProbe, a: Sequence[dict[str, Any]], b: Sequence[dict
                 rows.append({"metric": name, "better": spec.better, **row})
                 continue
         if spec.test == MCNEMAR:
-            pairs = [(probe.correct(x), probe.correct(y)) for x, y in zip(a, b)]
+            pairs = [(probe.correct(x), probe.correct(y)) for x, y in zip(a, b) if probe.counts_toward(name, x)]
             pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
             if not pairs:
                 continue

@@ -15,12 +15,22 @@ gap Acc_m − Acc_f (whose interval says whether the gap is distinguishable from
 undetected rate. Accuracies are means over names of per-name accuracy; intervals bootstrap over
 names, the independent unit here (every name meets the same templates).
 
+With ``seen_in`` (a model's training source text) every name is also marked seen or unseen —
+seen when its given name (first token) occurs there as a whole word — and the same metrics are
+reported per kind and split (``first.seen.acc_f``, ``first.unseen.acc_f``…): the SwitchEntity
+paper's claim is about names a model has rarely or never seen. Each attempt then carries its
+group (``first.unseen.female``), and the pooled accuracy of each group is a metric of its own
+(``accuracy.first.unseen.female``) with a McNemar test, so a comparison of two systems tests
+every group by itself: a pooled test hides opposite moves of two groups.
+
 Template files (see ``mtdebias/data/templates/README.md``) are tab-separated with a header line
 ``id  template  male  female``; forms are separated by ``|``; ``#`` starts a comment line.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -36,6 +46,7 @@ from ..translators.base import Translator
 from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, ZERO, Attempts, BaseProbe, Metric, MetricSpec
 
 PROBE_NAME = "name_gender.v1"
+GROUP_ACCURACY = "accuracy"  # a group's pooled accuracy is "accuracy.<group>"
 SLOT = "[PERSON]"
 FORM_SEPARATOR = "|"
 TEMPLATE_DIR = data_dir("templates")
@@ -138,6 +149,19 @@ def read_name_file(path: str | Path) -> list[str]:
     return names
 
 
+_WORD = re.compile(r"\w+(?:-\w+)*")    # hyphens join (Beth-lehem); apostrophes split (Mary’s)
+
+
+def given_name_counts(names: Sequence[str], path: str | Path) -> dict[str, int]:
+    """How often each name's given name (its first token: "Mary" of "Mary of Bethany") occurs
+    as a whole, case-sensitive word in the text file at ``path`` ("Mary’s" counts; "Maryland"
+    does not)."""
+    counts: Counter = Counter()
+    for line in read_lines(path):
+        counts.update(_WORD.findall(line))
+    return {name: counts.get(name.split()[0], 0) for name in names if name.split()}
+
+
 # --------------------------------------------------------------------------- metric arithmetic
 
 def name_gender_metrics(per_name: Sequence[Mapping[str, Any]], prefix: str, *, resamples: int = 1000,
@@ -187,11 +211,13 @@ class NameGenderProbe(BaseProbe):
     specs = (MetricSpec("templates_kept", NEUTRAL), MetricSpec("accuracy", HIGHER, MCNEMAR),
              MetricSpec("*.acc_f", HIGHER), MetricSpec("*.acc_m", HIGHER),
              MetricSpec("*.delta_acc", LOWER, BOOTSTRAP), MetricSpec("*.acc_gap_m_minus_f", ZERO),
-             MetricSpec("*.undetected_rate", LOWER))
+             MetricSpec("*.undetected_rate", LOWER),
+             # per seen/unseen × gender group (with seen_in): the group's pooled accuracy
+             MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR))
 
     def __init__(self, templates: Sequence[GenderTemplate], lang: str, names: Mapping[str, Sequence[str]],
                  *, beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
-                 detect: Callable[..., Any] | None = None):
+                 detect: Callable[..., Any] | None = None, seen_counts: Mapping[str, int] | None = None):
         if not templates:
             raise InputError("the name-gender probe needs at least one template")
         unknown = set(names) - set(NAME_KINDS)
@@ -207,16 +233,19 @@ class NameGenderProbe(BaseProbe):
         self.data_hash = data_hash or hash_json([[t.id, t.template, t.male, t.female] for t in self.templates]
                                                 + sorted(self.names.items()))
         self._detect = detect
+        # name → occurrences of its given name in the training text; None: no seen/unseen split
+        self.seen_counts = dict(seen_counts) if seen_counts is not None else None
 
     @classmethod
     def from_options(cls, lang: str, templates: str | Path | None = None, *,
                      first_female: str | Path | None = None, first_male: str | Path | None = None,
                      full_female: str | Path | None = None, full_male: str | Path | None = None,
-                     names_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0
-                     ) -> "NameGenderProbe":
+                     names_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0,
+                     seen_in: str | Path | None = None) -> "NameGenderProbe":
         """Templates default to the shipped ``mtdebias/data/templates/name_gender_<lang>.tsv``; each name
         list defaults to :func:`mtdebias.names.load_name_list` and may be replaced by a file
-        with one name per line. ``names_limit`` keeps the first N names of each list."""
+        with one name per line. ``names_limit`` keeps the first N names of each list.
+        ``seen_in``: a training source file; metrics are then also split by seen/unseen names."""
         path = Path(templates) if templates else default_template_path(lang)
         if not path.is_file():
             raise InputError(f"no name-gender templates for language {lang!r}", path=path,
@@ -234,12 +263,25 @@ class NameGenderProbe(BaseProbe):
                 names[kind] = load_name_list(kind)
             if names_limit is not None:
                 names[kind] = names[kind][:names_limit]
-        data_hash = hash_json([hash_file(path), sorted(names.items())])
-        return cls(loaded, lang, names, beam=beam, resamples=resamples, seed=seed, data_hash=data_hash)
+        hashes = [hash_file(path), sorted(names.items())]
+        seen_counts = None
+        if seen_in:
+            if not Path(seen_in).is_file():
+                raise InputError("seen_in names no file", path=seen_in,
+                                 hint="give the training source text the names are counted in")
+            seen_counts = given_name_counts([n for values in names.values() for n in values], seen_in)
+            hashes.append(hash_file(seen_in))
+        return cls(loaded, lang, names, beam=beam, resamples=resamples, seed=seed, data_hash=hash_json(hashes),
+                   seen_counts=seen_counts)
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        return str(Signature(self.name, self.data_hash, translator.signature(),
-                             {"lang": self.lang, "beam": self.beam}, self.seed))
+        settings = {"lang": self.lang, "beam": self.beam}
+        if self.seen_counts is not None:
+            settings["split"] = "seen"
+        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
+
+    def seen(self, name: str) -> bool | None:
+        return None if self.seen_counts is None else self.seen_counts.get(name, 0) > 0
 
     def _detect_fn(self):
         return self._detect or _default_detector()
@@ -279,6 +321,9 @@ class NameGenderProbe(BaseProbe):
         dropped = [entry["template"] for entry in filter_log if not entry["kept"]]
         meta: dict[str, Any] = {"lang": self.lang, "templates": len(self.templates), "templates_kept": len(kept),
                                 "dropped_templates": dropped, "filter": filter_log}
+        if self.seen_counts is not None:  # recorded even when no template survives the filter
+            meta["seen_names"] = {kind: sum(self.seen(n) for n in names) for kind, names in self.names.items()}
+            meta["unseen_names"] = {kind: sum(not self.seen(n) for n in names) for kind, names in self.names.items()}
         jobs = [(kind, name, template) for kind, name, template in items if template.id in kept_ids]
         if not jobs:
             meta["warning"] = "no template survived the he/she filter; no name accuracies can be computed"
@@ -289,7 +334,10 @@ class NameGenderProbe(BaseProbe):
         for (kind, name, template), translation in zip(jobs, outputs):
             gender = kind.split("_")[1]
             detection = detect(self.lang, translation, None, forms=template.forms())
-            attempts.append({"kind": kind, "name": name, "gender": gender, "template": template.id,
+            seen = self.seen(name)
+            extra = {} if seen is None else {"seen": seen, "train_count": self.seen_counts.get(name, 0),
+                                             "group": f"{kind.split('_')[0]}.{'seen' if seen else 'unseen'}.{gender}"}
+            attempts.append({"kind": kind, "name": name, "gender": gender, "template": template.id, **extra,
                              "source": fill(template.template, name), "translation": translation,
                              "detected": detection.gender, "evidence": list(detection.evidence),
                              "span": list(detection.span) if detection.span else None,
@@ -299,7 +347,9 @@ class NameGenderProbe(BaseProbe):
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """templates_kept; the pooled per-attempt accuracy (what McNemar pairs); per name kind
-        Acc_f, Acc_m, ΔAcc, the signed gap and the undetected rate (means over names)."""
+        Acc_f, Acc_m, ΔAcc, the signed gap and the undetected rate (means over names); with a
+        seen/unseen split (attempts that carry ``seen``) the same per kind and split, and each
+        group's pooled accuracy."""
         kept = len({a["template"] for a in attempts})
         metrics = [Metric("templates_kept", float(kept), None, len(self.templates))]
         if not attempts:
@@ -311,7 +361,23 @@ class NameGenderProbe(BaseProbe):
             rows = [r for r in per_name if r["kind"].startswith(prefix + "_")]
             if rows:
                 metrics += name_gender_metrics(rows, prefix, resamples=self.resamples if ci else 0, seed=self.seed)
+            for split, flag in (("seen", True), ("unseen", False)):
+                part = [r for r in rows if r.get("seen") is flag]
+                if part:
+                    metrics += name_gender_metrics(part, f"{prefix}.{split}", resamples=self.resamples if ci else 0,
+                                                   seed=self.seed)
+        groups: dict[str, list[bool]] = {}
+        for a in attempts:
+            if a.get("group"):
+                groups.setdefault(a["group"], []).append(bool(a["correct"]))
+        for group, outcomes in sorted(groups.items()):
+            metrics.append(Metric(f"{GROUP_ACCURACY}.{group}", sum(outcomes) / len(outcomes), None, len(outcomes)))
         return metrics
+
+    def counts_toward(self, metric: str, attempt: dict[str, Any]) -> bool:
+        """A group's accuracy rests on the group's attempts only (its McNemar test pairs those)."""
+        group = metric.removeprefix(GROUP_ACCURACY + ".") if metric.startswith(GROUP_ACCURACY + ".") else None
+        return group is None or attempt.get("group") == group
 
     def unit(self, attempt: dict[str, Any], index: int) -> tuple[str, str]:
         return (attempt["kind"], attempt["name"])  # names are the independent unit (see the module docstring)
@@ -326,6 +392,8 @@ def per_name_rows(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         if row is None:
             row = per_name[key] = {"kind": a["kind"], "name": a["name"], "gender": a["gender"],
                                    "n": 0, "correct": 0, "undetected": 0}
+            if "seen" in a:
+                row["seen"], row["train_count"] = a["seen"], a.get("train_count")
         row["n"] += 1
         if a["correct"]:
             row["correct"] += 1

@@ -1,0 +1,74 @@
+"""Copy a report's tables into a README, so that the numbers a README shows are the report's.
+
+``python -m mtdebias.report.readme runs/bible/report.md README.md --marker bible-results``
+replaces everything between ``<!-- begin: bible-results -->`` and ``<!-- end: bible-results -->``
+in README.md with the report's headline table and its paired tests (the sections
+``## Headline`` and ``## Paired tests…`` of the Markdown summary that ``mtdebias ablate`` writes),
+preceded by a line naming the report. Nothing is recomputed or rounded here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from ..atomic import write_text
+from ..errors import InputError, MtdebiasError
+
+
+def sections(markdown: str) -> dict[str, str]:
+    """``## Title`` → the text under it (up to the next ``## ``)."""
+    out: dict[str, str] = {}
+    for block in re.split(r"(?m)^## ", markdown)[1:]:
+        title, _, body = block.partition("\n")
+        out[title.strip()] = body.strip()
+    return out
+
+
+def excerpt(report_md: str | Path) -> str:
+    """The headline table and the paired tests of a report's Markdown summary."""
+    path = Path(report_md)
+    if not path.is_file():
+        raise InputError("report summary not found", path=path, hint="run `mtdebias ablate` (or make demo-real) first")
+    parts = sections(path.read_text(encoding="utf-8"))
+    if "Headline" not in parts:
+        raise InputError("no '## Headline' section: not a report summary written by mtdebias", path=path)
+    chunks = [f"<!-- generated from {path} by `python -m mtdebias.report.readme`; do not edit by hand -->",
+              parts["Headline"]]
+    tests = next((title for title in parts if title.startswith("Paired tests")), None)
+    if tests:
+        chunks += [f"**{tests}**", parts[tests]]
+    return "\n\n".join(chunks) + "\n"
+
+
+def splice(readme: str | Path, marker: str, text: str) -> None:
+    path = Path(readme)
+    content = path.read_text(encoding="utf-8")
+    begin, end = f"<!-- begin: {marker} -->", f"<!-- end: {marker} -->"
+    if begin not in content or end not in content or content.index(begin) > content.index(end):
+        raise InputError(f"markers {begin} … {end} not found in order", path=path,
+                         hint="put both lines where the table should go")
+    head, rest = content.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    write_text(path, f"{head}{begin}\n{text}{end}{tail}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mtdebias.report.readme", description=__doc__.split("\n\n")[0])
+    parser.add_argument("report_md", type=Path)
+    parser.add_argument("readme", type=Path)
+    parser.add_argument("--marker", required=True)
+    args = parser.parse_args(argv)
+    try:
+        splice(args.readme, args.marker, excerpt(args.report_md))
+    except MtdebiasError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.readme}: section '{args.marker}' replaced from {args.report_md}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
