@@ -98,7 +98,7 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], s
     if not missing:
         return  # nothing to compute: the model is never loaded
     try:
-        translator = (make_translator or _load_translator)(checkpoint)
+        translator = (make_translator or load_translator)(checkpoint)  # hf or fairseq, by the path
     except (CheckpointError, InputError, OSError) as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
@@ -152,10 +152,6 @@ def request_key(spec: ProbeSpec, model: str) -> str:
     files = {k: hash_checkpoint_cached(v) for k, v in spec.options.items()  # a file's hash, cached by stat
              if isinstance(v, str) and v and Path(v).is_file()}
     return str(Signature(f"request:{spec.type}", hash_json([spec.options, files]), model))
-
-
-def _load_translator(checkpoint: Path):
-    return load_translator(checkpoint)  # transformers or fairseq, by what the path holds
 
 
 def backend_tag(backend: str, compute_type: str) -> str:

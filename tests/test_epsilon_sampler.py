@@ -9,7 +9,8 @@ import pytest
 import torch
 from scipy.stats import chi2_contingency
 
-from mtdebias.translators.epsilon_sampler import constraints_for, epsilon_sample, source_seed
+from mtdebias.translators.base import source_seed
+from mtdebias.translators.epsilon_sampler import constraints_for, epsilon_sample
 from mtdebias.translators.hf import HFTranslator
 
 SOURCES = ["The red dog sleeps.", "The old cow waits.", "The small bird sings."]

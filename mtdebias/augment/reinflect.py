@@ -13,9 +13,9 @@ candidates that also occur in their base form.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from ..align.tokenize import tokenize
+from ..lang.slavic_pymorphy import analyzer
 
 PYMORPHY_LANGS = ("ru", "uk")
 IDENTITY_LANGS = ("cs", "sk", "pl", "sl", "hr", "sr", "bg", "lt", "lv")  # declining, no analyser
@@ -32,13 +32,6 @@ def policy_for(lang: str) -> str:
     return "plain"
 
 
-@lru_cache(maxsize=None)
-def _analyzer(lang: str):
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer(lang=lang)
-
-
 def _match_case(template: str, word: str) -> str:
     """Give ``word`` the capitalisation pattern of ``template`` (pymorphy3 lower-cases)."""
     if "-" in template and template.count("-") == word.count("-"):
@@ -51,7 +44,7 @@ def _match_case(template: str, word: str) -> str:
 
 
 def _name_parses(lang: str, word: str, gender: str | None):
-    parses = [p for p in _analyzer(lang).parse(word) if any(t in p.tag for t in _NAME_TAGS)]
+    parses = [p for p in analyzer(lang).parse(word) if any(t in p.tag for t in _NAME_TAGS)]
     if gender in _GENDER_TAG:
         parses = [p for p in parses if _GENDER_TAG[gender] in p.tag] or parses
     # one person is named in the singular; plural readings (Марии = "the Marias") only add

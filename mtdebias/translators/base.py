@@ -15,10 +15,18 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence, runtime_checkable
 
 from ..errors import MtdebiasError
+from ..signature import hash_text
 
 
 class UnsupportedCall(MtdebiasError):
     """A backend was asked for a call it cannot serve (e.g. sampling from a file)."""
+
+
+def source_seed(seed: int, source: str) -> int:
+    """The seed of one source's samples, for every backend: a function of the seed and the text
+    only, so a source draws the same samples whichever sources it is asked with (and a resumed
+    run draws the same ones)."""
+    return int(hash_text(f"{seed}\t{source}"), 16) % (2**31 - 1)
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import CheckpointError, MtdebiasError
-from ..signature import hash_checkpoint
+from ..signature import hash_checkpoint_cached
 from .base import Scored
 from .hf import length_batches
+from .load import check_backend
 
-COMPUTE_TYPES = ("float32", "int8", "int8_float32", "float16", "int8_float16", "bfloat16", "default")
 
 
 def _ctranslate2():
@@ -48,7 +48,7 @@ def converted_dir(checkpoint: Path, checkpoint_hash: str) -> Path:
 def convert_checkpoint(checkpoint: str | Path, checkpoint_hash: str | None = None) -> Path:
     """Convert once; later calls (and concurrent ones) reuse the finished conversion."""
     checkpoint = Path(checkpoint)
-    checkpoint_hash = checkpoint_hash or hash_checkpoint(checkpoint)
+    checkpoint_hash = checkpoint_hash or hash_checkpoint_cached(checkpoint)
     target = converted_dir(checkpoint, checkpoint_hash)
     if (target / "model.bin").exists():
         return target
@@ -122,13 +122,12 @@ class CT2Translator:
         """``patience``: CTranslate2 stops a beam once ``patience × beam`` hypotheses have ended.
         At 1 it stops earlier than transformers' beam search (``early_stopping=False``) and picks
         other outputs for ~10% of sentences of the test model; at 2 the outputs agree."""
-        if compute_type not in COMPUTE_TYPES:
-            raise MtdebiasError(f"compute_type {compute_type!r} is not one of {', '.join(COMPUTE_TYPES)}")
+        check_backend("ct2", compute_type)
         ctranslate2 = _ctranslate2()
         from transformers import AutoTokenizer
 
         self.checkpoint = Path(checkpoint)
-        self.checkpoint_hash = hash_checkpoint(self.checkpoint)
+        self.checkpoint_hash = hash_checkpoint_cached(self.checkpoint)
         self.model_dir = convert_checkpoint(self.checkpoint, self.checkpoint_hash)
         self.tokenizer = AutoTokenizer.from_pretrained(self.checkpoint)
         if src_lang is not None and hasattr(self.tokenizer, "src_lang"):

@@ -9,9 +9,10 @@ and draws from the global RNG. Here:
   step it emits end-of-sentence, so late steps cost what is still running, not the batch;
 * after the ε cut at most ``1/ε`` tokens survive, so the draw works on the top ``⌈1/ε⌉ + 1``
   tokens instead of the whole vocabulary;
-* every source has its own generator, seeded from ``(seed, source text)``, which draws ``n``
-  uniforms per step whether or not a row is still alive: the samples of a source do not depend
-  on which other sources share its batch, so a resumed or re-batched run reproduces them.
+* every source has its own generator, seeded from ``(seed, source text)``
+  (:func:`.base.source_seed`), which draws ``n`` uniforms per step whether or not a row is
+  still alive: the samples of a source do not depend on which other sources share its batch,
+  so a resumed or re-batched run reproduces them.
 
 The distribution is that of ``generate(do_sample=True, top_k=0, epsilon_cutoff=ε,
 temperature=T)``: hard constraints of the generation config (suppressed tokens, forced first and
@@ -22,13 +23,13 @@ then renormalisation. Generation settings this loop does not implement make
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from typing import Sequence
 
 import torch
 from transformers.modeling_outputs import BaseModelOutput
+
 
 
 @dataclass(frozen=True)
@@ -77,12 +78,6 @@ def constraints_for(model, forced_bos: int | None = None) -> DecodingConstraints
                                forced_bos=forced_bos, forced_eos=generation.forced_eos_token_id)
 
 
-def source_seed(seed: int, source: str) -> int:
-    """The seed of one source's generator: the same text under the same seed draws the same samples."""
-    digest = hashlib.sha256(f"{seed}\x00{source}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
-
-
 @torch.inference_mode()
 def epsilon_sample(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, seeds: Sequence[int], *,
                    n: int, epsilon: float, temperature: float, max_new_tokens: int,
@@ -112,7 +107,6 @@ def epsilon_sample(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
     last = torch.full((sources, 1), constraints.decoder_start, dtype=torch.long, device=device)
     suppressed = torch.tensor(constraints.suppressed, dtype=torch.long, device=device)
     keep = math.ceil(1 / epsilon) + 1 if epsilon > 0 else 0  # tokens that can survive the ε cut
-    vocab = None
     cache = None
     for step in range(max_new_tokens):
         # n uniforms per source per step, drawn for finished samples too (see the module doc)
@@ -122,12 +116,12 @@ def epsilon_sample(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
         cache = out.past_key_values
         live = alive.nonzero().squeeze(1)
         rows = row_of_sample[live]
+        vocab = out.logits.shape[-1]
         forced = _forced_token(step, max_new_tokens, constraints)
         if forced is not None:
             tokens = torch.full_like(rows, forced)
         else:
             logits = out.logits[:, -1, :].float()
-            vocab = logits.shape[-1]
             if suppressed.numel():
                 logits.index_fill_(1, suppressed, float("-inf"))
             cdf, candidates = _truncated_cdf(logits / temperature, epsilon, keep)
@@ -140,7 +134,6 @@ def epsilon_sample(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
             break
         # the next rows: distinct (row, token) pairs among samples that go on
         going = live[~ended]
-        vocab = vocab or int(tokens.max()) + 1
         keys = rows[~ended] * (vocab + 1) + tokens[~ended]
         unique_keys, inverse = torch.unique(keys, return_inverse=True)
         parents = torch.div(unique_keys, vocab + 1, rounding_mode="floor")

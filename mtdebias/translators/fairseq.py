@@ -24,9 +24,9 @@ from typing import Any, Sequence
 
 from ..errors import CheckpointError, InputError
 from ..fairseq_env import require_fairseq, trusted_fairseq_globals
-from ..signature import hash_file, hash_json, hash_text
+from ..signature import hash_file, hash_json
 from ..subword import codec_hash, load_codec
-from .base import Scored
+from .base import Scored, source_seed
 
 SPEC_FILE = "fairseq.toml"
 SPEC_KEYS = {"checkpoints", "data", "sentencepiece", "bpe_codes", "moses_escape", "source_lang",
@@ -292,7 +292,7 @@ class FairseqTranslator:
         with torch.inference_mode():
             for source in sources:
                 rng = torch.Generator(device=self.device)
-                rng.manual_seed(int(hash_text(f"{seed}\t{source}"), 16) & 0x7FFF_FFFF_FFFF)
+                rng.manual_seed(source_seed(seed, source))
                 generator = self._generator(n, EpsilonSampling(self.tgt_dict, epsilon, rng), temperature)
                 tokens, lengths = self._source_batch([self._source_ids(source)])
                 hypos = generator.generate([self.model], {"net_input": {"src_tokens": tokens, "src_lengths": lengths}})

@@ -15,9 +15,9 @@ from transformers import AutoTokenizer, PreTrainedModel
 
 from ..errors import CheckpointError
 from ..model import load_model
-from ..signature import hash_checkpoint, hash_text
-from .base import Scored
-from .epsilon_sampler import constraints_for, epsilon_sample, source_seed, unsupported_settings
+from ..signature import hash_checkpoint_cached
+from .base import Scored, source_seed
+from .epsilon_sampler import constraints_for, epsilon_sample, unsupported_settings
 
 
 def length_batches(lengths: Sequence[int], max_tokens: int, max_items: int | None = None) -> Iterator[list[int]]:
@@ -37,11 +37,6 @@ def length_batches(lengths: Sequence[int], max_tokens: int, max_items: int | Non
         yield batch
 
 
-def source_seed(seed: int, source: str) -> int:
-    """The RNG seed of one source's samples: a function of the seed and the text only."""
-    return int(hash_text(f"{seed}\t{source}"), 16) % (2**31 - 1)
-
-
 class HFTranslator:
     def __init__(self, checkpoint: str | Path | None = None, *, model: PreTrainedModel | None = None,
                  tokenizer=None, device: str | None = None, batch_tokens: int = 4000,
@@ -57,7 +52,7 @@ class HFTranslator:
                 tokenizer = AutoTokenizer.from_pretrained(checkpoint)
             except Exception as exc:
                 raise CheckpointError(f"{checkpoint}: tokenizer files missing or unreadable ({exc})") from exc
-            identity = identity or f"hf:{hash_checkpoint(checkpoint)}"
+            identity = identity or f"hf:{hash_checkpoint_cached(checkpoint)}"
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.model = model.to(device).eval()
         self.tokenizer = tokenizer
@@ -147,8 +142,8 @@ class HFTranslator:
     @torch.inference_mode()
     def sample_with_generate(self, sources: Sequence[str], n: int = 128, epsilon: float = 0.02,
                              temperature: float = 1.0, seed: int = 0) -> list[list[str]]:
-        """The same distribution through ``generate(num_return_sequences=n)``, one length batch
-        at a time (slower: finished sequences stay in the batch). Seeded per batch."""
+        """The same distribution through ``generate(num_return_sequences=n)``, one call per
+        source seeded by :func:`source_seed` (slower: finished sequences stay in the batch)."""
         out: list[list[str]] = [[] for _ in sources]
         # generate() draws from the global RNG: seed it per source inside fork_rng, so the caller's
         # RNG (e.g. a training run's dropout stream, evaluated inline) is left exactly as it was

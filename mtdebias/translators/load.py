@@ -17,6 +17,9 @@ from ..errors import ConfigError
 from .fairseq import FairseqSpec, find_spec
 
 BACKENDS = ("hf", "ct2")  # for transformers checkpoints; fairseq models are recognised by path
+# CTranslate2's compute types, kept here so that checking a suite or a command line does not
+# import CTranslate2 (or torch, through the ct2 module)
+COMPUTE_TYPES = ("float32", "int8", "int8_float32", "float16", "int8_float16", "bfloat16", "default")
 
 
 def check_backend(backend: str, compute_type: str = "default", where: str = "backend") -> None:
@@ -28,11 +31,8 @@ def check_backend(backend: str, compute_type: str = "default", where: str = "bac
     if backend == "hf" and compute_type != "default":
         raise ConfigError(f"compute_type = {compute_type!r} applies to the ct2 backend only",
                           hint="drop compute_type, or set backend = \"ct2\"")
-    if backend == "ct2":
-        from .ct2 import COMPUTE_TYPES
-
-        if compute_type not in COMPUTE_TYPES:
-            raise ConfigError(f"compute_type = {compute_type!r} is not one of {', '.join(COMPUTE_TYPES)}")
+    if backend == "ct2" and compute_type not in COMPUTE_TYPES:
+        raise ConfigError(f"compute_type = {compute_type!r} is not one of {', '.join(COMPUTE_TYPES)}")
 
 
 def load_translator(checkpoint: str | Path, backend: str = "hf", compute_type: str = "default", **kwargs: Any):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..slavic_pymorphy import analyzer
 from .base import FEMALE, MALE, SpeakerDetection, resolve
 from .ud_tree import Tok, speaker_cues
 
@@ -25,13 +26,6 @@ def _natasha():
 
     embedding = NewsEmbedding()
     return Doc, Segmenter(), NewsMorphTagger(embedding), NewsSyntaxParser(embedding)
-
-
-@lru_cache(maxsize=None)
-def morph_ru():
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer(lang="ru")
 
 
 def word_gender(morph, word: str, kinds: set[str]) -> str | None:
@@ -76,7 +70,7 @@ def _neuter_or_plural_past(morph, word: str) -> bool:
 
 def parse(text: str, morph=None) -> list[Tok]:
     Doc, segmenter, tagger, parser = _natasha()
-    morph = morph or morph_ru()
+    morph = morph or analyzer("ru")
     doc = Doc(text)
     doc.segment(segmenter)
     doc.tag_morph(tagger)

@@ -9,8 +9,8 @@ nominative or instrumental singular used as predicates («я впевнена»,
 
 from __future__ import annotations
 
-from functools import lru_cache
 
+from ..slavic_pymorphy import analyzer
 from .base import FEMALE, MALE, SpeakerDetection, resolve
 from .clauses import Clause, Word, speaker_cues, split, tokens
 
@@ -22,13 +22,6 @@ _OTHER_SUBJECTS = {"він", "вона", "воно", "ми", "ви", "вони",
                    "ніхто", "ніщо", "все", "усе", "всі", "усі"}
 _PREPOSITIONS = {"з", "із", "зі", "над", "під", "перед", "за", "між", "поміж"}
 _COPULAS = {"бути", "є", "був", "була", "будучи", "стати", "став", "стала", "стаю", "буду"}
-
-
-@lru_cache(maxsize=None)
-def morph_uk():
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer(lang="uk")
 
 
 def _one(genders: set[str]) -> str | None:
@@ -99,7 +92,7 @@ def _reads_as_noun(words: list[str], k: int, parses, morph) -> bool:
 
 
 def detect(text: str) -> SpeakerDetection:
-    morph = morph_uk()
+    morph = analyzer("uk")
     clauses = [Clause([_judge(words, k, morph) for k in range(len(words))], starts)
                for words, starts in split(tokens(text), _BOUNDARIES)]
     return resolve(speaker_cues(clauses))
