@@ -47,3 +47,31 @@ def test_unknown_locale_is_a_clear_error(tmp_path):
         LocaleNames.load("xx")
     assert default_locale("en", "fr") == "fr" and default_locale("fr", "en") == "fr"
     assert default_locale("en", "ja") == "en"
+
+
+def test_word_list_gold_with_corpus_decisions(tmp_path):
+    """A word-list gold set (eval/gold/bible_names format) against the es table, with and
+    without corpus decisions; the counts are worked out by hand from the labels below."""
+    from mtdebias.names.gold import read_corpus_genders
+
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("word\tlabel\tas_person\tnote\n"
+                    "Rachel\tfemale\tfemale\tJacob's wife\n"      # es table: female
+                    "Gera\tmale\tmale\tson of Benjamin\n"         # es table: female (WGND)
+                    "Peleg\tmale\tmale\tson of Eber\n"            # es table: unknown
+                    "Timna\tboth\tboth\tconcubine; and a chief\n"  # es table: unknown
+                    "Selah\tnot_person\t-\tpsalm word\n", encoding="utf-8")  # es table: female
+    plain = agreement("es", gold)
+    # Rachel right, Gera flipped, Peleg uncovered, Timna unknown = right → 2 of 4
+    assert (plain["n"], plain["agreement_pct"], plain["flips"], plain["coverage_pct"]) == (4, 50.0, 1, 66.7)
+    assert (plain["non_persons"], plain["non_persons_gendered"]) == (1, 1)
+    decisions = tmp_path / "corpus_genders.json"
+    decisions.write_text('{"names": {"gera": {"male": 9, "female": 0},'
+                         ' "timna": {"male": 3, "female": 3},'
+                         ' "selah": {"male": 1, "female": 0}}}', encoding="utf-8")
+    corpus = agreement("es", gold, corpus_genders=read_corpus_genders(decisions))
+    # Gera settled male (9 ≥ 3·0); Timna 3:3 without a table gender stays unknown (right for
+    # "both"); Rachel keeps the table's female; Peleg still uncovered → 3 of 4, no flip
+    assert (corpus["agreement_pct"], corpus["flips"], corpus["coverage_pct"]) == (75.0, 0, 66.7)
+    # Selah: the table's female (WGND) is contested by one male sentence → no longer gendered
+    assert (corpus["non_persons_gendered"], corpus["corpus_evidence_names"]) == (0, 3)

@@ -22,6 +22,7 @@ Output directory::
 
     annotated.jsonl   one line per kept pair: src, tgt, accepted entities with spans
     candidates.json   L(type[/gender]) → [{src, tgt, count}], from the corpus (+ user list)
+    corpus_genders.json  given name → male/female evidence sentences, table gender, outcome
     summary.json      counts per type/gender, accepted, rejected by reason, signature
     shards/           per-shard results; a shard whose .stats.json exists is complete and is
                       not redone when an interrupted run is restarted
@@ -49,8 +50,9 @@ from ..ner import TYPES, Entity, load_tagger, types_compatible
 from ..signature import Signature, hash_json
 from ..textio import count_lines, iter_lines
 from ..names.locale import SURNAME_GENDER_LANGS, same_name
-from .person import (GENDERED_SHAPES, SHAPES, CallableNames, add_pronoun_evidence, agreement_genders,
-                     analyse_persons)
+from .person import (GENDERED_SHAPES, SHAPES, CallableNames, add_apposition_evidence, add_pronoun_evidence,
+                     agreement_genders, analyse_persons)
+from .corpus_gender import Relabeller, corpus_genders_json, tally as tally_name_pronouns
 from .reinflect import Reinflector, policy_for
 
 
@@ -73,7 +75,7 @@ DEFAULT_MAX_CHARS = 2000
 # past-tense verbs) for a name; German marks none on a name's predicate (its detector gives only
 # noun and determiner cues), so running it there would cost its lexicon load for no evidence
 AGREEMENT_LANGS = ("fr", "es", "it", "ru", "uk", "cs")
-PERSON_RULES = "person.v2"  # shapes, locale genders, evidence vetoes, name consistency
+PERSON_RULES = "person.v3"  # shapes, locale genders, evidence vetoes, name consistency, corpus gender
 MAX_CONFLICT_EXAMPLES = 20
 
 
@@ -101,6 +103,7 @@ class ShardStats:
     gender_sources: Counter = field(default_factory=Counter)  # "source:gender" per person mention
     evidence: Counter = field(default_factory=Counter)        # kind of evidence seen → n
     conflict_examples: list = field(default_factory=list)
+    name_pronouns: Counter = field(default_factory=Counter)  # "male:<name>" → sentences (corpus_gender)
 
     def skip(self, reason: str, line: int) -> None:
         entry = self.skipped.setdefault(reason, {"count": 0, "first_lines": []})
@@ -116,6 +119,7 @@ class ShardStats:
                 "target_form": dict(self.target_form),
                 "gender_sources": dict(self.gender_sources), "evidence": dict(self.evidence),
                 "conflict_examples": list(self.conflict_examples),
+                "name_pronouns": dict(self.name_pronouns),
                 "candidates": {k: [[s, t, n] for (s, t), n in sorted(c.items())]
                                for k, c in sorted(self.candidates.items())}}
 
@@ -126,13 +130,14 @@ class ShardStats:
                    Counter(obj["target_form"]),
                    {k: Counter({(s, t): n for s, t, n in v}) for k, v in obj["candidates"].items()},
                    obj.get("skipped", {}), Counter(obj.get("gender_sources", {})),
-                   Counter(obj.get("evidence", {})), list(obj.get("conflict_examples", [])))
+                   Counter(obj.get("evidence", {})), list(obj.get("conflict_examples", [])),
+                   Counter(obj.get("name_pronouns", {})))
 
     def add(self, other: "ShardStats") -> None:
         self.pairs += other.pairs
         self.skipped_empty += other.skipped_empty
         for name in ("entities", "accepted", "rejected", "rejected_by_type", "target_form",
-                     "gender_sources", "evidence"):
+                     "gender_sources", "evidence", "name_pronouns"):
             getattr(self, name).update(getattr(other, name))
         room = MAX_CONFLICT_EXAMPLES - len(self.conflict_examples)
         self.conflict_examples.extend(other.conflict_examples[:max(0, room)])
@@ -220,6 +225,8 @@ class PairAnnotator:
         people = dict(zip(map(id, mentions), analyse_persons(src, mentions, self.src_lang, self.names)))
         if self.src_lang == "en" and people:
             add_pronoun_evidence(src, list(people.values()))
+            add_apposition_evidence(list(people.values()))
+            tally_name_pronouns(src, people.values(), stats.name_pronouns)
         for ent in ents:
             person = people.get(id(ent))
             gender = person.gender if person is not None else None
@@ -275,6 +282,7 @@ class PairAnnotator:
             if form is not None:
                 stats.candidates.setdefault(key, Counter())[(ent.text, form)] += 1
             accepted.append({"type": ent.type, "gender": gender, "key": key,
+                             "gender_source": person.source if person is not None else None,
                              "src": [ent.start, ent.end], "tgt": list(span),
                              "src_text": ent.text, "tgt_text": tgt_text,
                              "tgt_form": form, "tgt_case": case})
@@ -495,8 +503,11 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
                     extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
                     max_chars: int | None = DEFAULT_MAX_CHARS, progress: bool = False,
                     name_locale: str | None = None, target_evidence: bool = True,
-                    gazetteer: bool = False) -> dict:
-    """Annotate ``src``/``tgt`` into ``out_dir`` (resumable); returns the summary."""
+                    gazetteer: bool = False, corpus_gender: bool = True) -> dict:
+    """Annotate ``src``/``tgt`` into ``out_dir`` (resumable); returns the summary.
+
+    ``corpus_gender``: let the corpus's own pronoun counts override the name table for names
+    it uses often enough one way (:mod:`.corpus_gender`; English sources only)."""
     src, tgt, out_dir = Path(src), Path(tgt), Path(out_dir)
     if aligner not in ALIGNERS:
         raise InputError(f"unknown aligner '{aligner}'", hint=f"choose one of {', '.join(ALIGNERS.entries)}")
@@ -544,7 +555,7 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
               "two_sided": two_sided, "shard_size": shard_size,
               "extra": hash_json([list(extra_sources), list(extra_targets)]), "max_chars": max_chars,
               "name_locale": name_locale, "target_evidence": target_evidence,
-              "gazetteer": gazetteer, "person_rules": PERSON_RULES}
+              "gazetteer": gazetteer, "person_rules": PERSON_RULES, "corpus_gender": corpus_gender}
     config_path = out_dir / "work" / "config.json"
     if config_path.exists():
         # folders written before the length cap existed hold the default
@@ -619,21 +630,34 @@ def finalize(out_dir: Path, shard_files: Sequence[Path], src_lang: str, tgt_lang
              user_candidates: str | Path | None, config: dict) -> dict:
     """Concatenate shard files (paths without suffix) into annotated.jsonl; merge statistics."""
     total = ShardStats()
+    for shard in shard_files:
+        total.add(ShardStats.from_json(json.loads(shard.with_suffix(".stats.json").read_text(encoding="utf-8"))))
+    # the corpus's own pronoun counts settle names the table gets wrong (see .corpus_gender);
+    # accepted records are relabelled on the way into annotated.jsonl, so the candidate lists
+    # and accepted counts are recounted from them
+    relabeller = Relabeller(total.name_pronouns, src_lang, enabled=config.get("corpus_gender", True))
+    accepted: Counter = Counter()
+    merged: dict[str, Counter] = {}
     with atomic.atomic_open(out_dir / "annotated.jsonl") as out:
         for shard in shard_files:
             with shard.with_suffix(".jsonl").open(encoding="utf-8") as handle:
                 for line in handle:
-                    out.write(line)
-            total.add(ShardStats.from_json(json.loads(
-                shard.with_suffix(".stats.json").read_text(encoding="utf-8"))))
-    corpus_candidates = {k: Counter(v) for k, v in total.candidates.items()}
-    merged = {k: Counter(v) for k, v in corpus_candidates.items()}
+                    record = json.loads(line)
+                    record["entities"] = [relabeller.relabel(e) for e in record["entities"]]
+                    for ent in record["entities"]:
+                        accepted[ent["key"]] += 1
+                        if ent.get("tgt_form") is not None:
+                            merged.setdefault(ent["key"], Counter())[(ent["src_text"], ent["tgt_form"])] += 1
+                    out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+    total.accepted = accepted
+    atomic.write_json(out_dir / "corpus_genders.json", corpus_genders_json(total.name_pronouns, relabeller.outcomes))
     if user_candidates is not None:
         for key, counts in load_user_candidates(user_candidates).items():
             merged.setdefault(key, Counter()).update(counts)
     atomic.write_json(out_dir / "candidates.json", _candidates_json(merged, src_lang, tgt_lang))
     summary = total.to_json()
-    del summary["candidates"]
+    del summary["candidates"], summary["name_pronouns"]
+    summary["corpus_gender"] = relabeller.summary()
     persons = {k: n for k, n in total.entities.items() if k.startswith("PERSON/")}
     n_persons = sum(persons.values())
     gendered = sum(n for k, n in persons.items() if k.split("/")[1] in ("male", "female"))

@@ -14,9 +14,11 @@ this module decides both for every PERSON mention of a sentence pair, before ali
   one person, or when a pronoun's gender is carried by no named person in a several-person
   sentence; and target-side agreement found by the project's detectors (:mod:`mtdebias.lang`:
   «est partie», «была»), taking only cues on words that agree with the name (never the
-  name's own noun form, which the detectors would guess from its ending). Evidence that
-  contradicts the lexicon makes the mention a ``gender_conflict``; evidence never *assigns* a
-  gender on its own (a pronoun may be about someone else).
+  name's own noun form, which the detectors would guess from its ending); and a kinship
+  apposition right after the name ("Seraiah the son of Azariah", "Abigail his wife", "Nabal
+  her husband"), which names the mention's own sex. Evidence that contradicts the lexicon makes
+  the mention a ``gender_conflict``; in one sentence evidence never *assigns* a gender (a
+  pronoun may be about someone else) — only counted over a whole corpus (:mod:`.corpus_gender`).
 * **partial mentions** — "Laurent Caron … Caron" in one sentence: the bare "Caron" is the same
   person, and switching the two mentions independently would name two people; both are left
   alone (``partial_mention``).
@@ -45,6 +47,12 @@ FEMALE_TITLES = frozenset({"mrs", "ms", "miss", "lady", "dame", "queen", "prince
 NEUTRAL_TITLES = frozenset({"dr", "prof", "professor", "doctor", "president", "minister",
                             "judge", "senator", "general", "captain", "coach", "officer"})
 _TITLE_BEFORE = re.compile(r"(\w+)\.?\s+$", re.UNICODE)
+# "X the son of", "X, his wife", "X her husband": the noun is about X itself. A name *after*
+# "son of" is a parent, whose sex the phrase does not give (Joab the son of Zeruiah, a woman).
+KIN_MALE = ("son", "brother", "father", "husband", "nephew", "uncle", "grandson")
+KIN_FEMALE = ("daughter", "sister", "mother", "wife", "niece", "aunt", "granddaughter", "concubine")
+_APPOSITION = re.compile(r",?\s+(?:the|his|her|their|my|your|thy)\s+(" + "|".join(KIN_MALE + KIN_FEMALE) + r")\b",
+                         re.IGNORECASE)
 
 
 class NameSource(Protocol):
@@ -84,6 +92,7 @@ class Person:
     evidence: list[str] = field(default_factory=list)
     conflict: str | None = None       # why the evidence contradicts the gender
     partial: bool = False             # part of a longer mention of the same sentence
+    apposition: str | None = None     # the sex a kinship apposition after the name gives
 
     def key_gender(self, surname_lang: str | None, surname_text: str | None) -> str:
         """The middle part of the candidate key: the person's gender, or for a surname-only
@@ -95,7 +104,8 @@ class Person:
         return self.gender
 
 
-def _words(text: str, lang: str) -> list[str]:
+def name_words(text: str, lang: str) -> list[str]:
+    """The words of a name mention (punctuation dropped): "Mr. O'Neill" → ["Mr", "O'Neill"]."""
     return [t.text for t in tokenize(text, lang) if any(ch.isalnum() for ch in t.text)]
 
 
@@ -115,7 +125,7 @@ def analyse_persons(src: str, mentions: Sequence, src_lang: str, names: NameSour
     """A :class:`Person` for each PERSON mention (``mentions`` carry .text/.start)."""
     people = []
     for ent in mentions:
-        words = _words(ent.text, src_lang)
+        words = name_words(ent.text, src_lang)
         title = None
         inside = len(words) > 1 and _is_title(words[0])
         if inside:                                        # "Mr Caron", "King David"
@@ -124,7 +134,9 @@ def analyse_persons(src: str, mentions: Sequence, src_lang: str, names: NameSour
             m = _TITLE_BEFORE.search(src[:ent.start])
             if m and _is_title(m.group(1)) and m.group(1)[:1].isupper():
                 title = m.group(1)
-        people.append(Person(words, title, shape="titled" if inside else "single"))
+        people.append(Person(words, title, shape="titled" if inside else "single",
+                             apposition=apposition_gender(src, ent.start + len(ent.text)) if src_lang == "en"
+                             else None))
     multi = [{w.casefold() for w in p.words} for p in people if len(p.words) > 1]
     for person in people:
         if len(person.words) == 1 and any(person.words[0].casefold() in ws for ws in multi):
@@ -169,6 +181,24 @@ def _shape_and_gender(person: Person, names: NameSource) -> None:
             person.conflict = f"title '{person.title}' is {title_gender}, the name {person.gender}"
         else:
             person.gender, person.source = title_gender, "title"
+
+
+def apposition_gender(src: str, end: int) -> str | None:
+    """"male"/"female" when a kinship noun follows the mention ending at ``end``, else None."""
+    m = _APPOSITION.match(src, end)
+    if m is None:
+        return None
+    return "male" if m.group(1).lower() in KIN_MALE else "female"
+
+
+def add_apposition_evidence(people: list[Person]) -> None:
+    """A kinship apposition that contradicts the lexicon's gender vetoes the mention."""
+    for p in people:
+        if p.apposition is None or p.shape not in GENDERED_SHAPES:
+            continue
+        p.evidence.append(f"apposition: {p.apposition}")
+        if p.gender not in ("unknown", p.apposition):
+            p.conflict = p.conflict or f"'{p.apposition}' kinship apposition, the name is {p.gender}"
 
 
 def pronoun_genders(src: str) -> set[str]:
@@ -219,4 +249,5 @@ def _other(gender: str) -> str:
 
 
 __all__ = ["SHAPES", "GENDERED_SHAPES", "Person", "CallableNames", "analyse_persons",
-           "add_pronoun_evidence", "agreement_genders", "pronoun_genders"]
+           "add_apposition_evidence", "add_pronoun_evidence", "agreement_genders", "apposition_gender",
+           "name_words", "pronoun_genders"]

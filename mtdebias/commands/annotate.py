@@ -38,6 +38,10 @@ def add_parser(subparsers) -> None:
                         help="English source: also tag given names from the name tables that NER "
                              "missed or mislabelled (off by default: hurts precision on real text, "
                              "see README)")
+    parser.add_argument("--no-corpus-gender", dest="corpus_gender", action="store_false",
+                        help="English source: do not let the corpus's own evidence (pronouns, 'X the "
+                             "son of') settle, contest or fail to support the name table "
+                             "(mtdebias/names/corpus_rule.py)")
     parser.add_argument("--shard-size", type=int, default=10000, help="pairs per shard (default 10000)")
     parser.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--max-chars", type=int, default=2000,
@@ -57,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         types=tuple(t.strip().upper() for t in args.types.split(",") if t.strip()),
         two_sided=args.two_sided, candidates=args.candidates, shard_size=args.shard_size,
         n_process=args.processes, max_chars=args.max_chars, progress=True,
-        name_locale=args.name_locale, target_evidence=args.target_evidence, gazetteer=args.gazetteer)
+        name_locale=args.name_locale, target_evidence=args.target_evidence, gazetteer=args.gazetteer,
+        corpus_gender=args.corpus_gender)
     accepted, rejected = sum(summary["accepted"].values()), sum(summary["rejected"].values())
     print(f"{summary['pairs']} pairs, {accepted} entities accepted, {rejected} rejected "
           f"({json.dumps(summary['rejected'], sort_keys=True)}) → {args.out}")
@@ -71,4 +76,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"name locale {summary['name_locale']}: {cov['with_gender']}/{cov['person_mentions']} "
           f"person mentions with a gender ({cov['pct']}%), {summary['gender_conflict']} gender "
           "conflicts")
+    corpus = summary["corpus_gender"]
+    if isinstance(corpus, dict):
+        print(f"corpus gender: {corpus['names_with_evidence']} names with evidence; names by outcome "
+              f"{json.dumps(corpus['names_by_outcome'], sort_keys=True)}; accepted mentions relabelled "
+              f"{json.dumps(corpus['relabelled_mentions'], ensure_ascii=False, sort_keys=True)}")
     return 0

@@ -108,6 +108,7 @@ class AugmentConfig(_RangeChecked):
     match_gender: bool = True
     unknown_policy: str = "never"  # never | among_unknown (only between languages that mark no gender)
     name_locale: str = ""  # locale of the name-gender table (fr, de, ru, en…); "" = from the languages
+    corpus_gender: bool = True  # the corpus's pronoun counts override the table (augment/corpus_gender.py)
     aligner: str = "fast_align"  # fast_align | eflomal
     two_sided: bool = True  # use target-side NER where the target language has a model
     candidates: Path | None = None  # a user-supplied candidate list merged with the corpus's own
