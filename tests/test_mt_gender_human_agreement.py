@@ -97,3 +97,16 @@ def test_surname_reading_does_not_make_a_ukrainian_noun_common_gender():
     start = text.index("двірник")
     assert detect_gender("uk", text, (start, start + 7)).gender == "male"
     assert detect_gender("uk", "Пекар прийшла.", (0, 5)).gender == "female"  # agreement still decides
+
+
+def test_unknown_italian_noun_behind_an_elided_article_reads_a_later_clitic():
+    # «auditor» is neither in the lexicon nor caught by an ending rule, and «l'» shows no gender
+    text = "Il manager ha parlato con l'auditor e le ha detto di rimanere in ritardo."
+    start = text.index("auditor")
+    assert detect_gender("it", text, (start, start + 7)).gender == "female"
+    # no later reference: the translation does not express the referent's gender
+    text = "L'operaio fu sorpreso che l'auditor apparì perché disse che tutto andava bene."
+    start = text.index("auditor")
+    assert detect_gender("it", text, (start, start + 7)).gender == "neutral"
+    # an aligner's span on the bare apostrophe is no noun: it stays undetected
+    assert detect_gender("it", "L'ufficiale ha arrestato il manifestante.", (1, 2)).gender == "undetected"
