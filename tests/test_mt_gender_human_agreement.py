@@ -110,3 +110,7 @@ def test_unknown_italian_noun_behind_an_elided_article_reads_a_later_clitic():
     assert detect_gender("it", text, (start, start + 7)).gender == "neutral"
     # an aligner's span on the bare apostrophe is no noun: it stays undetected
     assert detect_gender("it", "L'ufficiale ha arrestato il manifestante.", (1, 2)).gender == "undetected"
+    # nor on a preposition («con l'» aligned to «the attendant»)
+    text = "La guardia ha gareggiato con l'inserviente per lo stesso lavoro nonostante fosse più qualificata."
+    start = text.index("con l'")
+    assert detect_gender("it", text, (start, start + 5)).gender == "undetected"

@@ -181,7 +181,10 @@ def main() -> None:
     if args.record:
         from mtdebias.atomic import write_json
 
-        write_json(HERE / "agreement.json", table)
+        recorded = HERE / "agreement.json"
+        # a run on some languages updates theirs and keeps the others
+        merged = json.loads(recorded.read_text(encoding="utf-8")) if recorded.is_file() else {}
+        write_json(recorded, {**merged, **table})
     if args.json:
         print(json.dumps(table, indent=1, ensure_ascii=False))
         return
