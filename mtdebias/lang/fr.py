@@ -69,6 +69,13 @@ def _noun_cue(token) -> list[Cue]:
     return []
 
 
+def _participle_form(token) -> bool:
+    """A past participle of an -er verb ends in -é(e)(s): «discute» tagged Part is finite."""
+    if token.lemma_.lower().endswith("er"):
+        return token.text.lower().endswith(("é", "ée", "és", "ées"))
+    return True
+
+
 def _determiner_cue(token) -> Cue | None:
     g = _DETERMINERS.get(token.text.lower())
     if g is None:
@@ -107,7 +114,7 @@ def _later_pronoun(doc, head) -> tuple[str, str] | None:
 
 def detect(text: str, span: tuple[int, int]) -> Detection:
     detection = spacy_morph.detect(_MODEL, text, span, _noun_cue, _determiner_cue,
-                                   predicate_needs_etre=True)
+                                   predicate_needs_etre=True, participle_form=_participle_form)
     if detection.gender != UNDETECTED:
         return detection
     doc = spacy_morph.parse(_MODEL, text)

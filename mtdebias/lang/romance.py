@@ -182,6 +182,13 @@ def detect(rules: RomanceRules, text: str, span: tuple[int, int]) -> Detection:
     detection = resolve(cues, out_span)
     indefinite = noun_text.lower() in rules.indefinites
     epicene = any(c.genders == {MALE, FEMALE} and "epicene" in c.reason for c in cues)
+    # a noun that neither the lexicon nor an ending rule knows, behind an article that shows no
+    # gender («l'auditor»), is in the same position as an epicene one (a span on a bare
+    # apostrophe, an article or a preposition is an alignment error, and stays undetected)
+    epicene = epicene or (phrase is None and not noun_genders and head.lower.isalpha()
+                          and head.lower not in rules.determiners
+                          and head.lower not in rules.ambiguous_determiners
+                          and head.lower not in rules.prepositions)
     gendered = [c for c in cues if not c.weak and len(c.genders) == 1]
     if detection.gender != "undetected" and not indefinite:
         return detection

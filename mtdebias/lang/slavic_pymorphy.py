@@ -103,6 +103,12 @@ def detect(lang: str, text: str, span: tuple[int, int]) -> Detection:
         return Detection("undetected", (f"'{word}' is not a noun for pymorphy3",), out_span)
     animate = [p for p in head_parses if "anim" in p.tag]
     head_parses = animate or head_parses
+    # a surname reading is not the profession when a person-noun reading exists: pymorphy's
+    # uk dictionary lists «двірник», «пекар» also as indeclinable women's surnames
+    # (Surn,Fixd,femn), which made them look common-gender. (A name that is the only animate
+    # reading stays: AWS's misspelt «пекару» is known to pymorphy only as a masculine name.)
+    common = [p for p in head_parses if not {"Surn", "Name", "Patr"} & p.tag.grammemes]
+    head_parses = common or head_parses
     # after a preposition the noun is not nominative: «с портной» is the instrumental of
     # the feminine «портная», not the masculine nominative «портной»
     first = idx[0]

@@ -40,10 +40,17 @@ def genders_of(token) -> set[str]:
     return {_GENDER[g] for g in token.morph.get("Gender") if g in _GENDER}
 
 
+def is_participle(token, form_check: Callable[[object], bool] | None = None) -> bool:
+    """Tagged a participle, and (when the language gives a check) shaped like one: the small
+    French model tags the finite «discute» a feminine past participle."""
+    return "Part" in token.morph.get("VerbForm") and (form_check is None or form_check(token))
+
+
 def detect(model: str, text: str, span: tuple[int, int],
            noun_cue: Callable[[object], list[Cue]],
            determiner_cue: Callable[[object], Cue | None],
-           predicate_needs_etre: bool) -> Detection:
+           predicate_needs_etre: bool,
+           participle_form: Callable[[object], bool] | None = None) -> Detection:
     doc = parse(model, text)
     toks = [t for t in doc if t.idx < span[1] and t.idx + len(t.text) > span[0]]
     toks = [t for t in toks if not t.is_punct] or toks
@@ -79,7 +86,7 @@ def detect(model: str, text: str, span: tuple[int, int],
             # to the noun) agrees with that clause's subject, not with the noun
             continue
         if child.dep_ in _AGREEING_DEPS or child.pos_ in ("DET", "ADJ"):
-            if child.dep_ in ("acl", "acl:relcl") and child.pos_ == "VERB" and "Part" not in child.morph.get("VerbForm"):
+            if child.dep_ in ("acl", "acl:relcl") and child.pos_ == "VERB" and not is_participle(child, participle_form):
                 continue
             c = determiner_cue(child) if child.pos_ == "DET" or child.dep_.startswith("det") else None
             if c is None:
@@ -104,7 +111,7 @@ def detect(model: str, text: str, span: tuple[int, int],
         etre = any(h.lemma_ == "être" for h in helpers)
         if pred.pos_ in ("ADJ", "VERB") and (not predicate_needs_etre or etre or pred.pos_ == "ADJ"):
             g = genders_of(pred)
-            if pred.pos_ == "VERB" and "Part" not in pred.morph.get("VerbForm"):
+            if pred.pos_ == "VERB" and not is_participle(pred, participle_form):
                 g = set()
             if len(g) == 1:
                 cues.append(cue(g, f"agreeing predicate '{pred.text}' is "
