@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: install install-fairseq demo demo-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet gold-agreement
+.PHONY: install install-fairseq demo demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,14 @@ $(BIBLE_DATA)/summary.json: | sword-bibles
 
 demo-real: $(STAMP) $(BIBLE_DATA)/summary.json
 	$(BIN)/mtdebias ablate recipes/bible_en_es.toml --report runs/bible/report.html
+
+# The Bible study (README): verses of up to 30 words, models that translate; seed 1 here,
+# `mtdebias ablate recipes/bible_en_es_study.toml --seeds 1,2,3` for the three-seed study.
+runs/bible-data-30/summary.json: | sword-bibles
+	$(BIN)/mtdebias data bible --src-module KJV --tgt-module SpaRV --max-words 30 --out runs/bible-data-30
+
+study-real: $(STAMP) runs/bible-data-30/summary.json
+	$(BIN)/mtdebias ablate recipes/bible_en_es_study.toml --seeds 1 --report runs/bible-study/report.html
 
 # The report test renders the HTML in headless Chromium (Debian package); installed if missing
 # and possible (root + apt), otherwise that one test skips.
@@ -71,8 +79,9 @@ install-fairseq: $(STAMP)
 test-fairseq: install-fairseq
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m fairseq
 
-gold-agreement: $(STAMP)  # gender detectors vs the hand-labelled WinoMT gold set
+gold-agreement: $(STAMP)  # gender detectors vs the hand-labelled WinoMT gold set and mt_gender's annotators
 	$(BIN)/python eval/gold/winomt/agreement.py
+	$(BIN)/python eval/gold/mt_gender_human/agreement.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/train_throughput.py

@@ -661,12 +661,19 @@ def finalize(out_dir: Path, shard_files: Sequence[Path], src_lang: str, tgt_lang
     persons = {k: n for k, n in total.entities.items() if k.startswith("PERSON/")}
     n_persons = sum(persons.values())
     gendered = sum(n for k, n in persons.items() if k.split("/")[1] in ("male", "female"))
+    accepted_persons = {k: n for k, n in total.accepted.items() if k.startswith("PERSON/")}
+    accepted_gendered = sum(n for k, n in accepted_persons.items() if k.split("/")[1] in ("male", "female"))
     summary.update({
         "name_locale": config.get("name_locale"),
         "coverage": {"locale": config.get("name_locale"), "person_mentions": n_persons,
                      "with_gender": gendered,
                      "pct": round(100.0 * gendered / n_persons, 1) if n_persons else None,
-                     "by_shape": _by_shape(persons)},
+                     "by_shape": _by_shape(persons),
+                     # after the corpus rule: the accepted mentions SwitchEntity may switch
+                     "accepted_person_mentions": sum(accepted_persons.values()),
+                     "accepted_with_gender": accepted_gendered,
+                     "accepted_pct": round(100.0 * accepted_gendered / sum(accepted_persons.values()), 1)
+                     if accepted_persons else None},
         "gender_conflict": total.rejected.get("gender_conflict", 0),
         "shards": len(shard_files), "src_lang": src_lang, "tgt_lang": tgt_lang,
         "two_sided": config["two_sided"], "aligner": config["aligner"], "types": config["types"],
