@@ -19,7 +19,13 @@ backends do the same amount of work. Its vocabulary comes from a SentencePiece m
 on WordNet's glosses (Debian ``wordnet-base``) when present, else on the toy corpus (a small
 vocabulary under-weights the output layer; the script says which).
 
+A trained model ends its outputs at different lengths, which the random one never does:
+``--checkpoint DIR --sources FILE`` adds the beam and score rows for any local checkpoint (a
+run's ``checkpoints/step-*``, a local Opus-MT directory) on the first ``--sentences`` lines of
+FILE, labelled with the checkpoint's size.
+
     python bench/eval_speed.py [--sentences 200] [--rounds 3] [--threads 2]
+                               [--checkpoint DIR --sources FILE] [--skip-synthetic]
 """
 
 from __future__ import annotations
@@ -107,24 +113,46 @@ def _sampling(label: str, translator, sources: list[str], n: int, max_new: int, 
             rounds)
 
 
-def run_device(device: str, args, workdir: Path) -> None:
-    from mtdebias.testing import toy_corpus, train_tiny_checkpoint
+def backend_rows(device: str, checkpoint: Path, sentences: list[str], label: str, args, trained: bool) -> None:
+    """Beam 5 (CT2 float32 and int8) and score (float32) against transformers on one checkpoint.
+    Scored targets: a trained model's own greedy outputs; for the random model, the next
+    sentence of the list (its outputs are noise of the maximum length)."""
     from mtdebias.translators.ct2 import CT2Translator
     from mtdebias.translators.hf import HFTranslator
 
-    checkpoint, text = _base_checkpoint(workdir / "base", args.vocab, device)
-    sentences = [t for t in text if 6 <= len(t.split()) <= 20][:args.sentences]
     hf = HFTranslator(checkpoint, device=device, max_new_tokens=args.max_new_tokens)
     for compute_type in ("float32", "int8"):
         ct2 = CT2Translator(checkpoint, compute_type=compute_type, device=device, threads=args.threads,
                             max_new_tokens=args.max_new_tokens)
-        compare(f"[{device}] beam 5, {len(sentences)} sentences, base size", f"ct2 {compute_type}",
+        compare(f"[{device}] beam 5, {len(sentences)} sentences, {label}", f"ct2 {compute_type}",
                 lambda: ct2.translate(sentences, beam=5), "hf", lambda: hf.translate(sentences, beam=5),
                 args.rounds)
     ct2 = CT2Translator(checkpoint, compute_type="float32", device=device, threads=args.threads)
-    targets = sentences[1:] + sentences[:1]
-    compare(f"[{device}] score, {len(sentences)} pairs, base size", "ct2 float32",
+    targets = hf.translate(sentences, beam=1) if trained else sentences[1:] + sentences[:1]
+    compare(f"[{device}] score, {len(sentences)} pairs, {label}", "ct2 float32",
             lambda: ct2.score(sentences, targets), "hf", lambda: hf.score(sentences, targets), args.rounds)
+
+
+def _size(checkpoint: Path) -> str:
+    import json
+
+    config = json.loads((checkpoint / "config.json").read_text(encoding="utf-8"))
+    return (f"trained d_model {config.get('d_model')}, {config.get('encoder_layers')}+"
+            f"{config.get('decoder_layers')} layers, vocabulary {config.get('vocab_size')}")
+
+
+def run_device(device: str, args, workdir: Path) -> None:
+    from mtdebias.testing import toy_corpus, train_tiny_checkpoint
+    from mtdebias.translators.hf import HFTranslator
+
+    if args.checkpoint is not None:
+        lines = [line.strip() for line in args.sources.read_text(encoding="utf-8").splitlines() if line.strip()]
+        backend_rows(device, args.checkpoint, lines[:args.sentences], _size(args.checkpoint), args, trained=True)
+    if args.skip_synthetic:
+        return
+    checkpoint, text = _base_checkpoint(workdir / "base", args.vocab, device)
+    sentences = [t for t in text if 6 <= len(t.split()) <= 20][:args.sentences]
+    backend_rows(device, checkpoint, sentences, "base size", args, trained=False)
 
     tiny = train_tiny_checkpoint(workdir / "tiny", steps=args.tiny_steps)
     trained = HFTranslator(tiny, device=device)
@@ -145,7 +173,13 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=48)
     parser.add_argument("--sample-sources", type=int, default=4)
     parser.add_argument("--tiny-steps", type=int, default=300)
+    parser.add_argument("--checkpoint", type=Path, default=None, help="a local trained checkpoint to add rows for")
+    parser.add_argument("--sources", type=Path, default=None, help="source sentences for --checkpoint, one a line")
+    parser.add_argument("--skip-synthetic", action="store_true",
+                        help="only the --checkpoint rows (no random base-size model, no sampler rows)")
     args = parser.parse_args()
+    if (args.checkpoint is None) != (args.sources is None):
+        parser.error("--checkpoint and --sources go together")
     torch.set_num_threads(args.threads)
     print(f"threads={args.threads} rounds={args.rounds} torch={torch.__version__}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -7,6 +7,7 @@ unfinished ones resume, so an interrupted ablation is restarted with the same co
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import os
 import subprocess
@@ -43,8 +44,10 @@ def parse_grid(items: Iterable[str]) -> list[tuple[str, list[str]]]:
     return grid
 
 
-def expand(recipe: Recipe, grid: list[tuple[str, list[str]]] = (), seeds: Iterable[int] = ()) -> list[Variant]:
-    """The variants of an ablation: a grid's cartesian product, or the recipe's [ablate] variants."""
+def expand(recipe: Recipe, grid: list[tuple[str, list[str]]] = (), seeds: Iterable[int] = (),
+           only: Iterable[str] = ()) -> list[Variant]:
+    """The variants of an ablation: a grid's cartesian product, or the recipe's [ablate] variants
+    (``only``: a subset of them by name, e.g. to run the baseline and one method first)."""
     seeds = list(seeds) or list(recipe.ablate.seeds) or [recipe.run.seed]
     named: list[tuple[str, tuple[str, ...]]] = []
     if grid:
@@ -61,6 +64,14 @@ def expand(recipe: Recipe, grid: list[tuple[str, list[str]]] = (), seeds: Iterab
     names = [name for name, _ in named]
     if len(set(names)) != len(names):
         raise ConfigError(f"variant names repeat: {names}")
+    only = list(only)
+    for name in only:
+        if name not in names:
+            close = difflib.get_close_matches(name, names, n=1)
+            raise ConfigError(f"--variants: no variant named '{name}'" + (f"; did you mean '{close[0]}'?" if close else ""),
+                              path=recipe.source or None, hint=f"the variants are {', '.join(names)}")
+    if only:
+        named = [(name, overrides) for name, overrides in named if name in only]
     return [Variant(name, overrides, seed) for name, overrides in named for seed in seeds]
 
 
@@ -199,7 +210,8 @@ def _suite_probes(recipe: Recipe, run_dir: Path) -> dict[str, Any]:
 
 
 def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable[int] = (),
-                 overrides: Iterable[str] = (), jobs: int = 1, report: Path | None = None) -> AblationOutcome:
+                 overrides: Iterable[str] = (), jobs: int = 1, report: Path | None = None,
+                 only: Iterable[str] = ()) -> AblationOutcome:
     """Train every variant × seed (finished runs skipped, unfinished ones resumed), score every
     checkpoint with the recipe's suite, write the comparison report and the paired tests."""
     from .atomic import write_json, write_text
@@ -208,7 +220,7 @@ def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable
 
     overrides = list(overrides)
     recipe = load_recipe(recipe_path, overrides)
-    variants = expand(recipe, parse_grid(grid), seeds)
+    variants = expand(recipe, parse_grid(grid), seeds, only)
     run_dirs = run_variants(recipe_path, variants, overrides, jobs=jobs)
     evaluation = ""
     if recipe.eval.suite is not None:  # finished runs too: a changed suite is scored, stored results skip

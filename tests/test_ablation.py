@@ -48,6 +48,13 @@ def test_named_variants_and_their_recipes_validate(recipe_path):
     assert recipes[2].augment.p == 0.5 and recipes[2].run.seed == 1 and recipes[0].augment.method == "none"
 
 
+def test_a_subset_of_named_variants(recipe_path):
+    recipe = load_recipe(recipe_path)
+    assert [v.run_name for v in expand(recipe, only=["switch"])] == ["switch-seed1", "switch-seed2"]
+    with pytest.raises(ConfigError, match="no variant named 'swich'.*did you mean 'switch'"):
+        expand(recipe, only=["swich"])
+
+
 def test_a_bad_variant_fails_before_any_run(recipe_path):
     recipe = load_recipe(recipe_path)
     variants = expand(recipe, parse_grid(["augment.pp=0,1"]))

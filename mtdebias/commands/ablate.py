@@ -18,6 +18,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--seeds", default="", help="comma-separated seeds, e.g. 1,2,3")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
                         help="override applied to every variant")
+    parser.add_argument("--variants", default="", metavar="NAME,NAME",
+                        help="run only these of the recipe's [ablate] variants (the baseline must be among them "
+                             "for paired tests)")
     parser.add_argument("--jobs", type=int, default=1, help="variants trained at once")
     parser.add_argument("--report", type=Path, help="report HTML path (default <runs dir>/<name>-report.html)")
     parser.add_argument("--dry-run", action="store_true", help="list the variants and exit")
@@ -35,15 +38,16 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--seeds {args.seeds!r}: {text!r} is not a seed (a whole number >= 0)",
                               hint="pass comma-separated seeds, e.g. --seeds 1,2,3")
         seeds.append(int(text))
+    only = [name.strip() for name in args.variants.split(",") if name.strip()]
     if args.dry_run:
         from ..recipe import load_recipe
 
-        variants = expand(load_recipe(args.recipe, args.overrides), parse_grid(args.grid), seeds)
+        variants = expand(load_recipe(args.recipe, args.overrides), parse_grid(args.grid), seeds, only)
         for variant, resolved in zip(variants, validate_variants(args.recipe, variants, args.overrides)):
             print(f"{variant.run_name:<40} {resolved.run_dir}  {' '.join(variant.overrides)}")
         return 0
     outcome = run_ablation(args.recipe, grid=args.grid, seeds=seeds, overrides=args.overrides, jobs=args.jobs,
-                           report=args.report)
+                           report=args.report, only=only)
     if outcome.evaluation:
         print(f"[ablate] evaluation: {outcome.evaluation}")
     print(f"report: {outcome.report}\nsummary: {outcome.markdown}")
