@@ -20,8 +20,13 @@ from mtdebias.ner import Entity
 def test_corpus_rule_settles_contests_or_withholds_support():
     from mtdebias.names.corpus_rule import corpus_gender
 
-    assert corpus_gender(5, 1, "female", "wgnd") == ("male", "corpus")      # 6 ≥ 3 and 5 ≥ 3·1
-    assert corpus_gender(0, 3, "unknown", "-") == ("female", "corpus")      # 3 ≥ 3 and 3 ≥ 3·0
+    # 6 ≥ 3 and 5 ≥ 3·1, and one of the male sentences is "Gera the son of …"
+    assert corpus_gender(5, 1, "female", "wgnd", kin_male=1) == ("male", "corpus")
+    # the same counts from pronouns alone cannot override the table, only contest it (5 > 1)
+    assert corpus_gender(5, 1, "female", "wgnd") == ("unknown", "contested")
+    assert corpus_gender(0, 3, "unknown", "-", kin_female=1) == ("female", "corpus")  # 3 ≥ 3·0
+    assert corpus_gender(9, 0, "unknown", "-") == ("unknown", "table")     # "he smote Moab": no kin
+    assert corpus_gender(3, 0, "male", "faker") == ("male", "corpus")      # the table agrees
     assert corpus_gender(3, 3, "unknown", "-") == ("unknown", "table")      # no 3:1: stays unknown
     assert corpus_gender(5, 2, "female", "faker") == ("unknown", "contested")  # 5 < 3·2, but 5 > 2
     assert corpus_gender(5, 7, "female", "faker") == ("female", "table")    # Rachel: majority agrees
@@ -57,7 +62,9 @@ def test_kinship_apposition_names_the_mentions_own_sex():
     assert apposition_gender(s, s.index("Nabal") + 5) == "male"
     counts = Counter()
     tally(s, _people(s, ["Seraiah", "Azariah", "Abigail", "Nabal"]), counts)  # four people: no pronouns
-    assert counts == Counter({"male:seraiah": 1, "female:abigail": 1, "male:nabal": 1})
+    assert counts == Counter({"male:seraiah": 1, "female:abigail": 1, "male:nabal": 1,
+                              "kin-male:seraiah": 1, "kin-female:abigail": 1,
+                              "kin-male:nabal": 1})
     # the table (here: everyone female) is vetoed by the apposition in that sentence
     from mtdebias.augment.person import add_apposition_evidence
 
@@ -67,7 +74,8 @@ def test_kinship_apposition_names_the_mentions_own_sex():
 
 
 def test_relabeller_changes_key_and_gender_and_leaves_titles_alone():
-    counts = Counter({"male:gera": 4, "male:korah": 5, "female:korah": 2, "male:peleg": 3})
+    counts = Counter({"male:gera": 4, "kin-male:gera": 1, "male:korah": 5, "female:korah": 2, "male:peleg": 3,
+                      "kin-male:peleg": 2})
     relabeller = Relabeller(counts, "en")
 
     def person(text, gender, shape, source):
@@ -90,7 +98,7 @@ def test_relabeller_changes_key_and_gender_and_leaves_titles_alone():
 
 VERSES = [
     ("And Gera said that he would go down to the valley.", "Y Gera dijo que él descendería al valle."),
-    ("And Gera took his staff in his hand.", "Y Gera tomó su cayado en su mano."),
+    ("And Gera the son of Bela took his staff.", "Y Gera hijo de Bela tomó su cayado."),
     ("Then Gera rose up, and he went out of the city.", "Entonces Gera se levantó, y salió de la ciudad."),
     ("And Gera called his servants unto him.", "Y Gera llamó a sus siervos."),
     ("And Gera dwelt in the land of Canaan.", "Y Gera habitó en la tierra de Canaán."),
@@ -117,9 +125,10 @@ def test_annotation_files_a_man_called_he_as_male(tmp_path, corpus_gender):
         # the pronoun-free verse is the one the table alone would have filed as a woman's
         assert keys["Gera"] == "PERSON/male/first"
         assert "Gera" not in female_names
-        assert summary["corpus_gender"]["relabelled_mentions"] == {"female→male (corpus)": 1}
+        assert summary["corpus_gender"]["relabelled_mentions"]["female→male (corpus)"] == 1
         genders = json.loads((tmp_path / "out" / "corpus_genders.json").read_text())["names"]
-        assert genders["gera"] == {"male": 4, "female": 0, "table": "female", "gender": "male", "why": "corpus"}
+        assert genders["gera"] == {"male": 4, "female": 0, "kin-male": 1, "kin-female": 0, "table": "female",
+                                   "gender": "male", "why": "corpus"}
     else:
         assert keys["Gera"] == "PERSON/female/first"
         assert summary["corpus_gender"] == "off"

@@ -66,11 +66,11 @@ def test_word_list_gold_with_corpus_decisions(tmp_path):
     assert (plain["n"], plain["agreement_pct"], plain["flips"], plain["coverage_pct"]) == (4, 50.0, 1, 66.7)
     assert (plain["non_persons"], plain["non_persons_gendered"]) == (1, 1)
     decisions = tmp_path / "corpus_genders.json"
-    decisions.write_text('{"names": {"gera": {"male": 9, "female": 0},'
+    decisions.write_text('{"names": {"gera": {"male": 9, "female": 0, "kin-male": 2},'
                          ' "timna": {"male": 3, "female": 3},'
                          ' "selah": {"male": 1, "female": 0}}}', encoding="utf-8")
     corpus = agreement("es", gold, corpus_genders=read_corpus_genders(decisions))
-    # Gera settled male (9 ≥ 3·0); Timna 3:3 without a table gender stays unknown (right for
+    # Gera settled male (9 ≥ 3·0, 2 of them "the son of"); Timna 3:3 without a table gender stays unknown (right for
     # "both"); Rachel keeps the table's female; Peleg still uncovered → 3 of 4, no flip
     assert (corpus["agreement_pct"], corpus["flips"], corpus["coverage_pct"]) == (75.0, 0, 66.7)
     # Selah: the table's female (WGND) is contested by one male sentence → no longer gendered

@@ -45,15 +45,22 @@ def tally(src: str, people: Iterable[Person], counts: Counter) -> None:
     for gender, key in found:
         if key is not None:
             counts[f"{gender}:{key}"] += 1  # one per sentence, pronouns and apposition alike
+    for gender, key in {(p.apposition, given_name_key(p)) for p in people if p.apposition}:
+        if key is not None:
+            counts[f"kin-{gender}:{key}"] += 1  # apposition sentences also on their own
 
 
-def by_name(counts: Counter) -> dict[str, tuple[int, int]]:
-    """``{"male:gera": 3, …}`` → ``{"gera": (male, female)}``."""
+COLUMNS = ("male", "female", "kin-male", "kin-female")
+
+
+def by_name(counts: Counter) -> dict[str, tuple[int, int, int, int]]:
+    """``{"male:gera": 3, "kin-male:gera": 1, …}`` → ``{"gera": (male, female, kin_male, kin_female)}``
+    (male/female: all evidence sentences; kin-*: those with a kinship apposition)."""
     out: dict[str, list[int]] = {}
     for key, n in counts.items():
-        gender, name = key.split(":", 1)
-        out.setdefault(name, [0, 0])[0 if gender == "male" else 1] += n
-    return {name: (m, f) for name, (m, f) in out.items()}
+        kind, name = key.split(":", 1)
+        out.setdefault(name, [0, 0, 0, 0])[COLUMNS.index(kind)] += n
+    return {name: tuple(v) for name, v in out.items()}
 
 
 def corpus_genders_json(counts: Counter, outcomes: dict[str, tuple[str, str, str]]) -> dict:
@@ -61,11 +68,11 @@ def corpus_genders_json(counts: Counter, outcomes: dict[str, tuple[str, str, str
     for names of accepted mentions, the table's gender and the rule's outcome."""
     names = by_name(counts)
     for name in outcomes:
-        names.setdefault(name, (0, 0))
-    order = sorted(names, key=lambda k: (-sum(names[k]), k))
+        names.setdefault(name, (0, 0, 0, 0))
+    order = sorted(names, key=lambda k: (-sum(names[k][:2]), k))
     out = {}
     for name in order:
-        entry = {"male": names[name][0], "female": names[name][1]}
+        entry = dict(zip(COLUMNS, names[name]))
         if name in outcomes:
             entry.update(zip(("table", "gender", "why"), outcomes[name]))
         out[name] = entry
@@ -97,8 +104,9 @@ class Relabeller:
         if not words:
             return entity
         name = normalise(words[0])
-        male, female = self.counts.get(name, (0, 0))
-        new_gender, why = corpus_gender(male, female, gender, entity.get("gender_source", "-"))
+        male, female, kin_male, kin_female = self.counts.get(name, (0, 0, 0, 0))
+        new_gender, why = corpus_gender(male, female, gender, entity.get("gender_source", "-"),
+                                        kin_male, kin_female)
         self.outcomes.setdefault(name, (gender, new_gender, why))
         new_shape = "first" if shape == "single" and new_gender != "unknown" else shape
         if (new_gender, new_shape) == (gender, shape):

@@ -8,8 +8,10 @@ sentences of evidence; this rule turns the counts and the table's answer into th
 SwitchEntity may use:
 
 1. **The corpus settles it**: ``m + f >= 3`` and ``m >= 3·f`` → male (symmetrically female) —
-   the 3:1 rule the SwitchEntity paper uses for name counts. This may override the table and
-   gives a gender to names the table does not know.
+   the 3:1 rule the SwitchEntity paper uses for name counts — provided the table agrees or at
+   least one of those sentences is a kinship apposition ("Seraiah the son of Azariah"). Only
+   then may the corpus override the table or gender a name the table does not know: pronouns
+   alone also "gender" places and words that NER took for persons ("he smote Moab", "Selah").
 2. **The corpus contests the table**: the table gives a gender but the corpus has more evidence
    for the other one (Korah: 5 male, 2 female sentences; the table: female) → unknown.
 3. **A global guess without support**: the gender comes only from the WGND global fallback
@@ -26,12 +28,14 @@ MIN_SENTENCES = 3
 RATIO = 3.0
 
 
-def corpus_gender(male: int, female: int, table_gender: str, table_source: str) -> tuple[str, str]:
-    """(gender, why): why is "corpus", "contested", "unsupported" or "table" (rules above)."""
+def corpus_gender(male: int, female: int, table_gender: str, table_source: str,
+                  kin_male: int = 0, kin_female: int = 0) -> tuple[str, str]:
+    """(gender, why): why is "corpus", "contested", "unsupported" or "table" (rules above).
+    ``male``/``female`` count all evidence sentences, ``kin_*`` those with a kinship apposition."""
     if male + female >= MIN_SENTENCES:
-        if male >= RATIO * female:
+        if male >= RATIO * female and (table_gender == "male" or kin_male > 0):
             return "male", "corpus"
-        if female >= RATIO * male:
+        if female >= RATIO * male and (table_gender == "female" or kin_female > 0):
             return "female", "corpus"
     if table_gender in ("male", "female"):
         same, other = (male, female) if table_gender == "male" else (female, male)

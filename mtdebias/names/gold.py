@@ -58,19 +58,20 @@ def read_gold(path: str | Path) -> list[tuple[str, str]]:
     return rows
 
 
-def read_corpus_genders(path: str | Path) -> dict[str, tuple[int, int]]:
-    """name → (male, female) evidence sentences from a ``corpus_genders.json``."""
+def read_corpus_genders(path: str | Path) -> dict[str, tuple[int, int, int, int]]:
+    """name → (male, female, kin_male, kin_female) evidence sentences from a ``corpus_genders.json``."""
     path = Path(path)
     try:
         names = json.loads(path.read_text(encoding="utf-8"))["names"]
     except (OSError, ValueError, KeyError) as exc:
         raise InputError(f"not a corpus_genders.json ({exc})", path=path,
                          hint="pass the file `mtdebias annotate` writes into its --out directory") from exc
-    return {name: (int(v["male"]), int(v["female"])) for name, v in names.items()}
+    return {name: (int(v["male"]), int(v["female"]), int(v.get("kin-male", 0)), int(v.get("kin-female", 0)))
+            for name, v in names.items()}
 
 
 def agreement(locale: str, path: str | Path, names: LocaleNames | None = None,
-              corpus_genders: dict[str, tuple[int, int]] | None = None) -> dict:
+              corpus_genders: dict[str, tuple[int, int, int, int]] | None = None) -> dict:
     """Counts and percentages of gender_of(·, locale) against the gold set of ``locale``."""
     rows = read_gold(path)  # the gold sets live in the repository (eval/gold/names/), not the package
     names = names or LocaleNames.load(locale)
@@ -79,8 +80,8 @@ def agreement(locale: str, path: str | Path, names: LocaleNames | None = None,
         table = names.gender_of(name)
         if corpus_genders is None:
             return table.gender
-        male, female = corpus_genders.get(normalise(name), (0, 0))
-        return corpus_gender(male, female, table.gender, table.source)[0]
+        male, female, kin_male, kin_female = corpus_genders.get(normalise(name), (0, 0, 0, 0))
+        return corpus_gender(male, female, table.gender, table.source, kin_male, kin_female)[0]
 
     non_persons = [name for name, label in rows if label == "not_person"]
     non_persons_gendered = [name for name in non_persons if lookup(name) != "unknown"]
