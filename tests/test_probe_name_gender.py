@@ -111,9 +111,29 @@ def test_always_masculine_translator_gives_acc_f_zero():
     assert result.metric("first.acc_m").value == 1.0
     assert result.metric("first.delta_acc").value == 1.0
     assert result.metric("first.undetected_rate").value == 0.0
-    assert len(result.attempts) == 12 * 4
+    assert len(result.attempts) == 2 * 4 + 12 * 4  # the he/she filter's 8, then 12 names × 4 templates
     anna = next(r for r in result.meta["per_name"] if r["name"] == "Anna")
     assert anna["accuracy"] == 0.0 and anna["n"] == 4
+
+
+def test_pronoun_filter_outcomes_are_metrics_of_their_own():
+    """'She ist Bäcker.' (masculine) for one of 4 templates: pronoun.she.acc = 3/4, he 4/4; the
+    filter's attempts stay out of the name metrics and of the pooled accuracy's McNemar pairs."""
+    translator = ScriptedGerman(TEMPLATES, lambda s, t: "female" if s in NAMES["first_female"] else "male",
+                                always_male_nouns={"baker"})
+    probe = NameGenderProbe(TEMPLATES, "de", NAMES, resamples=0)
+    result = probe.evaluate(translator)
+    assert result.metric("pronoun.she.acc").value == 0.75 and result.metric("pronoun.he.acc").value == 1.0
+    assert result.metric("templates_kept").value == 3
+    assert result.metric("accuracy").value == 1.0  # 12 names × 3 kept templates, all right
+    pronouns = [a for a in result.attempts if a["kind"] == "pronoun"]
+    assert len(pronouns) == 8 and not any(probe.counts_toward("accuracy", a) for a in pronouns)
+    assert [probe.counts_toward("pronoun.she.acc", a) for a in pronouns[:2]] == [False, True]
+    # no template survives an always-masculine model: only the pronoun metrics remain
+    masculine = ScriptedGerman(TEMPLATES, lambda s, t: "male", always_male_nouns={t.id for t in TEMPLATES})
+    none_kept = probe.evaluate(masculine)
+    assert {m.name: m.value for m in none_kept.metrics} == {"templates_kept": 0.0, "pronoun.he.acc": 1.0,
+                                                            "pronoun.she.acc": 0.0}
 
 
 def test_random_translator_has_no_name_gap():
@@ -152,7 +172,7 @@ def test_from_options_with_name_files(tmp_path):
     translator = ScriptedGerman(probe.templates, lambda s, t: "female")
     result = probe.evaluate(translator)
     assert result.metric("full.acc_f").value == 1.0 and result.metric("full.acc_m").value == 0.0
-    assert {a["name"] for a in result.attempts} == {"Anna", "Peter", "Anna Schmidt", "Peter Braun"}
+    assert {a["name"] for a in result.attempts if a["kind"] != "pronoun"} == {"Anna", "Peter", "Anna Schmidt", "Peter Braun"}
 
 
 def test_seen_unseen_split_by_hand(tmp_path):
@@ -202,3 +222,15 @@ def test_seen_unseen_split_by_hand(tmp_path):
     # the stored attempts alone give the same numbers (metrics never need the run again)
     again = {x.name: x.value for x in probe.metrics([dict(a) for a in result.attempts], ci=False)}
     assert again == m
+
+
+def test_a_templates_known_form_beats_a_noun_ending_guess():
+    """«profeta» is not in the Spanish lexicon, so its -a reads feminine by default; the
+    template lists it as the masculine form (the feminine is «profetisa»), and only real
+    agreement («la profeta») may overrule that list."""
+    from mtdebias.lang import detect_gender
+
+    forms = {"male": ["profeta"], "female": ["profetisa"]}
+    assert detect_gender("es", "Sara profeta en Israel.", None, forms=forms).gender == "male"
+    assert detect_gender("es", "Sara era la profeta de Israel.", None, forms=forms).gender == "female"
+    assert detect_gender("es", "Sara profetisa en Israel.", None, forms=forms).gender == "female"

@@ -47,6 +47,7 @@ from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, ZERO, Attempts, Ba
 
 PROBE_NAME = "name_gender.v1"
 GROUP_ACCURACY = "accuracy"  # a group's pooled accuracy is "accuracy.<group>"
+PRONOUN = "pronoun"  # the he/she filter's attempts (kind) and metrics ("pronoun.she.acc")
 SLOT = "[PERSON]"
 FORM_SEPARATOR = "|"
 TEMPLATE_DIR = data_dir("templates")
@@ -213,7 +214,9 @@ class NameGenderProbe(BaseProbe):
              MetricSpec("*.delta_acc", LOWER, BOOTSTRAP), MetricSpec("*.acc_gap_m_minus_f", ZERO),
              MetricSpec("*.undetected_rate", LOWER),
              # per seen/unseen × gender group (with seen_in): the group's pooled accuracy
-             MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR))
+             MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR),
+             # the he/she filter's own outcome: "She was blind." → «ciega»? (per template)
+             MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR))
 
     def __init__(self, templates: Sequence[GenderTemplate], lang: str, names: Mapping[str, Sequence[str]],
                  *, beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -321,13 +324,20 @@ class NameGenderProbe(BaseProbe):
         dropped = [entry["template"] for entry in filter_log if not entry["kept"]]
         meta: dict[str, Any] = {"lang": self.lang, "templates": len(self.templates), "templates_kept": len(kept),
                                 "dropped_templates": dropped, "filter": filter_log}
+        # the filter's translations are attempts too: a model that renders "She was blind." with
+        # «ciego» shows its masculine default there, even when no template survives for names
+        pronouns = [{"kind": PRONOUN, "name": pronoun, "gender": gender, "template": entry["template"],
+                     "source": entry[pronoun]["source"], "translation": entry[pronoun]["translation"],
+                     "detected": entry[pronoun]["detected"], "evidence": entry[pronoun]["evidence"],
+                     "span": None, "correct": entry[pronoun]["detected"] == gender}
+                    for entry in filter_log for pronoun, gender in (("he", "male"), ("she", "female"))]
         if self.seen_counts is not None:  # recorded even when no template survives the filter
             meta["seen_names"] = {kind: sum(self.seen(n) for n in names) for kind, names in self.names.items()}
             meta["unseen_names"] = {kind: sum(not self.seen(n) for n in names) for kind, names in self.names.items()}
         jobs = [(kind, name, template) for kind, name, template in items if template.id in kept_ids]
         if not jobs:
             meta["warning"] = "no template survived the he/she filter; no name accuracies can be computed"
-            return Attempts([], meta=meta)
+            return Attempts(pronouns, meta=meta)
         detect = self._detect_fn()
         outputs = translator.translate([fill(t.template, name) for _, name, t in jobs], beam=self.beam)
         attempts = []
@@ -343,15 +353,22 @@ class NameGenderProbe(BaseProbe):
                              "span": list(detection.span) if detection.span else None,
                              "correct": detection.gender == gender})
         meta["per_name"] = per_name_rows(attempts)
-        return Attempts(attempts, meta=meta)
+        return Attempts(pronouns + attempts, meta=meta)
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """templates_kept; the pooled per-attempt accuracy (what McNemar pairs); per name kind
         Acc_f, Acc_m, ΔAcc, the signed gap and the undetected rate (means over names); with a
         seen/unseen split (attempts that carry ``seen``) the same per kind and split, and each
-        group's pooled accuracy."""
+        group's pooled accuracy; ``pronoun.he.acc`` / ``pronoun.she.acc``: the share of templates
+        whose "He …" / "She …" comes out masculine / feminine (the filter's attempts)."""
+        pronouns = [a for a in attempts if a["kind"] == PRONOUN]
+        attempts = [a for a in attempts if a["kind"] != PRONOUN]
         kept = len({a["template"] for a in attempts})
         metrics = [Metric("templates_kept", float(kept), None, len(self.templates))]
+        for pronoun in ("he", "she"):
+            outcomes = [bool(a["correct"]) for a in pronouns if a["name"] == pronoun]
+            if outcomes:
+                metrics.append(Metric(f"{PRONOUN}.{pronoun}.acc", sum(outcomes) / len(outcomes), None, len(outcomes)))
         if not attempts:
             return metrics
         metrics.append(Metric("accuracy", sum(bool(a["correct"]) for a in attempts) / len(attempts), None,
@@ -376,10 +393,16 @@ class NameGenderProbe(BaseProbe):
 
     def counts_toward(self, metric: str, attempt: dict[str, Any]) -> bool:
         """A group's accuracy rests on the group's attempts only (its McNemar test pairs those)."""
+        if metric.startswith(PRONOUN + "."):
+            return attempt["kind"] == PRONOUN and metric == f"{PRONOUN}.{attempt['name']}.acc"
+        if attempt["kind"] == PRONOUN:
+            return False
         group = metric.removeprefix(GROUP_ACCURACY + ".") if metric.startswith(GROUP_ACCURACY + ".") else None
         return group is None or attempt.get("group") == group
 
     def unit(self, attempt: dict[str, Any], index: int) -> tuple[str, str]:
+        if attempt["kind"] == PRONOUN:  # one unit per template and pronoun
+            return (PRONOUN, f"{attempt['name']}:{attempt['template']}")
         return (attempt["kind"], attempt["name"])  # names are the independent unit (see the module docstring)
 
 
