@@ -136,6 +136,24 @@ def _scored_finals(store: RunStore, variant: str) -> list[tuple[str, str]]:
     return out
 
 
+def common_items(a: list[dict], b: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The attempts both systems made, paired by source sentence (the k-th repeat of a source
+    with the k-th): a name-gender probe keeps the templates each model passes, so two models
+    share only some of their items, and a paired test may use only those."""
+    def keyed(rows: list[dict]) -> dict[tuple[str, int], dict]:
+        seen: dict[str, int] = {}
+        out = {}
+        for row in rows:
+            source = str(row.get("source"))
+            seen[source] = seen.get(source, 0) + 1
+            out[(source, seen[source])] = row
+        return out
+
+    mine, theirs = keyed(a), keyed(b)
+    shared = [key for key in mine if key in theirs]
+    return [mine[key] for key in shared], [theirs[key] for key in shared]
+
+
 def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str, Any], prefix: str = "",
                         resamples: int = 1000) -> list[dict]:
     """Paired tests of each variant (and each debiased copy) against the baseline, seed by seed.
@@ -169,11 +187,12 @@ def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str
             for probe_label, probe in probes.items():
                 if not (base_store.has_attempts(base_ckpt, probe_label) and store.has_attempts(ckpt, probe_label)):
                     continue
-                a, b = base_store.read_attempts(base_ckpt, probe_label), store.read_attempts(ckpt, probe_label)
-                if len(a) != len(b) or [r.get("source") for r in a] != [r.get("source") for r in b]:
+                a, b = common_items(base_store.read_attempts(base_ckpt, probe_label),
+                                    store.read_attempts(ckpt, probe_label))
+                if not a:
                     continue
                 row = {"seed": seed, "variant": label, "baseline": baseline, "probe": probe_label,
-                       "checkpoints": f"{base_ckpt} vs {ckpt}"}
+                       "checkpoints": f"{base_ckpt} vs {ckpt}", "items": len(a)}
                 rows += [{**row, **test} for test in paired_tests(probe, a, b, resamples=resamples)]
     return rows
 
@@ -181,10 +200,12 @@ def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str
 def significance_markdown(rows: list[dict]) -> str:
     if not rows:
         return "No paired comparisons (no variant shares a suite and seed with the baseline).\n"
-    lines = ["| seed | variant | probe | metric | baseline | variant | p | test |", "|---|---|---|---|---|---|---|---|"]
+    # baseline/variant values are the metric on the items both systems have (``items``)
+    lines = ["| seed | variant | probe | metric | items | baseline | variant | p | test |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['seed']} | {r['variant']} | {r['probe']} | {r['metric']} | {r['baseline_value']:.3f} "
-                     f"| {r['variant_value']:.3f} | {r['p_value']:.4f} | {r['test']} |")
+        lines.append(f"| {r['seed']} | {r['variant']} | {r['probe']} | {r['metric']} | {r.get('items', '')} "
+                     f"| {r['baseline_value']:.3f} | {r['variant_value']:.3f} | {r['p_value']:.4f} | {r['test']} |")
     return "\n".join(lines) + "\n"
 
 

@@ -114,3 +114,14 @@ def test_variant_command_trains_into_the_validated_run_directory(recipe_path):
     rerun = load_recipe(recipe_path, sets)
     assert rerun == resolved[2]
     assert rerun.run_dir.name == "abl-switch-seed1"
+
+
+def test_common_items_pair_shared_sources_and_repeats_in_order():
+    from mtdebias.ablation import common_items
+
+    a = [{"source": "He was blind.", "v": 1}, {"source": "Anna was blind.", "v": 2},
+         {"source": "x", "v": 3}, {"source": "x", "v": 4}]
+    b = [{"source": "He was blind.", "v": 5}, {"source": "x", "v": 6}, {"source": "Paul was old.", "v": 7}]
+    left, right = common_items(a, b)
+    # the first "x" of a pairs with the only "x" of b; Anna and Paul have no partner
+    assert [r["v"] for r in left] == [1, 3] and [r["v"] for r in right] == [5, 6]
