@@ -234,3 +234,7 @@ def test_a_templates_known_form_beats_a_noun_ending_guess():
     assert detect_gender("es", "Sara profeta en Israel.", None, forms=forms).gender == "male"
     assert detect_gender("es", "Sara era la profeta de Israel.", None, forms=forms).gender == "female"
     assert detect_gender("es", "Sara profetisa en Israel.", None, forms=forms).gender == "female"
+    # a demonstrative subject beyond the copula is not the predicate word's determiner
+    dead = {"male": ["muerto"], "female": ["muerta"]}
+    assert detect_gender("es", "Esta fué muerto.", None, forms=dead).gender == "male"
+    assert detect_gender("es", "Ella fué muerta.", None, forms=dead).gender == "female"

@@ -33,7 +33,8 @@ RULES = romance.RomanceRules(
                             "entre", "hacia", "desde", "contra", "según", "ante"}),
     copulas=frozenset({"es", "era", "fue", "está", "estaba", "estuvo", "estará", "será", "sería",
                        "estaría", "parece", "parecía", "sigue", "seguía", "quedó", "queda",
-                       "resultó", "sido", "estuviera", "fuera", "sea", "esté"}),
+                       "resultó", "sido", "estuviera", "fuera", "sea", "esté",
+                       "fué"}),  # the accented spelling of Reina-Valera 1909 and older texts
     skip_after_copula=frozenset({"muy", "tan", "más", "menos", "bastante", "demasiado", "ya",
                                  "no", "siempre", "sido", "estado", "sentía", "siente", "sintió",
                                  "bien", "mal", "también", "todavía", "aún"}),

@@ -149,6 +149,8 @@ def detect(rules: RomanceRules, text: str, span: tuple[int, int]) -> Detection:
         if w in rules.prepositions or not w.isalpha():
             subject = False
             break
+        if w in rules.copulas:  # «Esta era muy amado»: a determiner beyond the verb is not this word's
+            break
         g = _adjective_gender(rules, w)
         if g is not None:
             attributive.append(cue(g, f"agreeing adjective '{ws[j].text}' is {_gender_word(g)}"))
