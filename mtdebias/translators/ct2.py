@@ -118,8 +118,13 @@ class CT2Translator:
 
     def __init__(self, checkpoint: str | Path, *, compute_type: str = "default", device: str = "cpu",
                  threads: int = 0, batch_tokens: int = 4000, max_new_tokens: int = 128,
-                 src_lang: str | None = None, tgt_lang: str | None = None, patience: float = 2.0):
-        """``patience``: CTranslate2 stops a beam once ``patience × beam`` hypotheses have ended.
+                 src_lang: str | None = None, tgt_lang: str | None = None, patience: float = 2.0,
+                 batch_hypotheses: int = 2048):
+        """``batch_hypotheses``: sentences × beam handed to CTranslate2 per call. Its decoder
+        drops finished sentences and runs its own loop, so it gains from large batches (on the
+        Bible test set a 200-sentence call ran 2.3× faster than 800-token batches); the cap
+        bounds the logits, hypotheses × vocabulary floats per step.
+        ``patience``: CTranslate2 stops a beam once ``patience × beam`` hypotheses have ended.
         At 1 it stops earlier than transformers' beam search (``early_stopping=False``) and picks
         other outputs for ~10% of sentences of the test model; at 2 the outputs agree."""
         check_backend("ct2", compute_type)
@@ -144,6 +149,7 @@ class CT2Translator:
         self.compute_type = compute_type
         self.patience = patience
         self.batch_tokens = batch_tokens
+        self.batch_hypotheses = batch_hypotheses
         self.max_new_tokens = max_new_tokens
         self._src_lang, self._tgt_lang = src_lang, tgt_lang
         self._hf = None
@@ -160,7 +166,8 @@ class CT2Translator:
     def translate(self, sources: Sequence[str], beam: int = 5) -> list[str]:
         pieces = self._pieces(sources)
         out: list[str] = [""] * len(sources)
-        for batch in length_batches([len(p) for p in pieces], max(self.batch_tokens // max(beam, 1), 1)):
+        per_call = max(self.batch_hypotheses // max(beam, 1), 1)
+        for batch in length_batches([len(p) for p in pieces], 10**9, max_items=per_call):
             results = self.translator.translate_batch(
                 [pieces[i] for i in batch], beam_size=beam, patience=self.patience if beam > 1 else 1,
                 max_decoding_length=self.max_new_tokens,
