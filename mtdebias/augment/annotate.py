@@ -52,7 +52,7 @@ from ..textio import count_lines, iter_lines
 from ..names.locale import SURNAME_GENDER_LANGS, same_name
 from .person import (GENDERED_SHAPES, SHAPES, CallableNames, add_apposition_evidence, add_pronoun_evidence,
                      agreement_genders, analyse_persons)
-from .corpus_gender import Relabeller, corpus_genders_json, tally as tally_name_pronouns
+from .corpus_gender import Relabeller, corpus_genders_json, tally as tally_name_evidence
 from .reinflect import Reinflector, policy_for
 
 
@@ -103,7 +103,7 @@ class ShardStats:
     gender_sources: Counter = field(default_factory=Counter)  # "source:gender" per person mention
     evidence: Counter = field(default_factory=Counter)        # kind of evidence seen → n
     conflict_examples: list = field(default_factory=list)
-    name_pronouns: Counter = field(default_factory=Counter)  # "male:<name>" → sentences (corpus_gender)
+    name_evidence: Counter = field(default_factory=Counter)  # "male:<name>", "kin-male:<name>" → sentences
 
     def skip(self, reason: str, line: int) -> None:
         entry = self.skipped.setdefault(reason, {"count": 0, "first_lines": []})
@@ -119,7 +119,7 @@ class ShardStats:
                 "target_form": dict(self.target_form),
                 "gender_sources": dict(self.gender_sources), "evidence": dict(self.evidence),
                 "conflict_examples": list(self.conflict_examples),
-                "name_pronouns": dict(self.name_pronouns),
+                "name_evidence": dict(self.name_evidence),
                 "candidates": {k: [[s, t, n] for (s, t), n in sorted(c.items())]
                                for k, c in sorted(self.candidates.items())}}
 
@@ -131,13 +131,13 @@ class ShardStats:
                    {k: Counter({(s, t): n for s, t, n in v}) for k, v in obj["candidates"].items()},
                    obj.get("skipped", {}), Counter(obj.get("gender_sources", {})),
                    Counter(obj.get("evidence", {})), list(obj.get("conflict_examples", [])),
-                   Counter(obj.get("name_pronouns", {})))
+                   Counter(obj.get("name_evidence", {})))
 
     def add(self, other: "ShardStats") -> None:
         self.pairs += other.pairs
         self.skipped_empty += other.skipped_empty
         for name in ("entities", "accepted", "rejected", "rejected_by_type", "target_form",
-                     "gender_sources", "evidence", "name_pronouns"):
+                     "gender_sources", "evidence", "name_evidence"):
             getattr(self, name).update(getattr(other, name))
         room = MAX_CONFLICT_EXAMPLES - len(self.conflict_examples)
         self.conflict_examples.extend(other.conflict_examples[:max(0, room)])
@@ -226,7 +226,7 @@ class PairAnnotator:
         if self.src_lang == "en" and people:
             add_pronoun_evidence(src, list(people.values()))
             add_apposition_evidence(list(people.values()))
-            tally_name_pronouns(src, people.values(), stats.name_pronouns)
+            tally_name_evidence(src, people.values(), stats.name_evidence)
         for ent in ents:
             person = people.get(id(ent))
             gender = person.gender if person is not None else None
@@ -506,8 +506,9 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
                     gazetteer: bool = False, corpus_gender: bool = True) -> dict:
     """Annotate ``src``/``tgt`` into ``out_dir`` (resumable); returns the summary.
 
-    ``corpus_gender``: let the corpus's own pronoun counts override the name table for names
-    it uses often enough one way (:mod:`.corpus_gender`; English sources only)."""
+    ``corpus_gender``: let the corpus's own evidence (pronouns, kinship appositions) settle,
+    contest or withhold support from the name table (:mod:`mtdebias.names.corpus_rule`;
+    English sources only)."""
     src, tgt, out_dir = Path(src), Path(tgt), Path(out_dir)
     if aligner not in ALIGNERS:
         raise InputError(f"unknown aligner '{aligner}'", hint=f"choose one of {', '.join(ALIGNERS.entries)}")
@@ -632,10 +633,10 @@ def finalize(out_dir: Path, shard_files: Sequence[Path], src_lang: str, tgt_lang
     total = ShardStats()
     for shard in shard_files:
         total.add(ShardStats.from_json(json.loads(shard.with_suffix(".stats.json").read_text(encoding="utf-8"))))
-    # the corpus's own pronoun counts settle names the table gets wrong (see .corpus_gender);
+    # the corpus's own evidence settles, contests or fails to support the table (.corpus_gender);
     # accepted records are relabelled on the way into annotated.jsonl, so the candidate lists
     # and accepted counts are recounted from them
-    relabeller = Relabeller(total.name_pronouns, src_lang, enabled=config.get("corpus_gender", True))
+    relabeller = Relabeller(total.name_evidence, src_lang, enabled=config.get("corpus_gender", True))
     accepted: Counter = Counter()
     merged: dict[str, Counter] = {}
     with atomic.atomic_open(out_dir / "annotated.jsonl") as out:
@@ -650,13 +651,13 @@ def finalize(out_dir: Path, shard_files: Sequence[Path], src_lang: str, tgt_lang
                             merged.setdefault(ent["key"], Counter())[(ent["src_text"], ent["tgt_form"])] += 1
                     out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
     total.accepted = accepted
-    atomic.write_json(out_dir / "corpus_genders.json", corpus_genders_json(total.name_pronouns, relabeller.outcomes))
+    atomic.write_json(out_dir / "corpus_genders.json", corpus_genders_json(total.name_evidence, relabeller.outcomes))
     if user_candidates is not None:
         for key, counts in load_user_candidates(user_candidates).items():
             merged.setdefault(key, Counter()).update(counts)
     atomic.write_json(out_dir / "candidates.json", _candidates_json(merged, src_lang, tgt_lang))
     summary = total.to_json()
-    del summary["candidates"], summary["name_pronouns"]
+    del summary["candidates"], summary["name_evidence"]
     summary["corpus_gender"] = relabeller.summary()
     persons = {k: n for k, n in total.entities.items() if k.startswith("PERSON/")}
     n_persons = sum(persons.values())
