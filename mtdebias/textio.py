@@ -33,6 +33,22 @@ def iter_lines(path: str | Path) -> Iterator[str]:
             yield _decode(raw, path, number).rstrip("\r\n")
 
 
+def iter_tsv(path: Path, header: tuple[str, ...], hint: str, *, skip_blank: bool = False
+             ) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of a tab-separated file after its header line, which must be
+    ``header`` exactly (else an error naming line 1 with ``hint``)."""
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            fields = line.rstrip("\n").split("\t")
+            if number == 1:
+                if tuple(fields) != header:
+                    raise InputError(f"expected the header {'<TAB>'.join(header)}", path=path, line=1, hint=hint)
+                continue
+            if skip_blank and not line.strip():
+                continue
+            yield number, fields
+
+
 def read_lines(path: str | Path) -> list[str]:
     return list(iter_lines(path))
 

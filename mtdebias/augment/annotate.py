@@ -93,11 +93,12 @@ class ShardStats:
     pairs: int = 0
     skipped_empty: int = 0                                   # lines with an empty side
     entities: Counter = field(default_factory=Counter)       # candidate key → found
-    accepted: Counter = field(default_factory=Counter)       # candidate key → accepted
+    # accepted counts and candidate lists are not kept here: finalize() counts them from the
+    # records, after the corpus rule has relabelled them
+    accepted: Counter = field(default_factory=Counter)       # candidate key → accepted (finalize)
     rejected: Counter = field(default_factory=Counter)       # reason → n
     rejected_by_type: Counter = field(default_factory=Counter)  # "TYPE:reason" → n
     target_form: Counter = field(default_factory=Counter)    # analysed / unparsed / identity_*
-    candidates: dict[str, Counter] = field(default_factory=dict)
     # reason (empty, one_sided, too_long) → {"count", "first_lines"}; skipped_empty = empty + one_sided
     skipped: dict[str, dict] = field(default_factory=dict)
     gender_sources: Counter = field(default_factory=Counter)  # "source:gender" per person mention
@@ -119,17 +120,13 @@ class ShardStats:
                 "target_form": dict(self.target_form),
                 "gender_sources": dict(self.gender_sources), "evidence": dict(self.evidence),
                 "conflict_examples": list(self.conflict_examples),
-                "name_evidence": dict(self.name_evidence),
-                "candidates": {k: [[s, t, n] for (s, t), n in sorted(c.items())]
-                               for k, c in sorted(self.candidates.items())}}
+                "name_evidence": dict(self.name_evidence)}
 
     @classmethod
     def from_json(cls, obj: dict) -> "ShardStats":
-        return cls(obj["pairs"], obj.get("skipped_empty", 0), Counter(obj["entities"]), Counter(obj["accepted"]),
+        return cls(obj["pairs"], obj.get("skipped_empty", 0), Counter(obj["entities"]), Counter(obj.get("accepted", {})),
                    Counter(obj["rejected"]), Counter(obj["rejected_by_type"]),
-                   Counter(obj["target_form"]),
-                   {k: Counter({(s, t): n for s, t, n in v}) for k, v in obj["candidates"].items()},
-                   obj.get("skipped", {}), Counter(obj.get("gender_sources", {})),
+                   Counter(obj["target_form"]), obj.get("skipped", {}), Counter(obj.get("gender_sources", {})),
                    Counter(obj.get("evidence", {})), list(obj.get("conflict_examples", [])),
                    Counter(obj.get("name_evidence", {})))
 
@@ -141,8 +138,6 @@ class ShardStats:
             getattr(self, name).update(getattr(other, name))
         room = MAX_CONFLICT_EXAMPLES - len(self.conflict_examples)
         self.conflict_examples.extend(other.conflict_examples[:max(0, room)])
-        for key, counts in other.candidates.items():
-            self.candidates.setdefault(key, Counter()).update(counts)
         for reason, entry in other.skipped.items():  # shards come in line order
             mine = self.skipped.setdefault(reason, {"count": 0, "first_lines": []})
             mine["count"] += entry["count"]
@@ -278,9 +273,6 @@ class PairAnnotator:
                 key = candidate_key("PERSON", key_gender, person.shape)
                 if person.shape == "last" and key_gender in ("male", "female"):
                     gender = key_gender  # the surname's form guides its reinflection
-            stats.accepted[key] += 1
-            if form is not None:
-                stats.candidates.setdefault(key, Counter())[(ent.text, form)] += 1
             accepted.append({"type": ent.type, "gender": gender, "key": key,
                              "gender_source": person.source if person is not None else None,
                              "src": [ent.start, ent.end], "tgt": list(span),
@@ -657,7 +649,7 @@ def finalize(out_dir: Path, shard_files: Sequence[Path], src_lang: str, tgt_lang
             merged.setdefault(key, Counter()).update(counts)
     atomic.write_json(out_dir / "candidates.json", _candidates_json(merged, src_lang, tgt_lang))
     summary = total.to_json()
-    del summary["candidates"], summary["name_evidence"]
+    del summary["name_evidence"]
     summary["corpus_gender"] = relabeller.summary()
     persons = {k: n for k, n in total.entities.items() if k.startswith("PERSON/")}
     n_persons = sum(persons.values())

@@ -37,17 +37,16 @@ def tally(src: str, people: Iterable[Person], counts: Counter) -> None:
     same name aside) and they are of one gender only; a kinship apposition after a name
     ("Seraiah the son of Azariah") in any sentence."""
     people = list(people)
-    found = {(p.apposition, given_name_key(p)) for p in people if p.apposition}
+    kin = {(p.apposition, given_name_key(p)) for p in people if p.apposition}
+    found = set(kin)
     names = {tuple(w.casefold() for w in p.words) for p in people if p.words and not p.partial}
     genders = pronoun_genders(src)
     if len(names) == 1 and len(genders) == 1:
         found |= {(next(iter(genders)), given_name_key(p)) for p in people if not p.partial}
-    for gender, key in found:
-        if key is not None:
-            counts[f"{gender}:{key}"] += 1  # one per sentence, pronouns and apposition alike
-    for gender, key in {(p.apposition, given_name_key(p)) for p in people if p.apposition}:
-        if key is not None:
-            counts[f"kin-{gender}:{key}"] += 1  # apposition sentences also on their own
+    for kind, pairs in (("", found), ("kin-", kin)):  # one per sentence; appositions also apart
+        for gender, key in pairs:
+            if key is not None:
+                counts[f"{kind}{gender}:{key}"] += 1
 
 
 COLUMNS = ("male", "female", "kin-male", "kin-female")

@@ -75,19 +75,13 @@ def detect_gender(lang: str, translation: str, span: tuple[int, int] | None = No
     if detection.gender == UNDETECTED and len(genders) == 1:
         return Detection(next(iter(genders)), detection.evidence + (note + " decides",), detection.span)
     if detection.gender != UNDETECTED and detection.gender not in genders:
-        if len(genders) == 1 and _ending_guess_only(detection):
+        if len(genders) == 1 and detection.weak_only:
             # «Sara profeta»: a noun the lexicon lacks, guessed from its -a, against the
             # template's own list that names «profeta» the masculine form: the list knows better
             return Detection(next(iter(genders)), detection.evidence + (note + " decides over a noun-ending guess",),
                              detection.span)
         note += f" (overridden by the morphological evidence: {detection.gender})"
     return Detection(detection.gender, detection.evidence + (note,), detection.span)
-
-
-def _ending_guess_only(detection: Detection) -> bool:
-    """Whether a detection rests on nothing but a noun's default-ending guess (es/it
-    «-a → feminine»), the weakest cue the detectors have."""
-    return bool(detection.evidence) and all("ending (default)" in e for e in detection.evidence)
 
 
 def _find_form(text: str, forms: Mapping[str, Sequence[str]]

@@ -31,6 +31,7 @@ class Detection:
     gender: str  # "male" | "female" | "neutral" | "undetected"
     evidence: tuple[str, ...]  # human-readable reasons
     span: tuple[int, int] | None  # char offsets in the translation of the noun phrase judged
+    weak_only: bool = False  # decided by weak cues alone (an unmarked noun ending): no strong cue at all
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def resolve(cues: Sequence[Cue], span: tuple[int, int] | None,
         if narrowed:
             possible = narrowed
     if len(possible) == 1:
-        return Detection(next(iter(possible)), tuple(evidence), span)
+        return Detection(next(iter(possible)), tuple(evidence), span, weak_only=not strong)
     left = " or ".join(g for g in GENDERS if g in possible)
     return Detection(UNDETECTED, tuple(evidence + [f"ambiguous: could be {left}"]), span)
 

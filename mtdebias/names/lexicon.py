@@ -18,6 +18,7 @@ from typing import Iterable
 
 from ..errors import InputError
 from ..resources import data_dir
+from ..textio import iter_tsv
 
 GENDERS = ("female", "male", "unknown")
 DEFAULT_RATIO = 3.0
@@ -80,27 +81,18 @@ class NameGenderLexicon:
             raise InputError("name-gender lexicon not found", path=path,
                              hint="rebuild it with `mtdebias data names --out mtdebias/data/names`")
         entries = []
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                fields = line.rstrip("\n").split("\t")
-                if number == 1:
-                    if tuple(fields) != LEXICON_HEADER:
-                        raise InputError(f"expected the header {'<TAB>'.join(LEXICON_HEADER)}",
-                                         path=path, line=1, hint="is this a name_gender.tsv file?")
-                    continue
-                if not line.strip():
-                    continue
-                if len(fields) != 4:
-                    raise InputError(f"expected 4 tab-separated fields, found {len(fields)}",
-                                     path=path, line=number, hint="name, female, male, gender")
-                name, female, male, gender = fields
-                if not female.isdigit() or not male.isdigit():
-                    raise InputError("counts must be non-negative integers", path=path, line=number,
-                                     hint="fix the line or rebuild the file")
-                if gender not in GENDERS:
-                    raise InputError(f"gender must be one of {', '.join(GENDERS)}, found {gender!r}",
-                                     path=path, line=number, hint="fix the line or rebuild the file")
-                entries.append(NameEntry(name, int(female), int(male), gender))
+        for number, fields in iter_tsv(path, LEXICON_HEADER, "is this a name_gender.tsv file?", skip_blank=True):
+            if len(fields) != 4:
+                raise InputError(f"expected 4 tab-separated fields, found {len(fields)}",
+                                 path=path, line=number, hint="name, female, male, gender")
+            name, female, male, gender = fields
+            if not female.isdigit() or not male.isdigit():
+                raise InputError("counts must be non-negative integers", path=path, line=number,
+                                 hint="fix the line or rebuild the file")
+            if gender not in GENDERS:
+                raise InputError(f"gender must be one of {', '.join(GENDERS)}, found {gender!r}",
+                                 path=path, line=number, hint="fix the line or rebuild the file")
+            entries.append(NameEntry(name, int(female), int(male), gender))
         return cls(entries, source=str(path), wgnd_fallback=wgnd_fallback)
 
     def __len__(self) -> int:

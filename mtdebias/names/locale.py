@@ -31,6 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import InputError
+from ..textio import iter_tsv
 from .lexicon import DATA_DIR, NameGenderLexicon
 
 LOCALE_DIR = DATA_DIR / "locale"
@@ -213,23 +214,16 @@ class LocaleNames:
                                   "them with `mtdebias data name-locales`")
         given: dict[str, tuple[str, str]] = {}
         surnames: dict[str, str] = {}
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                fields = line.rstrip("\n").split("\t")
-                if number == 1:
-                    if tuple(fields) != LOCALE_HEADER:
-                        raise InputError(f"expected the header {'<TAB>'.join(LOCALE_HEADER)}",
-                                         path=path, line=1, hint="rebuild the table")
-                    continue
-                if len(fields) != 4 or fields[0] not in KINDS:
-                    raise InputError("expected kind<TAB>name<TAB>gender<TAB>source with kind "
-                                     "given|surname", path=path, line=number,
-                                     hint="rebuild with `mtdebias data name-locales`")
-                kind, name, gender, source = fields
-                if kind == "given":
-                    given[normalise(name)] = (gender, source)
-                else:
-                    surnames[normalise(name)] = gender
+        for number, fields in iter_tsv(path, LOCALE_HEADER, "rebuild the table"):
+            if len(fields) != 4 or fields[0] not in KINDS:
+                raise InputError("expected kind<TAB>name<TAB>gender<TAB>source with kind "
+                                 "given|surname", path=path, line=number,
+                                 hint="rebuild with `mtdebias data name-locales`")
+            kind, name, gender, source = fields
+            if kind == "given":
+                given[normalise(name)] = (gender, source)
+            else:
+                surnames[normalise(name)] = gender
         ssa = NameGenderLexicon.load() if locale == "en" else None
         return cls(locale, given, surnames, ssa, wgnd)
 

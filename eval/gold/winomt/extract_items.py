@@ -84,6 +84,22 @@ def main(lang: str, before: str | None = None) -> None:
     print(f"{lang}: {len(chosen)} items → {OUT / (lang + '.tsv')}")
 
 
+def _untaken_strata(rows, pro, anti, taken, usable=lambda number, row: True) -> dict[str, list[int]]:
+    """Line numbers by stratum (pro/anti × gender, or other): first occurrence of each
+    sentence, usable, not yet in the items file."""
+    seen: set[str] = set()
+    strata: dict[str, list[int]] = {}
+    for number, row in enumerate(rows, 1):
+        if not usable(number, row) or row[2] in seen:
+            continue
+        seen.add(row[2])
+        if number in taken:
+            continue
+        group = "pro" if tuple(row) in pro else "anti" if tuple(row) in anti else "other"
+        strata.setdefault(f"{group}-{row[0]}" if group != "other" else "other", []).append(number)
+    return strata
+
+
 def fresh(lang: str, n_per_stratum: int = 10) -> None:
     """Append a fresh random sample (split ``heldout2``: 10 per stratum, no "hard" rows,
     lines not yet extracted) to items/LANG.tsv — a second held-out set, drawn after the
@@ -95,16 +111,8 @@ def fresh(lang: str, n_per_stratum: int = 10) -> None:
              for l in (DATA / "translations-aws" / f"en-{lang}.txt").open(encoding="utf-8")]
     path = OUT / f"{lang}.tsv"
     taken = {int(l.split("\t", 1)[0]) for l in path.read_text(encoding="utf-8").splitlines()[1:]}
-    seen: set[str] = set()
-    strata: dict[str, list[int]] = {}
-    for number, row in enumerate(rows, 1):
-        if pairs[number - 1][0].strip() != row[2].strip() or row[2] in seen:
-            continue
-        seen.add(row[2])
-        if number in taken:
-            continue
-        group = "pro" if tuple(row) in pro else "anti" if tuple(row) in anti else "other"
-        strata.setdefault(f"{group}-{row[0]}" if group != "other" else "other", []).append(number)
+    strata = _untaken_strata(rows, pro, anti, taken,
+                             usable=lambda number, row: pairs[number - 1][0].strip() == row[2].strip())
     rng = random.Random(f"winomt-gold-fresh-{lang}")
     chosen = {n: key for key in ("pro-male", "pro-female", "anti-male", "anti-female", "other")
               for n in rng.sample(strata[key], n_per_stratum)}
@@ -126,16 +134,7 @@ def own(lang: str, n: int) -> None:
     pro = {tuple(l.rstrip("\n").split("\t")) for l in (DATA / "en_pro.txt").open(encoding="utf-8")}
     anti = {tuple(l.rstrip("\n").split("\t")) for l in (DATA / "en_anti.txt").open(encoding="utf-8")}
     taken = {int(l.split("\t", 1)[0]) for l in (OUT / f"{lang}.tsv").read_text(encoding="utf-8").splitlines()[1:]}
-    seen: set[str] = set()
-    strata: dict[str, list[int]] = {}
-    for number, row in enumerate(rows, 1):
-        if row[2] in seen:
-            continue
-        seen.add(row[2])
-        if number in taken:
-            continue
-        group = "pro" if tuple(row) in pro else "anti" if tuple(row) in anti else "other"
-        strata.setdefault(f"{group}-{row[0]}" if group != "other" else "other", []).append(number)
+    strata = _untaken_strata(rows, pro, anti, taken)
     rng = random.Random(f"winomt-gold-own-{lang}")
     quota = [(k, n * 22 // 100) for k in ("pro-male", "pro-female", "anti-male", "anti-female")]
     quota.append(("other", n - sum(q for _, q in quota)))
