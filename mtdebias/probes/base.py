@@ -2,24 +2,35 @@
 
 * An **item** is one test case (a WinoMT sentence, a filled template, a test sentence pair).
 * An **attempt** is what one translator did with one item: a JSON-ready dict with the
-  translation(s) and what was detected in them — ``undetected`` included, as an outcome with
+  translation(s) and what was judged in them — ``undetected`` included, as an outcome with
   its own rate. Attempts are logged (``<label>.attempts.jsonl``).
 * A **metric** is a number computed from attempts alone, with its 95% bootstrap interval.
 
-A probe implements four steps, each on its own::
+A probe implements five steps, each on its own::
 
     items()                      → the items (loaded data, no model involved)
-    run(translator, items)       → Attempts: one dict per item (+ meta the run decided on)
-    metrics(attempts, ci=True)   → [Metric]: arithmetic on attempts only, so stored attempts
-                                   can be re-scored without decoding again
+    decode(translator, items)    → what the translator produced for them (translations,
+                                   samples, scores): the only step that uses the model
+    judge(items, outputs)        → Attempts, one dict per item: what the outputs say
+                                   (align-then-detect, lemma matching, …), no model and no
+                                   arithmetic across items
+    metrics(attempts, ci=True)   → [Metric]: every step across items (means, tuned α, norm-H,
+                                   group accuracies), so stored attempts are re-scored without
+                                   decoding and a bootstrap over items resamples all of it
     signature(translator, attempts) → the sacrebleu-style signature of the numbers
 
 and declares, in ``specs``, each metric's direction and its paired test: ``mcnemar`` on the
 per-item ``correct`` outcome (accuracies), ``bootstrap`` (any other metric: resample the
 probe's units — :meth:`BaseProbe.unit` — jointly for both systems and recompute the metric
 with :meth:`metrics`), or none. A McNemar-tested metric of a subset of the items (one group)
-says which attempts it rests on with :meth:`BaseProbe.counts_toward`. :func:`mtdebias.probes.compare.paired_tests` runs them; the
-report and the ablation never re-derive a metric or guess a test from attempt fields.
+says which attempts it rests on with :meth:`BaseProbe.counts_toward`; :meth:`BaseProbe.item_key`
+says which item an attempt answers, so two systems' attempts are paired item by item.
+:func:`mtdebias.probes.compare.paired_tests` runs the tests; the report and the ablation never
+re-derive a metric or guess a test from attempt fields.
+
+What a report shows of a probe is the probe's to say: ``headline`` (the metrics a reader looks
+for first, with the labels a reader expects) and :meth:`BaseProbe.report_section` (its plots
+and tables, drawn from stored metrics, tables and attempts through a :class:`ReportView`).
 """
 
 from __future__ import annotations
@@ -47,6 +58,14 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class Headline:
+    """A metric the report's headline shows when the user names none, and its column label."""
+
+    metric: str  # a metric name of the probe ("first.delta_acc")
+    label: str  # what a reader calls it ("ΔAcc (first names)")
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     """What a metric (or a family: an ``fnmatch`` pattern) means for comparisons."""
 
@@ -68,6 +87,16 @@ class Attempts(list):
         super().__init__(rows)
         self.meta = dict(meta or {})
         self.settings = dict(settings or {})
+
+
+class Outputs(list):
+    """What :meth:`BaseProbe.decode` produced (one entry per item, in any shape the probe's
+    ``judge`` reads), plus ``meta`` the decoding recorded (e.g. lines a file of translations
+    did not match); the meta ends up in the attempts' meta."""
+
+    def __init__(self, rows: Iterable[Any] = (), meta: dict[str, Any] | None = None):
+        super().__init__(rows)
+        self.meta = dict(meta or {})
 
 
 @dataclass
@@ -94,13 +123,44 @@ class ProbeResult:
                 for m in self.metrics]
 
 
+class ReportView(Protocol):
+    """What the report gives a probe's section (built by :mod:`mtdebias.report`): the runs, the
+    checkpoints chosen for the headline, stored rows, attempts and tables, and a page to add to."""
+
+    runs: Sequence[Any]  # RunData: name, checkpoints(), step_of(), rows_at()
+
+    def picked(self) -> list[tuple[Any, str]]: ...  # (run, checkpoint) shown in the headline
+
+    def run_label(self, run: Any, checkpoint: str) -> str: ...
+
+    def results(self, run: Any, checkpoint: str, label: str) -> list[dict[str, Any]]: ...
+
+    def attempts(self, run: Any, checkpoint: str, label: str) -> list[dict[str, Any]] | None: ...
+
+    def stored_table(self, run: Any, checkpoint: str, label: str, kind: str) -> Any: ...
+
+    def heading(self, text: str, level: int = 2) -> None: ...
+
+    def paragraph(self, text: str, css: str | None = None) -> None: ...
+
+    def warning(self, text: str) -> None: ...
+
+    def figure(self, png: bytes, caption: str) -> None: ...
+
+    def table(self, name: str, title: str, columns: list[str], rows: list[dict[str, Any]], note: str = "",
+              collapsed: str | None = None) -> None: ...
+
+
 class Probe(Protocol):
     name: str  # versioned, e.g. "winomt.v1"
     specs: tuple[MetricSpec, ...]
+    headline: tuple[Headline, ...]
 
     def items(self) -> Sequence[Any]: ...
 
-    def run(self, translator: Translator, items: Sequence[Any]) -> Attempts: ...
+    def decode(self, translator: Translator, items: Sequence[Any]) -> Any: ...
+
+    def judge(self, items: Sequence[Any], outputs: Any) -> Attempts: ...
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]: ...
 
@@ -110,19 +170,22 @@ class Probe(Protocol):
 
 
 class BaseProbe:
-    # True for probes whose `lang` is a language a gender detector must read (the suite refuses
-    # a language without one before any model loads)
-    reads_target_gender = False
-
     """What every probe shares: the evaluate() pipeline and the defaults of the contract."""
 
     name: str = ""
     specs: tuple[MetricSpec, ...] = ()
+    headline: tuple[Headline, ...] = ()
+    # True for probes whose `lang` is a language a gender detector must read (the suite refuses
+    # a language without one before any model loads)
+    reads_target_gender = False
 
     def items(self) -> Sequence[Any]:
         raise NotImplementedError
 
-    def run(self, translator: Translator, items: Sequence[Any]) -> Attempts:
+    def decode(self, translator: Translator, items: Sequence[Any]) -> Any:
+        raise NotImplementedError
+
+    def judge(self, items: Sequence[Any], outputs: Any) -> Attempts:
         raise NotImplementedError
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
@@ -135,11 +198,17 @@ class BaseProbe:
         """Extra tables computed from the attempts and stored beside them (none by default)."""
         return {}
 
+    def run(self, translator: Translator, items: Sequence[Any]) -> Attempts:
+        """decode, then judge: the attempts of ``translator`` on ``items``."""
+        outputs = self.decode(translator, items)
+        attempts = self.judge(items, outputs)
+        attempts = attempts if isinstance(attempts, Attempts) else Attempts(attempts)
+        attempts.meta.update(getattr(outputs, "meta", {}))
+        return attempts
+
     def evaluate(self, translator: Translator) -> ProbeResult:
-        """items → run → metrics: the whole probe on one translator."""
+        """items → decode → judge → metrics: the whole probe on one translator."""
         attempts = self.run(translator, self.items())
-        if not isinstance(attempts, Attempts):
-            attempts = Attempts(attempts)
         return ProbeResult(self.name, self.metrics(attempts), self.signature(translator, attempts),
                            list(attempts), attempts.meta, self.tables(attempts))
 
@@ -147,6 +216,14 @@ class BaseProbe:
     def spec(self, metric: str) -> MetricSpec | None:
         """The first spec whose pattern matches ``metric``."""
         return next((s for s in self.specs if s.matches(metric)), None)
+
+    def item_key(self, attempt: dict[str, Any]) -> Hashable:
+        """Which item an attempt answers, the same for every system (the ablation pairs two
+        systems' attempts by it): the source sentence unless a probe says otherwise."""
+        if attempt.get("source") is None:
+            raise ValueError(f"{self.name}: an attempt names no source sentence, so it cannot be paired: "
+                             f"{sorted(attempt)}")
+        return str(attempt["source"])
 
     def unit(self, attempt: dict[str, Any], index: int) -> Hashable:
         """The resampling unit an attempt belongs to (bootstrap intervals and paired tests
@@ -164,6 +241,13 @@ class BaseProbe:
         pairs only that group's attempts)."""
         return True
 
+    # -- what the report shows -----------------------------------------------------------------
+    @classmethod
+    def report_section(cls, view: ReportView, labels: Sequence[str]) -> None:
+        """Add this probe's own plots and tables to a report (``labels``: the suite labels its
+        results are stored under). Every stored metric is drawn against training step by the
+        report itself; a probe adds only what that leaves out. Nothing by default."""
 
-__all__ = ["Metric", "MetricSpec", "Attempts", "ProbeResult", "Probe", "BaseProbe", "HIGHER", "LOWER", "ZERO",
-           "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
+
+__all__ = ["Metric", "MetricSpec", "Headline", "Attempts", "Outputs", "ProbeResult", "Probe", "BaseProbe", "ReportView",
+           "HIGHER", "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

@@ -29,7 +29,8 @@ from ..signature import Signature, hash_json, hash_file
 from ..stats import bootstrap_ci
 from ..textio import read_lines, read_parallel
 from ..translators.base import Translator
-from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, ZERO, Attempts, BaseProbe, Metric, MetricSpec
+from ..align.target import target_genders
+from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, ZERO, Attempts, BaseProbe, Metric, MetricSpec, Outputs
 
 PROBE_NAME = "winomt.v1"
 GOLD_GENDERS = ("male", "female", "neutral")
@@ -238,18 +239,6 @@ def winomt_metrics(golds: Sequence[str], predictions: Sequence[str],
 
 # --------------------------------------------------------------------------- the probe
 
-def _default_detector():
-    from ..lang import detect_gender  # imported late: the language module is heavy (spacy, pymorphy)
-
-    return detect_gender
-
-
-def _default_aligner():
-    from ..align import align_pairs
-
-    return align_pairs
-
-
 class WinoMTProbe(BaseProbe):
     """``winomt.v1``: gender accuracy, F1 gap ΔG and stereotype gap ΔS on WinoMT."""
 
@@ -320,52 +309,39 @@ class WinoMTProbe(BaseProbe):
     def items(self) -> list[WinoMTItem]:
         return list(self._items)
 
-    def run(self, translator: Translator, items: Sequence[WinoMTItem]) -> Attempts:
+    def decode(self, translator: Translator, items: Sequence[WinoMTItem]) -> Outputs:
         sources = [item.sentence for item in items]
         translations = translator.translate(sources, beam=self.beam)
         if len(translations) != len(sources):
             raise InputError(f"translator returned {len(translations)} translations for {len(sources)} sentences")
-        attempts = self.judge(items, translations)
         # a file of translations matched by line (mt_gender's files): the lines whose source
         # differed were given no translation and are scored undetected
-        mismatched = list(getattr(translator, "mismatched_lines", []))
-        if mismatched:
-            attempts.meta["source_mismatch_lines"] = [items[n - 1].line for n in mismatched]
-        return attempts
+        mismatched = [items[n - 1].line for n in getattr(translator, "mismatched_lines", [])]
+        return Outputs(translations, meta={"source_mismatch_lines": mismatched} if mismatched else {})
 
     def judge(self, items: Sequence[WinoMTItem], translations: Sequence[str]) -> Attempts:
         """Align, then detect the profession's gender in given translations (one per item)."""
-        detect = self._detect or _default_detector()
-        align = self._align or _default_aligner()
-        sources = [item.sentence for item in items]
-        alignments = align(sources, list(translations), "en", self.lang, method=self.align_method,
-                           extra_sources=self.extra_sources, extra_targets=self.extra_targets)
-        attempts: list[dict[str, Any]] = []
-        predictions: list[str] = []
-        for item, translation, alignment in zip(items, translations, alignments):
-            src_span = item.profession_span()
-            tgt_span = alignment.tgt_span_of(*src_span) if translation.strip() else None
-            if tgt_span is None:
-                gender, evidence, judged = "undetected", ("profession not aligned to any target word",), None
-            else:
-                detection = detect(self.lang, translation, tgt_span)
-                gender, evidence, judged = detection.gender, tuple(detection.evidence), detection.span
-            predictions.append(gender)
-            attempts.append({
-                "line": item.line, "source": item.sentence, "profession": item.profession,
-                "gold": item.gold, "stereotype": item.stereotype, "translation": translation,
-                "source_span": list(src_span),
-                "target_span": list(tgt_span) if tgt_span else None,
-                "target_words": translation[tgt_span[0]:tgt_span[1]] if tgt_span else None,
-                "judged_span": list(judged) if judged else None,
-                "detected": gender, "evidence": list(evidence), "correct": gender == item.gold,
-            })
-        unaligned = sum(1 for a in attempts if a["target_span"] is None)
-        meta = {"lang": self.lang, "items": len(items), "unaligned": unaligned,
-                "undetected": sum(1 for p in predictions if p == "undetected")}
+        found = target_genders([item.sentence for item in items], [item.profession_span() for item in items],
+                               list(translations), self.lang, method=self.align_method,
+                               extra_sources=self.extra_sources, extra_targets=self.extra_targets,
+                               detect=self._detect, align=self._align)
+        attempts = [{
+            "line": item.line, "source": item.sentence, "profession": item.profession,
+            "gold": item.gold, "stereotype": item.stereotype, "translation": translation,
+            "source_span": list(item.profession_span()),
+            "target_span": list(target.span) if target.span else None,
+            "target_words": target.words(translation),
+            "judged_span": list(target.judged_span) if target.judged_span else None,
+            "detected": target.gender, "evidence": list(target.evidence), "correct": target.gender == item.gold,
+        } for item, translation, target in zip(items, translations, found)]
+        meta = {"lang": self.lang, "items": len(items), "unaligned": sum(1 for t in found if t.span is None),
+                "undetected": sum(1 for t in found if t.gender == "undetected")}
         if self.findings:
             meta["data_findings"] = list(self.findings)
         return Attempts(attempts, meta=meta)
+
+    def item_key(self, attempt: dict[str, Any]) -> tuple[int, str]:
+        return attempt["line"], attempt["source"]
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         return winomt_metrics([a["gold"] for a in attempts], [a["detected"] for a in attempts],
