@@ -137,26 +137,18 @@ def _scored_finals(store: RunStore, variant: str) -> list[tuple[str, str]]:
     return out
 
 
-def item_source(row: dict) -> str:
-    """The source sentence an attempt answers: ``source``, or ``sentence`` (GEST's attempts). An
-    attempt with neither cannot be paired, and is refused rather than paired by position."""
-    for key in ("source", "sentence"):
-        if row.get(key) is not None:
-            return str(row[key])
-    raise ValueError(f"an attempt names no source sentence, so it cannot be paired: {sorted(row)}")
-
-
-def common_items(a: list[dict], b: list[dict]) -> tuple[list[dict], list[dict]]:
-    """The attempts both systems made, paired by source sentence (the k-th repeat of a source
-    with the k-th): a name-gender probe keeps the templates each model passes, so two models
-    share only some of their items, and a paired test may use only those."""
-    def keyed(rows: list[dict]) -> dict[tuple[str, int], dict]:
-        seen: dict[str, int] = {}
+def common_items(probe: Any, a: list[dict], b: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The attempts both systems made, paired by the item each answers (the probe's
+    ``item_key``; the k-th repeat of a key with the k-th): a name-gender probe keeps the
+    templates each model passes, so two models share only some of their items, and a paired
+    test may use only those."""
+    def keyed(rows: list[dict]) -> dict[tuple[Any, int], dict]:
+        seen: dict[Any, int] = {}
         out = {}
         for row in rows:
-            source = item_source(row)
-            seen[source] = seen.get(source, 0) + 1
-            out[(source, seen[source])] = row
+            key = probe.item_key(row)
+            seen[key] = seen.get(key, 0) + 1
+            out[(key, seen[key])] = row
         return out
 
     mine, theirs = keyed(a), keyed(b)
@@ -170,8 +162,8 @@ def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str
 
     ``probes`` maps suite labels to the suite's probes; each probe says which of its metrics are
     tested and how (:func:`mtdebias.probes.compare.paired_tests`: McNemar for per-item
-    accuracies, a paired bootstrap otherwise). Items are paired by position and checked to be
-    the same sources, so only results of the same suite are compared. Run directories are named
+    accuracies, a paired bootstrap otherwise). Attempts are paired by the item they answer
+    (each probe's ``item_key``), so only results of the same suite are compared. Run directories are named
     ``<prefix><variant>-seed<k>`` (as :func:`variant_overrides` makes them).
     """
     from .probes.compare import paired_tests
@@ -197,7 +189,7 @@ def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str
             for probe_label, probe in probes.items():
                 if not (base_store.has_attempts(base_ckpt, probe_label) and store.has_attempts(ckpt, probe_label)):
                     continue
-                a, b = common_items(base_store.read_attempts(base_ckpt, probe_label),
+                a, b = common_items(probe, base_store.read_attempts(base_ckpt, probe_label),
                                     store.read_attempts(ckpt, probe_label))
                 if not a:
                     continue

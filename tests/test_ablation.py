@@ -82,7 +82,7 @@ def test_compare_to_baseline_asks_the_probe_for_its_tests(tmp_path):
         store.add_results("step-0000010", [{"metric": "accuracy", "probe": "winomt.v1", "signature": "s"}])
         gold = ["female", "male"] * 5
         store.write_attempts("step-0000010", "winomt", [
-            {"source": f"s{i}", "gold": g, "detected": d, "stereotype": None, "correct": g == d}
+            {"line": i + 1, "source": f"s{i}", "gold": g, "detected": d, "stereotype": None, "correct": g == d}
             for i, (g, d) in enumerate(zip(gold, detected))])
         return store.dir
 
@@ -118,25 +118,37 @@ def test_variant_command_trains_into_the_validated_run_directory(recipe_path):
 
 def test_common_items_pair_shared_sources_and_repeats_in_order():
     from mtdebias.ablation import common_items
+    from mtdebias.probes.base import BaseProbe
 
     a = [{"source": "He was blind.", "v": 1}, {"source": "Anna was blind.", "v": 2},
          {"source": "x", "v": 3}, {"source": "x", "v": 4}]
     b = [{"source": "He was blind.", "v": 5}, {"source": "x", "v": 6}, {"source": "Paul was old.", "v": 7}]
-    left, right = common_items(a, b)
+    left, right = common_items(BaseProbe(), a, b)  # the default item key: the source sentence
     # the first "x" of a pairs with the only "x" of b; Anna and Paul have no partner
     assert [r["v"] for r in left] == [1, 3] and [r["v"] for r in right] == [5, 6]
 
 
-def test_gest_attempts_are_paired_by_sentence_not_by_position():
-    """GEST's attempts carry the English sentence, not a ``source``: two systems that translated
-    different subsets are paired by sentence (before, every row keyed as "None" and was paired
-    by position); a row naming no sentence at all is refused."""
+def test_attempts_are_paired_by_the_item_key_each_probe_defines():
+    """GEST's attempts carry no ``source``: the probe pairs them by sentence line and sample
+    (before, every row keyed as "None" and two systems were paired by position); the word-sense
+    probe by item id, whatever the translation; a probe that defines no key and whose attempts
+    name no source is refused rather than paired by position."""
     from mtdebias.ablation import common_items
+    from mtdebias.probes.base import BaseProbe
+    from mtdebias.probes.gest import GestProbe
+    from mtdebias.probes.wsd_bias import WSDBiasProbe
 
-    a = [{"sentence": s, "speaker": g} for s, g in (("I cook.", "male"), ("I sew.", "female"), ("I fix cars.", "male"))]
-    b = [{"sentence": s, "speaker": g} for s, g in (("I sew.", "male"), ("I fix cars.", "female"))]
-    left, right = common_items(a, b)
+    gest = GestProbe.__new__(GestProbe)  # item_key reads attempts only
+    a = [{"line": n, "sample": 0, "sentence": s, "speaker": g}
+         for n, s, g in ((1, "I cook.", "male"), (2, "I sew.", "female"), (3, "I fix cars.", "male"))]
+    b = [{"line": n, "sample": 0, "sentence": s, "speaker": g} for n, s, g in ((2, "I sew.", "male"),
+                                                                             (3, "I fix cars.", "female"))]
+    left, right = common_items(gest, a, b)
     assert [r["sentence"] for r in left] == [r["sentence"] for r in right] == ["I sew.", "I fix cars."]
     assert [r["speaker"] for r in left] == ["female", "male"] and [r["speaker"] for r in right] == ["male", "female"]
+    wsd = WSDBiasProbe.__new__(WSDBiasProbe)
+    left, right = common_items(wsd, [{"id": "bank.1", "source": "x"}, {"id": "bass.2", "source": "y"}],
+                               [{"id": "bass.2", "source": "y"}])
+    assert [r["id"] for r in left] == [r["id"] for r in right] == ["bass.2"]
     with pytest.raises(ValueError, match="names no source sentence"):
-        common_items([{"speaker": "male"}], b)
+        common_items(BaseProbe(), [{"speaker": "male"}], b)

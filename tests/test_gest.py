@@ -129,7 +129,7 @@ def test_null_translator_has_no_stereotype_rate():
     lo, hi = m["masculine_rate"].ci
     assert lo < 0.5 < hi
     assert m["undetected_rate"].value == 0  # the real detector reads every «Byłem/Byłam»
-    assert result.meta["counts"]["s1"]["items"] == sum(1 for i in probe.items() if i.stereotype == 1)
+    assert result.tables["counts"]["s1"]["items"] == sum(1 for i in probe.items() if i.stereotype == 1)
 
 
 def test_stereotyping_translator_has_stereotype_rate_one():
@@ -284,7 +284,7 @@ def test_full_suite_lists_gest_for_slavic_targets():
 
 def test_report_draws_stereotype_bars_and_trends(tmp_path):
     from mtdebias.report import build_report
-    from mtdebias.report.plots import png_is_blank
+    from mtdebias.plots import png_is_blank
     from mtdebias.store import RunStore
 
     store = RunStore(tmp_path / "run-ru")
@@ -302,7 +302,7 @@ def test_report_draws_stereotype_bars_and_trends(tmp_path):
     trends = [c for c in summary.figures if "masculine rate and stereotype rate" in c]
     assert len(bars) == 2 and len(trends) == 1
     assert not any("male_rate_s" in c for c in summary.figures)  # no 16 separate line plots
-    from mtdebias.report.gest import stereotype_bars
+    from mtdebias.probes.gest_view import stereotype_bars
 
     rates = {s: (0.3 if s < 8 else 0.7, (0.2, 0.8), 10) for s in range(1, 17)}
     assert not png_is_blank(stereotype_bars(rates, "test"))

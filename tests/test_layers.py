@@ -132,3 +132,19 @@ def test_only_the_store_joins_run_directory_paths():
                     if RUN_NAME_PIECES.search(piece) and len(piece) < 40 and "\n" not in piece:
                         offenders.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {piece!r}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_report_and_ablation_name_no_probe():
+    """The report and the ablation ask the registry and each probe (headline labels, views,
+    item keys, paired tests): a probe's name written there would be a list kept by hand."""
+    from mtdebias.registry import PROBES
+
+    bases = {name.rsplit(".v", 1)[0] for name in PROBES.entries}
+    # "quality" is also an English word: only its probe name and string forms count
+    patterns = [re.compile(rf"\b{re.escape(b)}\b" if b != "quality" else r"quality\.v\d|[\"']quality[\"'*.]")
+                for b in sorted(bases)]
+    sources = sorted((PACKAGE / "report").rglob("*.py")) + [PACKAGE / "ablation.py"]
+    found = [f"{path.relative_to(PACKAGE.parent)}:{n}: {line.strip()}"
+             for path in sources for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if any(p.search(line) for p in patterns)]
+    assert not found, "\n".join(found)

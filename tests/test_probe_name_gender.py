@@ -132,7 +132,7 @@ def test_always_masculine_translator_gives_acc_f_zero():
     assert result.metric("first.delta_acc").value == 1.0
     assert result.metric("first.undetected_rate").value == 0.0
     assert len(result.attempts) == 2 * 4 + 12 * 4  # the he/she filter's 8, then 12 names × 4 templates
-    anna = next(r for r in result.meta["per_name"] if r["name"] == "Anna")
+    anna = next(r for r in result.tables["per_name"] if r["name"] == "Anna")
     assert anna["accuracy"] == 0.0 and anna["n"] == 4
 
 

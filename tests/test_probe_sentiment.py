@@ -66,7 +66,7 @@ def test_word_level_t_and_delta_t_known_answers():
 
     probe = SentimentProbe(TEMPLATES, FILLERS, "zh", resamples=200, sentiment=fake_sentiment)
     result = probe.evaluate(ScriptedChinese())
-    t = {row["filler"]: row["t"] for row in result.meta["per_filler"]}
+    t = {row["filler"]: row["t"] for row in result.tables["per_filler"]}
     assert t == {"Alice Walker": 1.0, "James Brown": 0.25, "Greta Garbo": 0.5}
     assert result.metric("names.t_min").value == 0.25
     assert result.metric("names.t_max").value == 1.0

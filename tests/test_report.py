@@ -16,7 +16,7 @@ import pytest
 from mtdebias.atomic import write_json
 from mtdebias.errors import InputError
 from mtdebias.report import build_report
-from mtdebias.report.plots import png_is_blank
+from mtdebias.plots import png_is_blank
 from mtdebias.signature import Signature
 from mtdebias.store import RunStore
 
@@ -64,12 +64,12 @@ def make_run(root: Path, name: str, *, shift: float, winomt_data: str | None = N
                                                   ("first.acc_m", 0.9, [0.85, 0.95]),
                                                   ("first.delta_acc", 0.5 - 0.1 * k, None),
                                                   ("full.acc_f", 0.6, None), ("full.acc_m", 0.8, None)])
-                + _rows("sentiment.v1", model, [("names.t_delta", 0.3 - 0.05 * k, [0.2, 0.4])],
-                        meta={"per_filler": per_filler})
+                + _rows("sentiment.v1", model, [("names.t_delta", 0.3 - 0.05 * k, [0.2, 0.4])])
                 + _rows("quality.v1", model, [("bleu", 12.0 + 4 * k + shift, None), ("chrf", 33.0 + 3 * k, None)])
                 + _rows("ambiguity.v1", model, [("delta_h_s3e", -0.1 * k, None)])
                 + _rows("mystery.v3", model, [("weirdness", 1.0 + k, [0.5 + k, 1.5 + k])]))
         store.add_results(ckpt, rows)
+        store.write_table(ckpt, "sentiment.v1", "per_filler", per_filler)  # the probe's declared table
     last = checkpoints[-1]
     rng = np.random.default_rng(1)
     attempts = []
@@ -116,7 +116,7 @@ def test_every_plot_is_embedded_and_not_blank(report):
     #  line plots: winomt 3 metrics + name_gender 5 + sentiment 1 + quality 2 + ambiguity 1 + mystery 1 = 13
     #  training log: dev loss, dev BLEU, dev chrF, training loss = 4
     #  Acc_f/Acc_m bars: 1
-    #  positiveness (t, s) from the sentiment probe's per-filler meta: baseline step-300, baseline
+    #  positiveness (t, s) from the sentiment probe's per-filler table: baseline step-300, baseline
     #    debiased, inlp step-300 → 3 picked checkpoints × 2 = 6
     #  entropy violins: the 2 picked checkpoints with ambiguity attempts (baseline's debiased copy,
     #    inlp's step-300) → 2
@@ -142,7 +142,7 @@ def test_signature_mismatch_is_warned_where_it_happens(report):
     winomt_warnings = [w for w in summary.warnings if "winomt.v1" in w]
     assert winomt_warnings, summary.warnings
     assert any("data: 999999999999 vs aaaaaaaaaaaa" in w for w in winomt_warnings)
-    assert "⚠ winomt.v1:accuracy" in summary.headline_markdown  # the flagged headline column
+    assert "⚠ WinoMT accuracy" in summary.headline_markdown  # the flagged headline column, by its label
     assert html.count('class="warn"') >= 4  # top list, headline, runs table, and each WinoMT plot
     # comparable probes are not flagged: name_gender signatures differ only in the model
     assert not any("name_gender" in w for w in summary.warnings)
@@ -154,7 +154,7 @@ def test_headline_has_quality_next_to_bias_and_a_row_per_debiased_copy(report, t
     summary, _ = report
     md = summary.headline_markdown
     header = md.splitlines()[0]
-    for column in ("winomt.v1:delta_g", "name_gender.v1:first.delta_acc", "BLEU", "chrF"):
+    for column in ("ΔG (WinoMT)", "ΔAcc (first names)", "BLEU", "chrF"):  # the probes' own labels
         assert column in header
     assert "mystery" not in header  # not a headline metric unless asked for
     body = md.splitlines()[2:]
@@ -165,7 +165,7 @@ def test_headline_has_quality_next_to_bias_and_a_row_per_debiased_copy(report, t
     by_variant = {r["variant"]: r for r in data["rows"]}
     assert by_variant["baseline"]["BLEU"] == pytest.approx(20.0)
     assert by_variant["baseline (debiased)"]["BLEU"] == pytest.approx(24.0)
-    assert by_variant["inlp"]["winomt.v1:accuracy"] == pytest.approx(0.5 + 0.1 + 0.05)
+    assert by_variant["inlp"]["WinoMT accuracy"] == pytest.approx(0.5 + 0.1 + 0.05)
 
 
 def test_exports_and_markdown(report):
@@ -186,7 +186,7 @@ def test_exports_and_markdown(report):
 
 
 def test_entropies_from_the_ambiguity_probe_layout():
-    from mtdebias.report.build import _entropies
+    from mtdebias.probes.ambiguity import entropy_values as _entropies
 
     # the probe nests entropies and norm-H per kind; α-tuning items are left out
     attempts = [{"split": "test", "ambiguous": True, "entropy": {"se": 1.0, "s3e": 0.5},
@@ -205,8 +205,8 @@ def test_seeds_are_averaged_with_a_t_interval(tmp_path):
     rows = json.loads((summary.tables_dir / "headline.json").read_text())["rows"]
     assert len(rows) == 1 and rows[0]["runs"] == 3
     # accuracies 0.61, 0.62, 0.63: mean 0.62, sd 0.01, t(0.975, 2) = 4.302653 → ± 0.02484
-    assert rows[0]["winomt.v1:accuracy"] == pytest.approx(0.62)
-    low, high = rows[0]["winomt.v1:accuracy ci"]
+    assert rows[0]["WinoMT accuracy"] == pytest.approx(0.62)
+    low, high = rows[0]["WinoMT accuracy ci"]
     assert (high - low) / 2 == pytest.approx(4.302653 * 0.01 / 3 ** 0.5, rel=1e-5)
     assert "0.620 ± 0.025 (n=3)" in summary.headline_markdown
     assert summary.warnings == []
@@ -245,7 +245,7 @@ def test_cli_writes_the_report(tmp_path, capsys):
     args = parser.parse_args(["report", str(run), "--out", str(tmp_path / "cli.html"), "--metrics", "delta_g"])
     assert args.func(args) == 0
     out = capsys.readouterr().out
-    assert "cli.html" in out and "winomt.v1:delta_g" in out
+    assert "cli.html" in out and "ΔG (WinoMT)" in out
     assert (tmp_path / "cli.md").exists()
 
 
@@ -297,5 +297,5 @@ def test_suite_labels_keep_two_evaluations_of_one_probe_apart(tmp_path):
     summary = build_report([run], tmp_path / "r.html", metrics=["winomt*:accuracy"])
     assert summary.warnings == []  # other data, but another label: not a clash
     header = summary.headline_markdown.splitlines()[0]
-    assert "winomt.v1:accuracy" in header and "winomt.v1@winomt_fr:accuracy" in header
+    assert "WinoMT accuracy |" in header and "WinoMT accuracy [winomt_fr]" in header
     assert "winomt.v1@winomt_fr:accuracy against training step (band: 95% interval)" in summary.figures

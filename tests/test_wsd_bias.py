@@ -362,8 +362,8 @@ def test_suite_on_a_checkpoint_and_report_section(tiny_checkpoint, tmp_path):
     import shutil
 
     from mtdebias.report.build import build_report
-    from mtdebias.report.plots import png_is_blank
-    from mtdebias.report.wsd import accuracy_by_group, wsd_groups
+    from mtdebias.plots import png_is_blank
+    from mtdebias.probes.wsd_view import accuracy_by_group, groups_of
     from mtdebias.runner import evaluate
 
     run = tmp_path / "run"
@@ -386,9 +386,10 @@ def test_suite_on_a_checkpoint_and_report_section(tiny_checkpoint, tmp_path):
     from mtdebias.store import RunStore
 
     rows = RunStore(run).results(run / "checkpoints" / tiny_checkpoint.name)
-    [by] = wsd_groups(rows).values()  # the probe's own group accuracies, as stored: what the plots show
-    assert {g["group"] for g in by["accuracy_by_mu"]} <= {1, 2, 3} and by["accuracy_by_delta"]
-    assert sum(g["n"] for g in by["accuracy_by_mu"]) == next(r["n"] for r in rows if r["metric"] == "accuracy")
+    by_mu, by_delta = groups_of(rows, "mu"), groups_of(rows, "delta")  # the probe's own metrics: what the plots show
+    assert {g["group"] for g in by_mu} <= {1, 2, 3} and by_delta
+    assert sum(g["n"] for g in by_mu) == next(r["n"] for r in rows if r["metric"] == "accuracy")
+    assert "wsd_by_pos" in report.tables
     png = accuracy_by_group({"a": [{"group": 1, "accuracy": 0.5, "ci": [0.2, 0.8], "n": 4},
                                    {"group": 2, "accuracy": 1.0, "ci": None, "n": 1}]}, "μ", "t")
     assert not png_is_blank(png)

@@ -40,7 +40,7 @@ from ..uncertainty.entropy import (UNDETECTED, Deduped, SampleCache, cached_samp
 from ..uncertainty.metrics import delta_h, delta_i, delta_i_of_means, delta_logprob, finite_mean, norm_h
 from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
-from .base import BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Metric, MetricSpec, ProbeResult
+from .base import BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec, ProbeResult
 from .winomt import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
@@ -73,6 +73,13 @@ class AmbiguityProbe(BaseProbe):
              MetricSpec("delta_h_*", LOWER, BOOTSTRAP), MetricSpec("delta_i_*_of_means", LOWER),
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),
              MetricSpec("ge_undetected_share", LOWER), MetricSpec("dedup_saving", NEUTRAL))
+    headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_i_s3e", "ΔI (S3E)"))
+
+    @classmethod
+    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
+        from .ambiguity_view import section
+
+        section(view, labels)
 
     def __init__(self, items: Sequence[ContrastItem], lang: str, *, cues: Sequence[dict[str, str]] | None = None,
                  n: int = 128, epsilon: float = DEFAULT_EPSILON, temperature: float = 1.0, seed: int = 0,
@@ -418,3 +425,18 @@ def attempts_frame(results: Sequence[ProbeResult], model_names: Sequence[str] | 
                                   result.meta.get("lang"))
               for k, result in enumerate(results)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def entropy_values(attempts: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """{"entropy": {kind: {"ambiguous": [...], "unambiguous": [...]}}, "norm-H": {...}}: the
+    per-item values of the test split (α-tuning items are not part of the metrics)."""
+    out: dict[str, dict[str, dict[str, list[float]]]] = {}
+    for a in attempts:
+        if a["split"] != "test":
+            continue
+        label = "ambiguous" if a["ambiguous"] else "unambiguous"
+        for group, values in (("entropy", a["entropy"]), ("norm-H", a["norm_h"])):
+            for kind, value in values.items():
+                if value is not None and math.isfinite(value):
+                    out.setdefault(group, {}).setdefault(kind, {}).setdefault(label, []).append(float(value))
+    return out

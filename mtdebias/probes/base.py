@@ -148,7 +148,13 @@ class ReportView(Protocol):
     def figure(self, png: bytes, caption: str) -> None: ...
 
     def table(self, name: str, title: str, columns: list[str], rows: list[dict[str, Any]], note: str = "",
-              collapsed: str | None = None) -> None: ...
+              collapsed: str | None = None, summary: bool = False) -> None: ...
+
+    def shown(self, label: str) -> str: ...  # a suite label worth showing ("" for the probe's own name)
+
+    def finite(self, value: Any) -> bool: ...
+
+    def interval(self, row: dict[str, Any]) -> tuple[float, float] | None: ...  # a stored row's 95% interval
 
 
 class Probe(Protocol):
@@ -175,6 +181,8 @@ class BaseProbe:
     name: str = ""
     specs: tuple[MetricSpec, ...] = ()
     headline: tuple[Headline, ...] = ()
+    quality: tuple[Headline, ...] = ()  # translation-quality metrics: shown beside every headline
+    own_plots: tuple[str, ...] = ()  # metric patterns report_section draws: no line plot of their own
     # True for probes whose `lang` is a language a gender detector must read (the suite refuses
     # a language without one before any model loads)
     reads_target_gender = False

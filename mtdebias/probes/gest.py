@@ -50,7 +50,7 @@ from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_cis
 from ..textio import read_text
 from ..translators.base import DEFAULT_EPSILON, Translator
-from .base import BOOTSTRAP, LOWER, NEUTRAL, ZERO, Attempts, BaseProbe, Metric, MetricSpec
+from .base import BOOTSTRAP, LOWER, NEUTRAL, ZERO, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs
 
 PROBE_NAME = "gest.v1"
 PREFERENCE_PROBE_NAME = "gest_pref.v1"
@@ -245,11 +245,25 @@ def _num(x: float) -> float | int:
 
 # --------------------------------------------------------------------------- generate and detect
 
-class GestProbe(BaseProbe):
+HEADLINE = (Headline("masculine_rate", "GEST masculine rate"), Headline("stereotype_rate", "GEST stereotype rate"))
+OWN_PLOTS = ("male_rate_s*",)  # the 16 per-stereotype rates are drawn as bars (gest_view)
+
+
+class _GestViews:
+    @classmethod
+    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
+        from .gest_view import section
+
+        section(view, labels)
+
+
+class GestProbe(_GestViews, BaseProbe):
     """``gest.v1``: translate GEST, read the speaker's gender, rate per stereotype."""
 
     name = PROBE_NAME
     specs = SPECS
+    headline = HEADLINE
+    own_plots = OWN_PLOTS
 
     def __init__(self, items: Sequence[GestItem], lang: str, *, beam: int = 5, samples: int = 0,
                  epsilon: float = DEFAULT_EPSILON, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -308,8 +322,11 @@ class GestProbe(BaseProbe):
 
         return detect_speaker
 
-    def run_items(self, translator: Translator, items: Sequence[GestItem]) -> list[dict[str, Any]]:
-        """Translate and detect: one attempt per item and output (logged as they are)."""
+    def decode(self, translator: Translator, items: Sequence[GestItem]) -> Outputs:
+        """One translation per item (or ``samples`` ε-samples); sentences a translation file has
+        no row for are marked, so judging leaves them out rather than calling them undetected."""
+        if self.skip_reason:
+            return Outputs([], meta={"skipped": self.skip_reason})
         sources = [item.sentence for item in items]
         if self.samples:
             outputs = translator.sample(sources, n=self.samples, epsilon=self.epsilon, seed=self.seed)
@@ -318,24 +335,31 @@ class GestProbe(BaseProbe):
         if len(outputs) != len(sources):
             raise InputError(f"translator returned {len(outputs)} outputs for {len(sources)} GEST sentences")
         missing = set(getattr(translator, "missing", ()) or ())
+        return Outputs({"texts": list(texts), "missing": item.sentence in missing} for item, texts in zip(items, outputs))
+
+    def judge(self, items: Sequence[GestItem], outputs: Sequence[dict[str, Any]]) -> Attempts:
+        """The speaker's gender in each output: one attempt per item and output."""
         detect = self._detector()
         attempts = []
-        for item, texts in zip(items, outputs):
-            for k, text in enumerate(texts):
-                if item.sentence in missing:
+        for item, output in zip(items, outputs):
+            for k, text in enumerate(output["texts"]):
+                if output["missing"]:
                     speaker, evidence = "missing", ["the translation file has no row for this sentence"]
                 else:
                     detection = detect(self.lang, text)
                     speaker, evidence = detection.gender, detection.evidence
                 attempts.append({"line": item.line, "sentence": item.sentence, "stereotype": item.stereotype,
                                  "sample": k, "translation": text, "speaker": speaker, "evidence": evidence})
-        return attempts
+        meta = {"lang": self.lang, "items": len({a["line"] for a in attempts if a["speaker"] != "missing"}),
+                "missing_items": sum(1 for output in outputs if output["missing"])} if attempts else {}
+        return Attempts(attempts, meta=meta)
 
-    def run(self, translator: Translator, items: Sequence[GestItem]) -> Attempts:
-        if self.skip_reason:
-            return Attempts([], meta={"skipped": self.skip_reason})
-        attempts = self.run_items(translator, items)
-        return Attempts(attempts, meta=self._counts(attempts)[1])
+    def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """``counts``: items, male, female and undetected per stereotype."""
+        return {"counts": self._counts(attempts)[1]} if attempts else {}
+
+    def item_key(self, attempt: dict[str, Any]) -> tuple[int, int]:
+        return attempt["line"], attempt["sample"]
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """Metrics from logged attempts; ``missing`` ones are left out."""
@@ -348,13 +372,11 @@ class GestProbe(BaseProbe):
         return attempt["line"]  # the ε-samples of one sentence are one item
 
     def _counts(self, attempts: Sequence[dict[str, Any]], resamples: int = 0) -> tuple[list[Metric], dict[str, Any]]:
-        """Metrics (and per-stereotype counts) from logged attempts; ``missing`` ones are left out."""
+        """Metrics and per-stereotype counts from logged attempts; ``missing`` ones are left out."""
         per_item: dict[int, list[float]] = {}
         stereotype_of: dict[int, int] = {}
-        missing = 0
         for a in attempts:
             if a["speaker"] == "missing":
-                missing += 1
                 continue
             counts = per_item.setdefault(a["line"], [0.0, 0.0, 0.0])
             stereotype_of[a["line"]] = int(a["stereotype"])
@@ -368,9 +390,7 @@ class GestProbe(BaseProbe):
         female = [per_item[i][1] for i in lines]
         undet = [per_item[i][2] for i in lines]
         metrics = gest_metrics(stereo, male, female, undet, resamples=resamples, seed=self.seed)
-        meta = {"lang": self.lang, "items": len(lines), "attempts": int(sum(male) + sum(female) + sum(undet)),
-                "missing_items": missing, "counts": stereotype_counts(stereo, male, female, undet)}
-        return metrics, meta
+        return metrics, stereotype_counts(stereo, male, female, undet)
 
 
 # --------------------------------------------------------------------------- forced-decoding preference
@@ -383,11 +403,13 @@ def _hard(diff: float) -> float:
     return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
 
 
-class GestPreferenceProbe(BaseProbe):
+class GestPreferenceProbe(_GestViews, BaseProbe):
     """``gest_pref.v1``: does the model score the masculine or the feminine translation higher?"""
 
     name = PREFERENCE_PROBE_NAME
     specs = SPECS
+    headline = HEADLINE
+    own_plots = OWN_PLOTS
 
     def __init__(self, items: Sequence[GestVariant], lang: str, *, resamples: int = 1000, seed: int = 0,
                  data_hash: str | None = None):
@@ -422,12 +444,15 @@ class GestPreferenceProbe(BaseProbe):
                              {"lang": self.lang, "agg": AGGREGATION, "score": "hard+soft;sum+mean-per-piece"},
                              self.seed))
 
-    def run_items(self, translator: Translator, items: Sequence[GestVariant]) -> list[dict[str, Any]]:
+    def decode(self, translator: Translator, items: Sequence[GestVariant]) -> list[tuple[Any, Any]]:
+        """(male, female) forced-decoding scores per item."""
         sources = [i.sentence for i in items]
         scored = translator.score(sources + sources, [i.male for i in items] + [i.female for i in items])
+        return [(scored[k], scored[len(items) + k]) for k in range(len(items))]
+
+    def judge(self, items: Sequence[GestVariant], outputs: Sequence[tuple[Any, Any]]) -> Attempts:
         attempts = []
-        for k, item in enumerate(items):
-            m, f = scored[k], scored[len(items) + k]
+        for item, (m, f) in zip(items, outputs):
             diff = m.total - f.total
             diff_norm = m.mean - f.mean
             attempts.append({"line": item.line, "sentence": item.sentence, "stereotype": item.stereotype,
@@ -437,14 +462,16 @@ class GestPreferenceProbe(BaseProbe):
                              "diff": diff, "diff_norm": diff_norm,
                              "hard": _hard(diff), "soft": _sigmoid(diff),
                              "hard_norm": _hard(diff_norm), "soft_norm": _sigmoid(diff_norm)})
-        return attempts
+        return Attempts(attempts, meta={"lang": self.lang, "items": len(attempts)})
 
-    def run(self, translator: Translator, items: Sequence[GestVariant]) -> Attempts:
-        attempts = self.run_items(translator, items)
+    def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """``counts``: items and (hard) male / female preferences per stereotype."""
         hard = [float(a["hard"]) for a in attempts]
-        stereo = [int(a["stereotype"]) for a in attempts]
-        return Attempts(attempts, meta={"lang": self.lang, "items": len(attempts), "counts": stereotype_counts(
-            stereo, hard, [1 - h for h in hard], [0.0] * len(hard))})
+        return {"counts": stereotype_counts([int(a["stereotype"]) for a in attempts], hard, [1 - h for h in hard],
+                                            [0.0] * len(hard))}
+
+    def item_key(self, attempt: dict[str, Any]) -> int:
+        return attempt["line"]
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         stereo = [int(a["stereotype"]) for a in attempts]

@@ -54,7 +54,7 @@ from ..langcodes import language_name
 from ..signature import Signature, hash_file, hash_json, hash_text
 from ..stats import bootstrap_cis
 from ..translators.base import Translator, UnsupportedCall
-from .base import BOOTSTRAP, LOWER, NEUTRAL, ZERO, Attempts, BaseProbe, Metric, MetricSpec
+from .base import BOOTSTRAP, LOWER, NEUTRAL, ZERO, Attempts, BaseProbe, Headline, Metric, MetricSpec
 from .gest import FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv, load_variants
 
 PROBE_NAME = "gest_choice.v1"
@@ -192,6 +192,8 @@ class GestChoiceProbe(BaseProbe):
 
     name = PROBE_NAME
     specs = SPECS
+    headline = (Headline("masculine_rate", "masculine rate (GEST choice)"),
+                Headline("stereotype_rate", "stereotype rate (GEST choice)"))
 
     def __init__(self, items: Sequence[ChoiceItem], *, template: str = DEFAULT_TEMPLATE, max_new_tokens: int = 16,
                  resamples: int = 1000, seed: int = 0, data_hash: str | None = None):
@@ -242,24 +244,34 @@ class GestChoiceProbe(BaseProbe):
                     "agg": "genderbench:item-mean;s8-16-minus-15-vs-s1-7", "max_new_tokens": self.max_new_tokens}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
-    def run(self, translator: Translator, items: Sequence[ChoiceItem]) -> Attempts:
+    def decode(self, translator: Translator, items: Sequence[ChoiceItem]) -> list[str]:
+        """The model's answer to each item's question, in both orders (male variant first, then
+        female first)."""
         respond = getattr(translator, "respond", None)
         if respond is None:
             raise UnsupportedCall(f"gest_choice asks the model a question, and {translator.signature()} cannot answer "
                                   "one (no respond call); score an LLM translator (hf-causal:…, openai:…), or use "
                                   "gest_pref for a translation model")
-        jobs = [(item, male_first, prompt) for item in items for male_first, prompt in self.prompts(item)]
-        answers = respond([prompt for _, _, prompt in jobs], max_new_tokens=self.max_new_tokens)
-        if len(answers) != len(jobs):
-            raise InputError(f"the translator gave {len(answers)} answers to {len(jobs)} questions")
+        prompts = [prompt for item in items for _, prompt in self.prompts(item)]
+        answers = respond(prompts, max_new_tokens=self.max_new_tokens)
+        if len(answers) != len(prompts):
+            raise InputError(f"the translator gave {len(answers)} answers to {len(prompts)} questions")
+        return answers
+
+    def judge(self, items: Sequence[ChoiceItem], answers: Sequence[str]) -> Attempts:
+        """Which variant each answer chose, and so which gender: one attempt per question."""
+        jobs = [(item, male_first) for item in items for male_first, _ in self.prompts(item)]
         attempts = []
-        for (item, male_first, _), answer in zip(jobs, answers):
+        for (item, male_first), answer in zip(jobs, answers):
             choice = read_choice(answer)
             gender = UNDETECTED if choice is None else ("male" if (choice == "a") == male_first else "female")
             attempts.append({"line": item.line, "sentence": item.sentence, "stereotype": item.stereotype,
                              "language": item.language, "translator": item.translator, "male_first": male_first,
                              "answer": answer, "choice": choice, "gender": gender})
         return Attempts(attempts, meta=self._meta(attempts))
+
+    def item_key(self, attempt: dict[str, Any]) -> tuple:
+        return attempt["language"], attempt["translator"], attempt["line"], attempt["male_first"]
 
     def unit(self, attempt: dict[str, Any], index: int) -> tuple:
         return (attempt["language"], attempt["translator"], attempt["line"])  # both orders are one item

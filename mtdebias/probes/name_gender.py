@@ -44,7 +44,7 @@ from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
 from ..textio import read_lines
 from ..translators.base import Translator
-from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, ZERO, Attempts, BaseProbe, Metric, MetricSpec
+from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, ZERO, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs
 
 PROBE_NAME = "name_gender.v1"
 GROUP_ACCURACY = "accuracy"  # a group's pooled accuracy is "accuracy.<group>"
@@ -223,12 +223,6 @@ def _filter_decision(rule: str, he: str, she: str) -> tuple[bool, str]:
     return True, "kept"
 
 
-def _default_detector():
-    from ..lang import detect_gender  # late import: the language module loads spacy/pymorphy
-
-    return detect_gender
-
-
 class NameGenderProbe(BaseProbe):
     """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
 
@@ -242,6 +236,8 @@ class NameGenderProbe(BaseProbe):
              MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR),
              # the he/she filter's own outcome: "She was blind." → «ciega»? (per template)
              MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR))
+    headline = (Headline("first.acc_f", "Acc_f (first names)"), Headline("first.acc_m", "Acc_m (first names)"),
+                Headline("first.delta_acc", "ΔAcc (first names)"), Headline("full.delta_acc", "ΔAcc (full names)"))
 
     def __init__(self, templates: Sequence[GenderTemplate], lang: str, names: Mapping[str, Sequence[str]],
                  *, beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -319,14 +315,22 @@ class NameGenderProbe(BaseProbe):
         return None if self.seen_counts is None else self.seen_counts.get(name, 0) > 0
 
     def _detect_fn(self):
-        return self._detect or _default_detector()
+        if self._detect is None:
+            from ..lang import detect_gender  # late import: the language module loads spacy/pymorphy
+
+            return detect_gender
+        return self._detect
 
     def filter_templates(self, translator: Translator) -> tuple[list[GenderTemplate], list[dict[str, Any]]]:
         """Keep the templates whose key noun can show the referent's gender in this model: see
         :data:`PRONOUN_FILTERS` for the two rules."""
+        sources = [fill(t.template, pronoun) for t in self.templates for pronoun in ("he", "she")]
+        return self._filter(translator.translate(sources, beam=self.beam))
+
+    def _filter(self, outputs: Sequence[str]) -> tuple[list[GenderTemplate], list[dict[str, Any]]]:
+        """The he/she filter's judgement of the translations of every template with "he" and "she"."""
         detect = self._detect_fn()
         sources = [fill(t.template, pronoun) for t in self.templates for pronoun in ("he", "she")]
-        outputs = translator.translate(sources, beam=self.beam)
         kept, log = [], []
         for k, template in enumerate(self.templates):
             he_out, she_out = outputs[2 * k], outputs[2 * k + 1]
@@ -348,8 +352,23 @@ class NameGenderProbe(BaseProbe):
         return [(kind, name, template) for kind, names in self.names.items() for name in names
                 for template in self.templates]
 
-    def run(self, translator: Translator, items: Sequence[tuple[str, str, GenderTemplate]]) -> Attempts:
-        kept, filter_log = self.filter_templates(translator)
+    def decode(self, translator: Translator, items: Sequence[tuple[str, str, GenderTemplate]]) -> Outputs:
+        """Translate every template with "he" and "she", then — for the templates the he/she
+        filter keeps for this model — every name: decoding names into a template whose noun
+        cannot show gender in this model would cost time and tell nothing."""
+        pronoun_outputs = translator.translate([fill(t.template, pronoun) for t in self.templates
+                                                for pronoun in ("he", "she")], beam=self.beam)
+        kept_ids = {t.id for t in self._filter(pronoun_outputs)[0]}
+        jobs = [(kind, name, template) for kind, name, template in items if template.id in kept_ids]
+        names = translator.translate([fill(t.template, name) for _, name, t in jobs], beam=self.beam) if jobs else []
+        return Outputs([{"pronouns": list(pronoun_outputs), "names": dict(zip(
+            [(kind, name, template.id) for kind, name, template in jobs], names))}])
+
+    def judge(self, items: Sequence[tuple[str, str, GenderTemplate]], outputs: Sequence[dict[str, Any]]) -> Attempts:
+        """The he/she filter's verdicts (its translations are attempts too), then the gender of
+        each name's sentence in the kept templates."""
+        decoded = outputs[0]
+        kept, filter_log = self._filter(decoded["pronouns"])
         kept_ids = {t.id for t in kept}
         dropped = [entry["template"] for entry in filter_log if not entry["kept"]]
         meta: dict[str, Any] = {"lang": self.lang, "templates": len(self.templates), "templates_kept": len(kept),
@@ -369,9 +388,9 @@ class NameGenderProbe(BaseProbe):
             meta["warning"] = "no template survived the he/she filter; no name accuracies can be computed"
             return Attempts(pronouns, meta=meta)
         detect = self._detect_fn()
-        outputs = translator.translate([fill(t.template, name) for _, name, t in jobs], beam=self.beam)
         attempts = []
-        for (kind, name, template), translation in zip(jobs, outputs):
+        for kind, name, template in jobs:
+            translation = decoded["names"][(kind, name, template.id)]
             gender = kind.split("_")[1]
             detection = detect(self.lang, translation, None, forms=template.forms())
             seen = self.seen(name)
@@ -382,8 +401,21 @@ class NameGenderProbe(BaseProbe):
                              "detected": detection.gender, "evidence": list(detection.evidence),
                              "span": list(detection.span) if detection.span else None,
                              "correct": detection.gender == gender})
-        meta["per_name"] = per_name_rows(attempts)
         return Attempts(pronouns + attempts, meta=meta)
+
+    def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """``per_name``: each name's attempts, correct and undetected counts and accuracy."""
+        rows = per_name_rows([a for a in attempts if a["kind"] != PRONOUN])
+        return {"per_name": rows} if rows else {}
+
+    def item_key(self, attempt: dict[str, Any]) -> tuple[str, str, str]:
+        return attempt["kind"], attempt["name"], attempt["template"]
+
+    @classmethod
+    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
+        from .name_gender_view import section
+
+        section(view, labels)
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """templates_kept; the pooled per-attempt accuracy (what McNemar pairs); per name kind

@@ -10,7 +10,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from ..errors import InputError
 from ..signature import Signature, hash_lines
 from ..translators.base import Translator
-from .base import BOOTSTRAP, HIGHER, Attempts, BaseProbe, Metric, MetricSpec
+from .base import BOOTSTRAP, HIGHER, Attempts, BaseProbe, Headline, Metric, MetricSpec
 
 
 def _scorers(tgt_lang: str | None) -> dict[str, Any]:
@@ -27,11 +27,19 @@ def corpus_quality(hypotheses: Sequence[str], references: Sequence[str], tgt_lan
     return out
 
 
+def sacrebleu_signatures(tgt_lang: str | None = None) -> dict[str, str]:
+    """sacrebleu's signature of each score for one reference per sentence. sacrebleu writes it
+    only after scoring (it needs the number of references), so a one-pair corpus is scored."""
+    return {name: signature for name, (_, signature) in corpus_quality(["."], ["."], tgt_lang).items()}
+
+
 class QualityProbe(BaseProbe):
     """BLEU and chrF of a translator on a dev/test set."""
 
     name = "quality.v1"
     specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP), MetricSpec("chrf", HIGHER, BOOTSTRAP))
+    # translation quality: the report shows these beside every headline of bias metrics
+    quality = (Headline("bleu", "BLEU"), Headline("chrf", "chrF"))
 
     def __init__(self, sources: Sequence[str], references: Sequence[str], tgt_lang: str | None = None,
                  beam: int = 5):
@@ -64,12 +72,12 @@ class QualityProbe(BaseProbe):
     def items(self) -> list[tuple[str, str]]:
         return list(zip(self.sources, self.references))
 
-    def run(self, translator: Translator, items: Sequence[tuple[str, str]]) -> Attempts:
-        hypotheses = translator.translate([source for source, _ in items], beam=self.beam)
-        scores = corpus_quality(hypotheses, [reference for _, reference in items], self.tgt_lang)
-        meta = {"sacrebleu": {name: signature for name, (_, signature) in scores.items()}}
+    def decode(self, translator: Translator, items: Sequence[tuple[str, str]]) -> list[str]:
+        return translator.translate([source for source, _ in items], beam=self.beam)
+
+    def judge(self, items: Sequence[tuple[str, str]], hypotheses: Sequence[str]) -> Attempts:
         return Attempts(({"source": s, "reference": r, "hypothesis": h} for (s, r), h in zip(items, hypotheses)),
-                        meta=meta)
+                        meta={"sacrebleu": sacrebleu_signatures(self.tgt_lang)})
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         scores = corpus_quality([a["hypothesis"] for a in attempts], [a["reference"] for a in attempts],

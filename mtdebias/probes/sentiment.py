@@ -36,7 +36,7 @@ from ..languages import langs_with
 from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
 from ..translators.base import Translator
-from .base import BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Metric, MetricSpec
+from .base import BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec
 from .name_gender import TEMPLATE_DIR, fill, read_template_table, split_forms
 
 PROBE_NAME = "sentiment.v1"
@@ -242,6 +242,21 @@ def range_metrics(matrix: np.ndarray, prefix: str, *, resamples: int = 1000, see
             for name, fn in (("min", lo), ("max", hi), ("delta", delta))]
 
 
+def per_filler_rows(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per filler: kind, group, gender, rendering, mean t (and s) over its templates."""
+    by_filler: dict[str, list[dict[str, Any]]] = {}
+    for attempt in attempts:
+        by_filler.setdefault(attempt["filler"], []).append(attempt)
+    rows = []
+    for text, mine in by_filler.items():
+        row = {"filler": text, "kind": mine[0]["kind"], "group": mine[0]["group"], "gender": mine[0]["gender"],
+               "rendering": mine[0].get("rendering"), "t": float(np.mean([a["label"] == "positive" for a in mine]))}
+        if all("s" in a for a in mine):
+            row["s"] = float(np.mean([a["s"] for a in mine]))
+        rows.append(row)
+    return rows
+
+
 # --------------------------------------------------------------------------- the probe
 
 def _snownlp_positive(text: str) -> float:
@@ -256,6 +271,7 @@ class SentimentProbe(BaseProbe):
     name = PROBE_NAME
     specs = (MetricSpec("unmatched_rate", LOWER), MetricSpec("*_delta", LOWER, BOOTSTRAP),
              MetricSpec("*_min", HIGHER), MetricSpec("*_max", NEUTRAL), MetricSpec("*_mean[*", NEUTRAL))
+    headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))
 
     def __init__(self, templates: Sequence[SentimentTemplate], fillers: Sequence[Filler], lang: str = "zh", *,
                  beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -299,9 +315,12 @@ class SentimentProbe(BaseProbe):
         """Every filler in every template, filler by filler."""
         return [(f, t) for f in self.fillers for t in self.templates]
 
-    def run(self, translator: Translator, items: Sequence[tuple[Filler, SentimentTemplate]]) -> Attempts:
-        sources = [fill(t.template, f.text) for f, t in items]
-        outputs = translator.translate(sources, beam=self.beam)
+    def decode(self, translator: Translator, items: Sequence[tuple[Filler, SentimentTemplate]]) -> list[str]:
+        return translator.translate([fill(t.template, f.text) for f, t in items], beam=self.beam)
+
+    def judge(self, items: Sequence[tuple[Filler, SentimentTemplate]], outputs: Sequence[str]) -> Attempts:
+        """Label each ambiguous word's rendering; with a sentence classifier, mask the filler's
+        rendering (found across all of that filler's translations) and classify the sentence."""
         by_filler: dict[str, list[str]] = {}
         inventories: dict[str, tuple[str, ...]] = {}
         for (filler, template), output in zip(items, outputs):
@@ -309,29 +328,35 @@ class SentimentProbe(BaseProbe):
             inventories.setdefault(template.id, template.positive + template.negative)
         renderings = filler_renderings(by_filler, list(inventories.values()))
         attempts, unmatched = [], []
-        for (filler, template), source, translation in zip(items, sources, outputs):
+        for (filler, template), translation in zip(items, outputs):
             label, forms = label_rendering(translation, template.positive, template.negative, self.lang)
             attempt = {"filler": filler.text, "kind": filler.kind, "group": filler.group,
                        "gender": filler.gender, "template": template.id, "word": template.word,
-                       "source": source, "translation": translation, "label": label, "forms": forms}
+                       "source": fill(template.template, filler.text), "translation": translation, "label": label,
+                       "forms": forms, "rendering": renderings[filler.text]}
             if self._sentiment is not None:
                 masked, was_masked = mask(translation, renderings[filler.text], filler.text)
                 attempt.update(masked=masked, name_masked=was_masked, s=self._sentiment(masked))
             if label == "unmatched":
                 unmatched.append({"template": template.id, "word": template.word, "translation": translation})
             attempts.append(attempt)
-        per_filler = []
-        for text in by_filler:
-            mine = [a for a in attempts if a["filler"] == text]
-            row = {"filler": text, "kind": mine[0]["kind"], "group": mine[0]["group"], "gender": mine[0]["gender"],
-                   "rendering": renderings[text], "t": float(np.mean([a["label"] == "positive" for a in mine]))}
-            if self._sentiment is not None:
-                row["s"] = float(np.mean([a["s"] for a in mine]))
-            per_filler.append(row)
         masked_share = (float(np.mean([a["name_masked"] for a in attempts])) if self._sentiment is not None else None)
-        meta = {"lang": self.lang, "templates": len(inventories), "fillers": len(by_filler), "per_filler": per_filler,
+        meta = {"lang": self.lang, "templates": len(inventories), "fillers": len(by_filler),
                 "unmatched": unmatched, "masked_share": masked_share}
         return Attempts(attempts, meta=meta)
+
+    def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """``per_filler``: each filler's mean t (and s) over templates, and its rendering."""
+        return {"per_filler": per_filler_rows(attempts)}
+
+    def item_key(self, attempt: dict[str, Any]) -> tuple[str, str]:
+        return attempt["filler"], attempt["template"]
+
+    @classmethod
+    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
+        from .sentiment_view import section
+
+        section(view, labels)
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """Fillers × templates matrices of t (positive rendering) and s, rebuilt from the attempts."""

@@ -30,7 +30,7 @@ from ..stats import bootstrap_ci
 from ..textio import read_lines, read_parallel
 from ..translators.base import Translator
 from ..align.target import target_genders
-from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, ZERO, Attempts, BaseProbe, Metric, MetricSpec, Outputs
+from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, ZERO, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs
 
 PROBE_NAME = "winomt.v1"
 GOLD_GENDERS = ("male", "female", "neutral")
@@ -247,6 +247,8 @@ class WinoMTProbe(BaseProbe):
     specs = (MetricSpec("accuracy", HIGHER, MCNEMAR), MetricSpec("accuracy_*", HIGHER), MetricSpec("f1_*", HIGHER),
              MetricSpec("delta_g", ZERO, BOOTSTRAP), MetricSpec("delta_s", ZERO, BOOTSTRAP),
              MetricSpec("undetected_rate", LOWER))
+    headline = (Headline("accuracy", "WinoMT accuracy"), Headline("delta_g", "ΔG (WinoMT)"),
+                Headline("delta_s", "ΔS (WinoMT)"))
 
     def __init__(self, items: Sequence[WinoMTItem], lang: str, *, align_method: str = "fast_align",
                  beam: int = 5, extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),

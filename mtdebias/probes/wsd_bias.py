@@ -40,9 +40,10 @@ from ..resources import data_dir
 from ..lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lemmatizer
 from ..signature import Signature, hash_file, hash_json
 from ..translators.base import Translator, UnsupportedCall
-from .base import Attempts, BaseProbe, Metric, MetricSpec
+from ..align.target import aligned_spans
+from .base import HIGHER, Attempts, BaseProbe, Headline, Metric, MetricSpec
 from .wsd_items import WSDItem, item_to_json, load_items
-from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, rows_from_attempts, wsd_metrics
+from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, metrics_by_pos, rows_from_attempts, wsd_metrics
 
 PROBE_NAME = "wsd_bias.v1"
 DATA_DIR = data_dir("wsd")
@@ -142,7 +143,11 @@ class WSDBiasProbe(BaseProbe):
     """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
 
     name = PROBE_NAME
-    specs = tuple(MetricSpec(metric, better, test) for metric, (better, test) in SPECS.items())
+    specs = (*(MetricSpec(metric, better, test) for metric, (better, test) in SPECS.items()),
+             MetricSpec("accuracy_by_*", HIGHER))
+    headline = (Headline("accuracy", "WSD accuracy"), Headline("miss_rate", "WSD MISS rate"),
+                Headline("sfii", "SFII"), Headline("spdi", "SPDI"))
+    own_plots = ("accuracy_by_*",)  # drawn against μ and δ (wsd_view), not against training step
 
     def __init__(self, items: Sequence[WSDItem], lang: str, *, beam: int = 5, lemmatizer_name: str = "auto",
                  align: str = "none", aligned_only: bool = False, both: str = "miss", compounds: bool = True,
@@ -217,16 +222,20 @@ class WSDBiasProbe(BaseProbe):
                     "forced": self.forced, "forced_score": self.forced_score}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
-    def run(self, translator: Translator, items: Sequence[WSDItem]) -> Attempts:
-        """Translate, match and (when possible) force-decode: one attempt per item."""
+    def decode(self, translator: Translator, items: Sequence[WSDItem]) -> list[dict[str, Any]]:
+        """One translation per item and, when possible, forced-decoding scores of its good and bad
+        sentences."""
         items = list(items)
         translations = translator.translate([item.sentence for item in items], beam=self.beam)
         if len(translations) != len(items):
             raise InputError(f"translator returned {len(translations)} translations for {len(items)} sentences")
-        attempts = self.attempts_from_translations(translations, items)
-        forced = self._forced(translator, items)
-        for attempt, result in zip(attempts, forced):
-            attempt["forced"] = result
+        return [{"translation": t, "forced": f} for t, f in zip(translations, self._forced(translator, items))]
+
+    def judge(self, items: Sequence[WSDItem], outputs: Sequence[dict[str, Any]]) -> Attempts:
+        """Match the good and bad lemmas in each translation: one attempt per item."""
+        attempts = self.attempts_from_translations([o["translation"] for o in outputs], items)
+        for attempt, output in zip(attempts, outputs):
+            attempt["forced"] = output["forced"]
         return Attempts(attempts, meta=self._meta(attempts))
 
     def attempts_from_translations(self, translations: Sequence[str],
@@ -234,12 +243,9 @@ class WSDBiasProbe(BaseProbe):
         items = list(items) if items is not None else self.items()
         spans: list[tuple[int, int] | None] = [None] * len(items)
         if self.align != "none":
-            align = self._align_fn
-            if align is None:
-                from ..align import align_pairs as align
-            alignments = align([i.sentence for i in items], list(translations), "en", self.lang, method=self.align,
-                               extra_sources=self.align_extra_src, extra_targets=self.align_extra_tgt)
-            spans = [a.tgt_span_of(*i.span) if t.strip() else None for a, i, t in zip(alignments, items, translations)]
+            spans = aligned_spans([i.sentence for i in items], [i.span for i in items], list(translations), "en",
+                                  self.lang, method=self.align, extra_sources=self.align_extra_src,
+                                  extra_targets=self.align_extra_tgt, align=self._align_fn)
         out = []
         for item, translation, span in zip(items, translations, spans):
             tokens = self.lemmatizer.tokens(translation)
@@ -278,27 +284,37 @@ class WSDBiasProbe(BaseProbe):
                 entry["bad_preferred"] = best_bad > best_good
         return results
 
-    @staticmethod
-    def _rows(attempts: Sequence[dict[str, Any]]):
-        return rows_from_attempts(attempts)
-
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
-        return wsd_metrics(self._rows(attempts), resamples=self.resamples if ci else 0, seed=self.seed)
+        """The DiBiMT metrics, then the accuracy within each μ group (``accuracy_by_mu.<μ>``) and δ
+        group (``accuracy_by_delta.<δ>``): the numbers behind SFII and SPDI."""
+        rows = rows_from_attempts(attempts)
+        resamples = self.resamples if ci else 0
+        metrics = wsd_metrics(rows, resamples=resamples, seed=self.seed)
+        for by in ("mu", "delta"):
+            metrics += [Metric(f"accuracy_by_{by}.{g['group']}", g["accuracy"], tuple(g["ci"]) if g["ci"] else None,
+                               g["n"]) for g in group_accuracies(rows, by, resamples=resamples, seed=self.seed)]
+        return metrics
 
-    def accuracy_by(self, attempts: Sequence[dict[str, Any]], by: str) -> list[dict[str, Any]]:
-        """Accuracy per μ group (``by="mu"``) or δ group (``"delta"``), with intervals."""
-        return group_accuracies(self._rows(attempts), by, resamples=self.resamples, seed=self.seed)
+    def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """``by_pos``: DiBiMT's metrics within each part of speech."""
+        return {"by_pos": metrics_by_pos(attempts)}
+
+    def item_key(self, attempt: dict[str, Any]) -> str:
+        return attempt["id"]
+
+    @classmethod
+    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
+        from .wsd_view import section
+
+        section(view, labels)
 
     def _meta(self, attempts: list[dict[str, Any]]) -> dict[str, Any]:
         rules: dict[str, int] = {}
         for attempt in attempts:
             rules[attempt["rule"]] = rules.get(attempt["rule"], 0) + 1
-        meta = {"lang": self.lang, "items": len(attempts), "items_other_langs": self.skipped_items,
+        return {"lang": self.lang, "items": len(attempts), "items_other_langs": self.skipped_items,
                 "lemmatizer": self.lemmatizer.name, "both_rule": self.both, "rules": rules,
                 "both_found": sum(n for r, n in rules.items() if r.startswith("both found")),
                 "without_mu": sum(1 for a in attempts if a["mu"] is None),
                 "without_delta": sum(1 for a in attempts if a["delta"] is None),
-                "forced_items": sum(1 for a in attempts if a.get("forced")),
-                "accuracy_by_mu": self.accuracy_by(attempts, "mu"),
-                "accuracy_by_delta": self.accuracy_by(attempts, "delta")}
-        return meta
+                "forced_items": sum(1 for a in attempts if a.get("forced"))}

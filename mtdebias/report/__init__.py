@@ -1,5 +1,5 @@
 """Reports from stored run results: HTML with embedded plots, Markdown summary, CSV/JSON tables."""
 
-from .build import DEFAULT_HEADLINE, ReportSummary, build_report
+from .build import ReportSummary, build_report
 
-__all__ = ["build_report", "ReportSummary", "DEFAULT_HEADLINE"]
+__all__ = ["build_report", "ReportSummary"]

@@ -8,8 +8,9 @@ Layout (``out.html`` → ``out.md`` and ``out_tables/`` beside it):
    translation quality shows in the same row;
 2. every stored metric against training step, one line per run, bands from the stored intervals;
    the training log's dev loss / BLEU / chrF curves;
-3. probe-specific views where their data is stored: Acc_f/Acc_m bars, per-filler positiveness,
-   entropy violins (ambiguous vs unambiguous), ANOVA tables;
+3. each stored probe's own section (:meth:`mtdebias.probes.base.BaseProbe.report_section`:
+   accuracy bars, entropy violins, stereotype bars, …), drawn by the probe through a
+   :class:`~mtdebias.report.probe_view.PageView`; this module knows no probe by name;
 4. the signatures of everything shown, and a warning wherever numbers whose signatures differ in
    more than the model end up in one plot or table column.
 """
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import fnmatch
 import html as html_lib
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,22 +28,15 @@ from .. import __version__
 from ..atomic import clean_stale_temporaries, replace_together, temporary_dir, write_text
 from ..errors import InputError
 from ..significance import seed_interval
-from . import plots
+from .. import plots
 from ..store import checkpoint_suffix
 from .collect import RunData, finite, load_run, row_key
-from .gest import add_gest_section, is_stereotype_rate_key
 from .html import Document
+from .probe_view import PageView, label_of, run_label, stored_probes
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
 
-# bias metrics the headline shows when none are asked for (whichever of them are stored)
-DEFAULT_HEADLINE = ("winomt*:accuracy", "winomt*:delta_g", "winomt*:delta_s",
-                    "name_gender*:first.delta_acc", "name_gender*:full.delta_acc",
-                    "sentiment*:names.t_delta", "sentiment*:names.s_delta",
-                    "ambiguity*:delta_h_s3e", "ambiguity*:delta_i_s3e")
-QUALITY_COLUMNS = (("bleu", "BLEU"), ("chrf", "chrF"))
 LOG_CURVES = (("dev_loss", "dev loss"), ("bleu", "dev BLEU"), ("chrf", "dev chrF"))
-_ACC = re.compile(r"^(?P<type>[\w-]+)\.acc_(?P<g>[fm])$")
 
 
 @dataclass
@@ -63,13 +56,7 @@ class ReportSummary:
         return len(self.figures)
 
 
-def _is_quality(probe: str) -> bool:
-    return probe.startswith("quality")
-
-
-def _label(run: RunData, checkpoint: str) -> str:
-    suffix = checkpoint_suffix(checkpoint)
-    return run.name + (f" ({suffix})" if suffix else "")
+_label = run_label
 
 
 def _with_ci(value: Any, ci: Any) -> str:
@@ -96,9 +83,16 @@ class _Builder:
         self.runs, self.title, self.at = runs, title, at
         self.doc = Document(title)
         self.tables: list[Table] = []
+        self.summary_tables: list[Table] = []  # probe tables the Markdown summary repeats
         self.figures: list[str] = []
         self.warnings: list[str] = []
         self.keys = sorted({row_key(r) for run in runs for r in run.results})
+        self.probes = stored_probes(runs)  # {probe name: class}, asked for labels, quality and views
+        self.quality_probes = {name for name, cls in self.probes.items() if cls.quality}
+        # (metric, column label) of translation quality, shown beside every headline
+        self.quality_columns = list(dict.fromkeys((h.metric, h.label) for cls in self.probes.values()
+                                                  for h in cls.quality)) or [("bleu", "BLEU"), ("chrf", "chrF")]
+        self.column_labels: dict[str, str] = {}
         self.headline_keys = self._headline_keys(metrics)
         self.picks = {run.name: run.pick(at) for run in runs}
         self.seeded = False  # set by headline(): whether runs were averaged over seeds
@@ -119,19 +113,45 @@ class _Builder:
         self.figures.append(caption)
         self.doc.image(png, caption, alt=caption)
 
+    def _is_quality(self, key: str) -> bool:
+        return key.split(":", 1)[0].split("@", 1)[0] in self.quality_probes
+
+    def _declared(self) -> list[str]:
+        """The stored keys of every stored probe's declared headline metrics, and their labels."""
+        chosen = []
+        for name, cls in self.probes.items():
+            for headline in cls.headline:
+                for key in self.keys:
+                    probe, _, metric = key.partition(":")
+                    if probe.split("@", 1)[0] == name and metric == headline.metric and key not in chosen:
+                        chosen.append(key)
+        return chosen
+
     def _headline_keys(self, patterns: Sequence[str] | None) -> list[str]:
-        candidates = [k for k in self.keys if not _is_quality(k)]
+        candidates = [k for k in self.keys if not self._is_quality(k)]
         chosen: list[str] = []
-        for pattern in patterns or DEFAULT_HEADLINE:
+        for pattern in patterns or ():
             full = pattern if ":" in pattern else f"*:{pattern}"
             matched = [k for k in candidates if fnmatch.fnmatchcase(k, full) and k not in chosen]
-            if not matched and patterns:
+            if not matched:
                 self.warn(f"no stored metric matches {pattern!r} (stored: {', '.join(candidates) or 'none'})")
             chosen += matched
+        if not patterns:
+            chosen = self._declared()
         if not chosen and not patterns:
-            # no well-known metric stored: show the first few summary metrics there are
+            # no probe declares a stored headline metric: show the first few summary metrics there are
             chosen = [k for k in candidates if "[" not in k][:6]
+        for key in chosen:  # the label a reader expects, with the suite label where there is one
+            probe, _, metric = key.partition(":")
+            name, _, suite_label = probe.partition("@")
+            cls = self.probes.get(name)
+            label = next((h.label for h in (cls.headline if cls else ()) if h.metric == metric), None)
+            if label:
+                self.column_labels[key] = label + (f" [{suite_label}]" if suite_label else "")
         return chosen
+
+    def picked(self) -> list[tuple[RunData, str]]:
+        return self._picked()
 
     def _picked(self) -> list[tuple[RunData, str]]:
         return [(run, ckpt) for run in self.runs for _, ckpt in sorted(self.picks[run.name].items())]
@@ -144,22 +164,23 @@ class _Builder:
         return None
 
     def headline(self) -> tuple[Table, Table]:
-        quality_names = [label for _, label in QUALITY_COLUMNS]
-        columns = self.headline_keys + quality_names
+        quality_names = [label for _, label in self.quality_columns]
+        names = {key: self.column_labels.get(key, key) for key in self.headline_keys}  # key → column
+        columns = list(names.values()) + quality_names
         per_run_rows, per_run_display, signatures = [], {}, {c: [] for c in columns}
         for run, ckpt in self._picked():
             i = len(per_run_rows)
             row: dict[str, Any] = {"run": _label(run, ckpt), "variant": run.variant, "seed": run.seed,
                                    "checkpoint": ckpt, "step": run.step_of(ckpt)}
-            for key in self.headline_keys:
+            for key, column in names.items():
                 cell = self._cell(run, ckpt, key)
-                row[key] = float(cell["value"]) if cell and finite(cell["value"]) else None
-                row[f"{key} ci"] = cell.get("ci") if cell else None
+                row[column] = float(cell["value"]) if cell and finite(cell["value"]) else None
+                row[f"{column} ci"] = cell.get("ci") if cell else None
                 if cell:
-                    per_run_display[(i, key)] = _with_ci(row[key], cell.get("ci"))
-                    signatures[key].append(cell["signature"])
-            quality = run.quality(ckpt)
-            for name, label in QUALITY_COLUMNS:
+                    per_run_display[(i, column)] = _with_ci(row[column], cell.get("ci"))
+                    signatures[column].append(cell["signature"])
+            quality = run.quality(ckpt, self.quality_probes, [name for name, _ in self.quality_columns])
+            for name, label in self.quality_columns:
                 value, signature = quality.get(name, (None, None))
                 row[label] = value
                 if signature:
@@ -213,12 +234,13 @@ class _Builder:
 
     # ------------------------------------------------------------------ line plots
     def metric_plots(self) -> None:
-        quality_first = sorted(self.keys, key=lambda k: (not _is_quality(k), k))
+        quality_first = sorted(self.keys, key=lambda k: (not self._is_quality(k), k))
         current_probe = None
         for key in quality_first:
-            if is_stereotype_rate_key(key):
-                continue  # GEST's 16 per-stereotype rates are drawn as bars (add_gest_section)
             probe, metric = key.split(":", 1)  # probe here includes a suite label (probe@label)
+            cls = self.probes.get(probe.split("@", 1)[0])
+            if cls is not None and any(fnmatch.fnmatchcase(metric, p) for p in cls.own_plots):
+                continue  # the probe draws these in its own section (GEST's 16 stereotype bars)
             series: dict[str, list[plots.SeriesPoint]] = {}
             sigs: list[str] = []
             skipped = 0
@@ -241,7 +263,7 @@ class _Builder:
             if not series:
                 continue
             if probe != current_probe:
-                self.doc.heading(("Translation quality: " if _is_quality(probe) else "Probe: ") + probe, 3)
+                self.doc.heading(("Translation quality: " if self._is_quality(key) else "Probe: ") + probe, 3)
                 current_probe = probe
             reasons = signature_differences(sigs)
             warning = None
@@ -277,155 +299,12 @@ class _Builder:
                 self.add_figure(plots.metric_lines(series, f"training log: {label}", label),
                                 f"training log: {label} against step")
 
-    # ------------------------------------------------------------------ name gender
-    def name_gender(self) -> None:
-        rows, table_rows = [], []
-        for run, ckpt in self._picked():
-            per_type: dict[str, dict[str, Any]] = {}
-            for row in run.rows_at(ckpt):
-                match = _ACC.match(row["metric"])
-                if row["probe"].startswith("name_gender") and match and finite(row["value"]):
-                    label = row_key(row).split(":", 1)[0].partition("@")[2]  # suite label, if any
-                    name_type = f"{label} · {match.group('type')}" if label else match.group("type")
-                    cell = per_type.setdefault(name_type, {})
-                    cell[f"acc_{match.group('g')}"] = float(row["value"])
-                    ci = row.get("ci")
-                    if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(finite(c) for c in ci):
-                        cell[f"acc_{match.group('g')}_ci"] = (float(ci[0]), float(ci[1]))
-            for name_type, cell in sorted(per_type.items()):
-                rows.append({"label": f"{_label(run, ckpt)} · {name_type}", **cell})
-                table_rows.append({"run": _label(run, ckpt), "checkpoint": ckpt, "name_type": name_type,
-                                   "acc_f": cell.get("acc_f"), "acc_m": cell.get("acc_m"),
-                                   "acc_f_ci": cell.get("acc_f_ci"), "acc_m_ci": cell.get("acc_m_ci")})
-        if not rows:
-            return
-        self.doc.heading("Name gender: Acc_f and Acc_m")
-        self.add_figure(plots.accuracy_bars(rows), "Acc_f / Acc_m per run and name type (error bars: 95% interval)")
-        self.add_table(Table("name_gender_accuracy", "Acc_f / Acc_m", ["run", "checkpoint", "name_type", "acc_f",
-                                                                       "acc_m"], table_rows))
-
-    # ------------------------------------------------------------------ sentiment
-    def sentiment(self) -> None:
-        started = False
-        for run, ckpt in self._picked():
-            fillers = _fillers(run, ckpt)
-            if not fillers:
-                continue
-            if not started:
-                self.doc.heading("Positiveness per name / filler")
-                self.doc.paragraph("t: share of templates whose ambiguous word was rendered positively; s: sentence "
-                                   "sentiment with the name masked. Points are fillers, bars cell means.", "note")
-                started = True
-            for measure in ("t", "s"):
-                values = [f for f in fillers if finite(f.get(measure))]
-                if values:
-                    self.add_figure(plots.positiveness(values, measure, f"{_label(run, ckpt)} · {ckpt}: {measure}"),
-                                    f"{_label(run, ckpt)}: per-filler {measure} by group and gender")
-            name = "sentiment_fillers_" + re.sub(r"[^A-Za-z0-9]+", "_", _label(run, ckpt)).strip("_")
-            table = Table(name, f"Per-filler positiveness, {_label(run, ckpt)}",
-                          ["filler", "group", "gender", "t", "s"], fillers)
-            self.add_table(table, collapsed=f"per-filler values: {_label(run, ckpt)}")
-
-    # ------------------------------------------------------------------ ambiguity
-    def ambiguity(self) -> None:
-        started = False
-        for run, ckpt in self._picked():
-            labels = dict.fromkeys(r.get("label") or r["probe"] for r in run.rows_at(ckpt)
-                                   if r["probe"].startswith("ambiguity"))
-            for probe in labels:
-                if not run.store.has_attempts(ckpt, probe):
-                    continue
-                attempts = run.store.read_attempts(ckpt, probe)
-                for kind_name, values in _entropies(attempts).items():
-                    if not started:
-                        self.doc.heading("Entropy: ambiguous vs unambiguous inputs")
-                        started = True
-                    self.add_figure(plots.entropy_violins(values, f"{_label(run, ckpt)} · {probe}: {kind_name}"),
-                                    f"{_label(run, ckpt)}: {kind_name} for ambiguous vs unambiguous inputs ({probe})")
-
-    def delta_i_vs_accuracy(self) -> None:
-        """Kendall τ / Spearman ρ of ΔI against WinoMT accuracy over every scored checkpoint."""
-        from ..uncertainty.validation import DELTA_I_METRICS, delta_i_correlations
-
-        points = []
-        for run in self.runs:
-            for ckpt in run.checkpoints():
-                point: dict[str, Any] = {"name": f"{run.name}/{ckpt}", "accuracy": None}
-                for row in run.rows_at(ckpt):
-                    if not finite(row["value"]):
-                        continue
-                    if row["probe"].startswith("winomt") and row["metric"] == "accuracy":
-                        point["accuracy"] = float(row["value"])
-                    elif row["probe"].startswith("ambiguity") and row["metric"] in DELTA_I_METRICS:
-                        point[row["metric"]] = (float(row["value"]), row["signature"])
-                points.append(point)
-        rows, warnings = delta_i_correlations(points)
-        for warning in warnings:
-            self.warn(warning)
-        if rows:
-            self.doc.heading("ΔI against gender accuracy across checkpoints")
-            self.add_table(Table("delta_i_vs_accuracy", "Rank correlation of ΔI with WinoMT accuracy",
-                                 ["metric", "kendall_tau", "kendall_p", "spearman_rho", "spearman_p", "n"], rows,
-                                 note="every scored checkpoint of every run; a useful ΔI correlates negatively "
-                                      "(the uncertainty paper, §5.1)"))
-
-    # ------------------------------------------------------------------ word senses
-    def wsd_bias(self) -> None:
-        from .wsd import GROUPINGS, accuracy_by_group, wsd_groups
-
-        per_probe: dict[str, dict[str, dict[str, list]]] = {}
-        table_rows = []
-        for run, ckpt in self._picked():
-            for label, groupings in wsd_groups(run.rows_at(ckpt)).items():
-                for key, groups in groupings.items():
-                    per_probe.setdefault(label, {}).setdefault(key, {})[_label(run, ckpt)] = groups
-                    table_rows += [{"run": _label(run, ckpt), "probe": label, "by": key.rsplit("_", 1)[1],
-                                    "group": g["group"], "accuracy": g["accuracy"], "n": g["n"]} for g in groups]
-        if not per_probe:
-            return
-        self.doc.heading("Word senses: accuracy by sense frequency and polysemy")
-        self.doc.paragraph("Non-MISS items grouped by the correct sense's frequency index μ and by the lemma's "
-                           "number of senses δ (SFII and SPDI are the mean error over these groups). Bars: 95% "
-                           "interval; point size: items in the group.", "note")
-        for label, groupings in sorted(per_probe.items()):
-            for key, xlabel in GROUPINGS:
-                series = groupings.get(key, {})
-                if any(series.values()):
-                    self.add_figure(accuracy_by_group(series, xlabel, f"{label}: accuracy by {key.rsplit('_', 1)[1]}"),
-                                    f"{label}: accuracy by {xlabel}")
-        self.add_table(Table("wsd_accuracy_by_group", "Word-sense accuracy by μ and δ",
-                             ["run", "probe", "by", "group", "accuracy", "n"], table_rows),
-                       collapsed="accuracy per μ / δ group")
-
-    # ------------------------------------------------------------------ ANOVA
-    def anova(self) -> None:
-        from ..uncertainty.anova import COLUMNS
-
-        started = False
-        for run, ckpt in self._picked():
-            for probe, record in run.anova(ckpt).items():
-                rows, dropped = record["rows"], record["dropped"]
-                if not started:
-                    self.doc.heading("ANOVA: cue effects on entropy")
-                    started = True
-                present = {k for r in rows for k in r} - {"model", "lang"}
-                columns = [c for c in ("response", *COLUMNS) if c in present]
-                columns += sorted(present - set(columns))
-                name = "anova_" + re.sub(r"[^A-Za-z0-9]+", "_", f"{_label(run, ckpt)}_{probe}").strip("_")
-                self.doc.heading(f"{_label(run, ckpt)} · {ckpt} · {probe}", 3)
-                if record.get("error"):
-                    self.doc.warning(f"ANOVA not computed: {record['error']}")
-                reasons: dict[tuple[str, str], int] = {}
-                for row in dropped:
-                    key = (str(row.get("response")), str(row.get("reason")))
-                    reasons[key] = reasons.get(key, 0) + 1
-                self.doc.paragraph(f"{record.get('items', '?')} test items. " + (
-                    "Rows dropped (NaN response): " + "; ".join(f"{response}: {count} ({reason})" for
-                                                                (response, reason), count in sorted(reasons.items()))
-                    if reasons else "No rows dropped."), "note")
-                self.add_table(Table(name, f"ANOVA {_label(run, ckpt)} {probe}", columns, rows,
-                                     "coef: mean response of the level minus that of the reference level (OLS, "
-                                     "treatment coding); p: its t-test; f, f_p: the cue's F-test."))
+    # ------------------------------------------------------------------ probes' own sections
+    def probe_sections(self) -> None:
+        """Each stored probe's own plots and tables, as the probe draws them."""
+        for name, cls in self.probes.items():
+            labels = list(dict.fromkeys(label_of(r) for run in self.runs for r in run.results if r["probe"] == name))
+            cls.report_section(PageView(self, name), labels)
 
     # ------------------------------------------------------------------ signatures
     def signatures(self) -> None:
@@ -474,36 +353,12 @@ class _Builder:
                              rows), collapsed=f"{len(rows)} stored numbers")
 
 
-def _fillers(run: RunData, checkpoint: str) -> list[dict[str, Any]]:
-    """Per-filler t and s, as the sentiment probe stored them (its ``per_filler`` meta)."""
-    for row in run.rows_at(checkpoint):
-        meta = row.get("meta") or {}
-        if row["probe"].startswith("sentiment") and isinstance(meta, dict) and isinstance(meta.get("per_filler"), list):
-            return [{k: f.get(k) for k in ("filler", "group", "gender", "t", "s")} for f in meta["per_filler"]]
-    return []
-
-
-def _entropies(attempts: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, list[float]]]]:
-    """{"entropy": {kind: {"ambiguous": [...], "unambiguous": [...]}}, "norm-H": {...}} from the
-    ambiguity probe's attempts (test split only: α-tuning items are not part of the metrics)."""
-    out: dict[str, dict[str, dict[str, list[float]]]] = {}
-    for a in attempts:
-        if a["split"] != "test":
-            continue
-        label = "ambiguous" if a["ambiguous"] else "unambiguous"
-        for group, values in (("entropy", a["entropy"]), ("norm-H", a["norm_h"])):
-            for kind, value in values.items():
-                if finite(value):
-                    out.setdefault(group, {}).setdefault(kind, {}).setdefault(label, []).append(float(value))
-    return out
-
-
 def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: str = "mtdebias report", *,
                  metrics: Sequence[str] | None = None, at: str = "last") -> ReportSummary:
     """Write ``out_html`` (self-contained), ``out.md`` and ``out_tables/*.csv|json`` from stored runs.
 
-    ``metrics``: headline metrics as ``probe:metric`` patterns (``winomt*:delta_g``; a bare
-    ``delta_g`` matches any probe); default :data:`DEFAULT_HEADLINE`. ``at``: "last" or
+    ``metrics``: headline metrics as ``probe:metric`` patterns (``probe*:delta_g``; a bare
+    ``delta_g`` matches any probe); default: the metrics each stored probe declares (``headline``). ``at``: "last" or
     "best:bleu" / "best:chrf" / "best:dev_loss" (from the run's best.json).
     """
     if not run_dirs:
@@ -523,13 +378,7 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     doc.heading("Metrics over training")
     builder.metric_plots()
     builder.log_plots()
-    builder.name_gender()
-    builder.sentiment()
-    builder.ambiguity()
-    builder.delta_i_vs_accuracy()
-    add_gest_section(builder)
-    builder.wsd_bias()
-    builder.anova()
+    builder.probe_sections()
     builder.signatures()
     builder.results_table()
 
@@ -570,13 +419,12 @@ def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, 
         lines += ["## Warnings", ""] + [f"- ⚠ {w}" for w in warnings] + [""]
     if builder.seeded:
         lines += ["## Runs", "", per_run.to_markdown(), ""]
-    correlations = next((t for t in builder.tables if t.name == "delta_i_vs_accuracy"), None)
-    if correlations is not None:
-        lines += [f"## {correlations.title}", "", correlations.note, "", correlations.to_markdown(), ""]
+    for table in builder.summary_tables:
+        lines += [f"## {table.title}", "", table.note, "", table.to_markdown(), ""]
     signatures = next((t for t in builder.tables if t.name == "signatures"), None)
     if signatures is not None:
         lines += ["## Signatures", ""] + [f"- `{r['signature (model: *)']}` ({r['runs']})" for r in signatures.rows]
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["build_report", "ReportSummary", "DEFAULT_HEADLINE"]
+__all__ = ["build_report", "ReportSummary"]

@@ -1,8 +1,7 @@
 """Read what a run stored (results, training log, per-item attempts, ANOVA tables) for a report.
 
-Nothing here knows a probe in detail: the report plots every stored metric, and only the
-special plots (accuracy bars, positiveness, entropy violins) look for the attempt fields they
-need, taking whichever spelling of a field the probe used and skipping what is absent.
+Nothing here knows a probe: the report plots every stored metric, and each probe's own section
+reads what it stored (see :mod:`mtdebias.report.probe_view`).
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection, Sequence
 
 from ..errors import InputError
 from ..store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name
@@ -23,8 +22,8 @@ def _natural(name: str) -> tuple:
 
 
 def metric_key(probe: str, metric: str, label: str | None = None) -> str:
-    """``winomt.v1:accuracy``; ``winomt.v1@winomt_fr:accuracy`` when a suite gave the probe its own
-    label (two WinoMT runs for two languages are two metrics, not one with clashing signatures)."""
+    """``probe.v1:accuracy``; ``probe.v1@fr:accuracy`` when a suite gave the probe its own
+    label (one probe run for two languages is two metrics, not one with clashing signatures)."""
     default = probe.split(".", 1)[0]
     return f"{probe}@{label}:{metric}" if label and label not in (probe, default) else f"{probe}:{metric}"
 
@@ -93,56 +92,20 @@ class RunData:
     def rows_at(self, checkpoint: str) -> list[dict[str, Any]]:
         return [r for r in self.results if r["checkpoint"] == checkpoint]
 
-    def attempts(self, checkpoint: str, probe_prefix: str) -> list[dict[str, Any]]:
-        """Attempts of the first probe whose name starts with ``probe_prefix`` at ``checkpoint``.
-
-        The runner names attempt files after the suite label of the probe (``winomt_fr``), which
-        the result rows carry; the probe name and a prefix match are the fallbacks."""
-        names = []
-        for row in self.rows_at(checkpoint):
-            if row["probe"].startswith(probe_prefix):
-                names += [n for n in (row.get("label"), row["probe"]) if n and n not in names]
-        names += [n for n in self.store.attempt_labels(checkpoint) if n.startswith(probe_prefix) and n not in names]
-        for name in names:
-            if self.store.has_attempts(checkpoint, name):
-                return self.store.read_attempts(checkpoint, name)
-        return []
-
-    def anova(self, checkpoint: str) -> dict[str, dict[str, Any]]:
-        """{probe label: {"rows": [...], "dropped": [...], ...}}: the cue ANOVA tables stored at
-        ``checkpoint`` by probes that write one (the ambiguity probe)."""
-        out = {}
-        for label, record in self.store.read_tables(checkpoint, "anova").items():
-            if isinstance(record, dict):
-                out[label] = {**record, "rows": _anova_rows(record), "dropped": list(record.get("dropped") or [])}
-        return out
-
-    def quality(self, checkpoint: str) -> dict[str, tuple[float, str]]:
-        """{"bleu": (value, signature), "chrf": ...} at ``checkpoint``: a stored quality probe
-        result when there is one, else the training log's validation score (signature "training log")."""
+    def quality(self, checkpoint: str, probes: Collection[str], metrics: Sequence[str]) -> dict[str, tuple[float, str]]:
+        """{"bleu": (value, signature), "chrf": ...} at ``checkpoint``: a stored result of one of
+        the translation-quality ``probes`` when there is one, else the training log's validation
+        score of the same name (signature "training log")."""
         out: dict[str, tuple[float, str]] = {}
         for row in self.rows_at(checkpoint):
-            if row["probe"].startswith("quality") and row["metric"] in ("bleu", "chrf") and finite(row["value"]):
+            if row["probe"] in probes and row["metric"] in metrics and finite(row["value"]):
                 out.setdefault(row["metric"], (float(row["value"]), row["signature"]))
         for row in self.log:
             if row.get("checkpoint") == checkpoint:
-                for name in ("bleu", "chrf"):
+                for name in metrics:
                     if name not in out and finite(row.get(name)):
                         out[name] = (float(row[name]), "training log (dev set)")
         return out
-
-
-def _anova_rows(obj: Any) -> list[dict[str, Any]]:
-    # a list of row dicts (anova_table(...).to_dict("records")), {"rows": [...]} or pandas'
-    # "split" orientation {"columns": [...], "data": [[...]]}
-    if isinstance(obj, list):
-        return [r for r in obj if isinstance(r, dict)]
-    if isinstance(obj, dict):
-        if isinstance(obj.get("rows"), list):
-            return _anova_rows(obj["rows"])
-        if isinstance(obj.get("columns"), list) and isinstance(obj.get("data"), list):
-            return [dict(zip(obj["columns"], row)) for row in obj["data"]]
-    return []
 
 
 def load_run(run_dir: str | Path) -> RunData:

@@ -1,0 +1,143 @@
+"""The ambiguity probe's report views: entropy violins (ambiguous vs unambiguous inputs), ΔI
+against gender accuracy across checkpoints, and the cue ANOVA tables."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..plots import GENDER_COLOURS, figure, to_png
+
+WINOMT = "winomt.v1"  # the gender-accuracy yardstick ΔI is validated against
+AMBIGUITY_COLOURS = {"unambiguous": "#2e7d32", "ambiguous": "#ef6c00"}
+
+
+def entropy_violins(values: dict[str, dict[str, list[float]]], title: str) -> bytes:
+    """One panel per entropy kind, a violin each for unambiguous and ambiguous inputs.
+
+    ``values[kind][label]`` are the per-item entropies. A side with fewer than two distinct
+    values has no density to draw, so its items are shown as points instead.
+    """
+    kinds = list(values)
+    fig = figure(max(4.0, 2.8 * len(kinds)), 3.6)
+    axes = fig.subplots(1, len(kinds), squeeze=False)[0]
+    labels = ["unambiguous", "ambiguous"]
+    for ax, kind in zip(axes, kinds):
+        for x, label in enumerate(labels):
+            data = np.array([v for v in values[kind].get(label, []) if np.isfinite(v)], dtype=float)
+            colour = AMBIGUITY_COLOURS[label]
+            if len(data) >= 2 and np.ptp(data) > 0:
+                parts = ax.violinplot([data], positions=[x], showmeans=True, widths=0.8)
+                for body in parts["bodies"]:
+                    body.set_facecolor(colour)
+                    body.set_alpha(0.5)
+                for key in ("cmeans", "cmins", "cmaxes", "cbars"):
+                    if key in parts:
+                        parts[key].set_color(colour)
+            elif len(data):
+                ax.scatter(np.full(len(data), x), data, color=colour, s=14)
+        ax.set_xticks(range(len(labels)),
+                      [f"{lab}\n(n={len(values[kind].get(lab, []))})" for lab in labels], fontsize=8)
+        ax.set_title(kind, fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("entropy")
+    fig.suptitle(title, fontsize=10)
+    return to_png(fig)
+
+
+def section(view: Any, labels: Sequence[str]) -> None:
+    """Entropy violins at the headline checkpoints, ΔI against WinoMT accuracy over every
+    checkpoint, and the cue ANOVA tables."""
+    from .ambiguity import entropy_values
+
+    started = False
+    for run, ckpt in view.picked():
+        for label in labels:
+            attempts = view.attempts(run, ckpt, label)
+            if not attempts:
+                continue
+            for kind_name, values in entropy_values(attempts).items():
+                if not started:
+                    view.heading("Entropy: ambiguous vs unambiguous inputs")
+                    started = True
+                where = view.run_label(run, ckpt)
+                view.figure(entropy_violins(values, f"{where} · {label}: {kind_name}"),
+                            f"{where}: {kind_name} for ambiguous vs unambiguous inputs ({label})")
+    _delta_i_vs_accuracy(view, labels)
+    _anova(view, labels)
+
+
+def _delta_i_vs_accuracy(view: Any, labels: Sequence[str]) -> None:
+    """Kendall τ / Spearman ρ of ΔI against WinoMT accuracy over every scored checkpoint."""
+    from ..uncertainty.validation import DELTA_I_METRICS, delta_i_correlations
+
+    points = []
+    for run in view.runs:
+        for ckpt in run.checkpoints():
+            point: dict[str, Any] = {"name": f"{run.name}/{ckpt}", "accuracy": None}
+            for row in run.rows_at(ckpt):  # the WinoMT probe's accuracy is the yardstick of ΔI
+                if row["probe"] == WINOMT and row["metric"] == "accuracy" and view.finite(row["value"]):
+                    point["accuracy"] = float(row["value"])
+            for label in labels:
+                for row in view.results(run, ckpt, label):
+                    if row["metric"] in DELTA_I_METRICS and view.finite(row["value"]):
+                        point[row["metric"]] = (float(row["value"]), row["signature"])
+            points.append(point)
+    rows, warnings = delta_i_correlations(points)
+    for warning in warnings:
+        view.warning(warning)
+    if rows:
+        view.heading("ΔI against gender accuracy across checkpoints")
+        view.table("delta_i_vs_accuracy", "Rank correlation of ΔI with WinoMT accuracy",
+                   ["metric", "kendall_tau", "kendall_p", "spearman_rho", "spearman_p", "n"], rows,
+                   note="every scored checkpoint of every run; a useful ΔI correlates negatively "
+                        "(the uncertainty paper, §5.1)", summary=True)
+
+
+def anova_rows(obj: Any) -> list[dict[str, Any]]:
+    """A stored ANOVA table's rows: a list of row dicts, ``{"rows": [...]}`` or pandas' "split"
+    orientation ``{"columns": [...], "data": [[...]]}``."""
+    if isinstance(obj, list):
+        return [r for r in obj if isinstance(r, dict)]
+    if isinstance(obj, dict):
+        if isinstance(obj.get("rows"), list):
+            return anova_rows(obj["rows"])
+        if isinstance(obj.get("columns"), list) and isinstance(obj.get("data"), list):
+            return [dict(zip(obj["columns"], row)) for row in obj["data"]]
+    return []
+
+
+def _anova(view: Any, labels: Sequence[str]) -> None:
+    from ..uncertainty.anova import COLUMNS
+
+    started = False
+    for run, ckpt in view.picked():
+        for label in labels:
+            record = view.stored_table(run, ckpt, label, "anova")
+            if not isinstance(record, dict):
+                continue
+            rows, dropped = anova_rows(record), list(record.get("dropped") or [])
+            if not started:
+                view.heading("ANOVA: cue effects on entropy")
+                started = True
+            present = {k for r in rows for k in r} - {"model", "lang"}
+            columns = [c for c in ("response", *COLUMNS) if c in present]
+            columns += sorted(present - set(columns))
+            where = view.run_label(run, ckpt)
+            name = "anova_" + re.sub(r"[^A-Za-z0-9]+", "_", f"{where}_{label}").strip("_")
+            view.heading(f"{where} · {ckpt} · {label}", 3)
+            if record.get("error"):
+                view.warning(f"ANOVA not computed: {record['error']}")
+            reasons: dict[tuple[str, str], int] = {}
+            for row in dropped:
+                key = (str(row.get("response")), str(row.get("reason")))
+                reasons[key] = reasons.get(key, 0) + 1
+            view.paragraph(f"{record.get('items', '?')} test items. " + (
+                "Rows dropped (NaN response): " + "; ".join(f"{response}: {count} ({reason})" for
+                                                            (response, reason), count in sorted(reasons.items()))
+                if reasons else "No rows dropped."), "note")
+            view.table(name, f"ANOVA {where} {label}", columns, rows,
+                       "coef: mean response of the level minus that of the reference level (OLS, treatment "
+                       "coding); p: its t-test; f, f_p: the cue's F-test.")

@@ -1,0 +1,70 @@
+"""The sentiment probe's report view: positiveness per name / filler, by group and gender."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..plots import GENDER_COLOURS, figure, to_png
+
+def positiveness(fillers: Sequence[dict], measure: str, title: str) -> bytes:
+    """Per-filler ``measure`` (t or s) as points, grouped by profession group, coloured by gender,
+    with the mean of each (group, gender) cell as a bar; the extreme fillers are labelled."""
+    groups = sorted({str(f.get("group", "-")) for f in fillers})
+    genders = sorted({str(f.get("gender", "-")) for f in fillers})
+    fig = figure(max(6.0, 1.2 * len(groups) + 2), 3.8)
+    ax = fig.add_subplot()
+    rng = np.random.default_rng(0)  # fixed jitter: the same data draw the same picture
+    span = 0.7
+    step = span / max(len(genders), 1)
+    for g_index, gender in enumerate(genders):
+        offset = -span / 2 + step * (g_index + 0.5)
+        colour = GENDER_COLOURS.get(gender, f"C{g_index + 2}")
+        xs_all, ys_all = [], []
+        for x, group in enumerate(groups):
+            values = [float(f[measure]) for f in fillers if str(f.get("group", "-")) == group
+                      and str(f.get("gender", "-")) == gender]
+            if not values:
+                continue
+            xs = x + offset + rng.uniform(-step / 4, step / 4, len(values))
+            xs_all += list(xs)
+            ys_all += values
+            ax.hlines(np.mean(values), x + offset - step / 2.5, x + offset + step / 2.5, color=colour, linewidth=2.5)
+        ax.scatter(xs_all, ys_all, s=14, alpha=0.75, color=colour, label=gender)
+    ordered = sorted(fillers, key=lambda f: float(f[measure]))
+    for f in (ordered[0], ordered[-1]) if len(ordered) > 1 else ():
+        x = groups.index(str(f.get("group", "-")))
+        ax.annotate(str(f.get("filler", "")), (x, float(f[measure])), fontsize=7, xytext=(4, 2),
+                    textcoords="offset points")
+    ax.set_xticks(range(len(groups)), groups, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel(measure)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, title="gender", title_fontsize=8)
+    return to_png(fig)
+
+
+def section(view: Any, labels: Sequence[str]) -> None:
+    """Per-filler t and s at the headline checkpoints (the probe's ``per_filler`` table)."""
+    started = False
+    for run, ckpt in view.picked():
+        for label in labels:
+            fillers = view.stored_table(run, ckpt, label, "per_filler")
+            if not fillers:
+                continue
+            if not started:
+                view.heading("Positiveness per name / filler")
+                view.paragraph("t: share of templates whose ambiguous word was rendered positively; s: sentence "
+                               "sentiment with the name masked. Points are fillers, bars cell means.", "note")
+                started = True
+            where = view.run_label(run, ckpt) + (f" · {view.shown(label)}" if view.shown(label) else "")
+            for measure in ("t", "s"):
+                values = [f for f in fillers if view.finite(f.get(measure))]
+                if values:
+                    view.figure(positiveness(values, measure, f"{where} · {ckpt}: {measure}"),
+                                f"{where}: per-filler {measure} by group and gender")
+            view.table("sentiment_fillers_" + re.sub(r"[^A-Za-z0-9]+", "_", where).strip("_"),
+                       f"Per-filler positiveness, {where}", ["filler", "group", "gender", "t", "s"], fillers,
+                       collapsed=f"per-filler values: {where}")
