@@ -189,7 +189,9 @@ def request_key(spec: ProbeSpec, model: str, probe: Any = None) -> str:
              if isinstance(v, str) and v and Path(v).is_file()}
     data = getattr(probe, "data_hash", None)
     data = data() if callable(data) else data  # quality computes it from its files
-    return str(Signature(f"request:{spec.type}", hash_json([spec.options, files] + ([data] if data else [])), model))
+    layout = getattr(probe, "attempt_layout", 1)
+    extra = ([data] if data else []) + ([f"attempt-layout:{layout}"] if layout > 1 else [])
+    return str(Signature(f"request:{spec.type}", hash_json([spec.options, files] + extra), model))
 
 
 def backend_tag(backend: str, compute_type: str) -> str:

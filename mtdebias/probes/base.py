@@ -186,6 +186,9 @@ class BaseProbe:
     # True for probes whose `lang` is a language a gender detector must read (the suite refuses
     # a language without one before any model loads)
     reads_target_gender = False
+    # bumped when what a probe stores in its attempts changes shape: the request key carries it
+    # (from 2 on), so results stored in an older shape are scored again instead of read back
+    attempt_layout = 1
 
     def items(self) -> Sequence[Any]:
         raise NotImplementedError

@@ -17,10 +17,11 @@ checkpoint (:class:`SampleCache`) so metrics can be recomputed without decoding 
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -121,32 +122,45 @@ def gender_entropy(d: Deduped, gender_of: Callable[[str], str]) -> tuple[Entropy
     return cluster_entropy(d, labels, "gender"), undetected
 
 
-def tune_alpha(cosines: Sequence[np.ndarray], deduped: Sequence[Deduped], targets: Sequence[float],
-               alphas: Sequence[float] = (0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256),
-               correlation: str = "spearman") -> tuple[float, dict[float, float]]:
-    """α maximising the correlation between S3E and ``targets`` (gender entropy) over items.
+# the exponents α is tuned over: the probe stores S3E at each of them, so metrics() can tune
+# α from the stored attempts alone (and a bootstrap over items re-tunes it in every resample)
+ALPHAS = (0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256)
 
-    Returns the best α and the correlation of every α tried (NaN where undefined, e.g. when one
-    side is constant). Ties go to the smallest α.
-    """
+
+def pick_alpha(values_by_alpha: Mapping[float, Sequence[float]], targets: Sequence[float],
+               correlation: str = "spearman") -> tuple[float, dict[float, float]]:
+    """α whose S3E values (``values_by_alpha[α]``, one per item) correlate best with ``targets``
+    (gender entropy). Returns the best α and the correlation of every α tried (NaN where
+    undefined, e.g. when one side is constant). Ties go to the smallest α."""
     from scipy import stats
 
-    if len(cosines) != len(deduped) or len(deduped) != len(targets):
-        raise ValueError("cosines, deduped and targets must have one entry per item")
     corr_fn = {"spearman": stats.spearmanr, "pearson": stats.pearsonr}[correlation]
     table: dict[float, float] = {}
-    for alpha in alphas:
-        values = [s3e(d, c, alpha).value for d, c in zip(deduped, cosines)]
+    for alpha, values in values_by_alpha.items():
+        if len(values) != len(targets):
+            raise ValueError("S3E values and targets must have one entry per item")
         if np.std(values) == 0 or np.std(targets) == 0:
             table[alpha] = float("nan")
             continue
-        table[alpha] = float(corr_fn(values, targets)[0])
+        with warnings.catch_warnings():  # near-constant values (a bootstrap resample): NaN, said below
+            warnings.simplefilter("ignore", stats.ConstantInputWarning)
+            table[alpha] = float(corr_fn(values, targets)[0])
     finite = {a: r for a, r in table.items() if not math.isnan(r)}
     if not finite:
         raise InputError("cannot tune α: S3E or gender entropy is constant on the validation items",
                          hint="use more validation items or samples, or pass a fixed alpha")
     best = max(finite.values())
     return min(a for a, r in finite.items() if r == best), table
+
+
+def tune_alpha(cosines: Sequence[np.ndarray], deduped: Sequence[Deduped], targets: Sequence[float],
+               alphas: Sequence[float] = ALPHAS, correlation: str = "spearman") -> tuple[float, dict[float, float]]:
+    """α maximising the correlation between S3E and ``targets`` over items (:func:`pick_alpha`
+    on S3E computed from each item's cosine matrix)."""
+    if len(cosines) != len(deduped) or len(deduped) != len(targets):
+        raise ValueError("cosines, deduped and targets must have one entry per item")
+    return pick_alpha({alpha: [s3e(d, c, alpha).value for d, c in zip(deduped, cosines)] for alpha in alphas},
+                      targets, correlation)
 
 
 # --------------------------------------------------------------------------- sample cache
@@ -225,5 +239,5 @@ def cached_samples(translator, sources: Sequence[str], n: int, epsilon: float, t
 
 
 __all__ = ["Deduped", "dedup", "dedup_saving", "surprisals", "entropy", "surprisal_of", "EntropyResult",
-           "cluster_entropy", "semantic_entropy", "s3e", "gender_entropy", "tune_alpha", "SampleCache",
+           "cluster_entropy", "semantic_entropy", "s3e", "gender_entropy", "tune_alpha", "pick_alpha", "ALPHAS", "SampleCache",
            "cached_samples", "sample_key", "cosine_matrix", "UNDETECTED"]
