@@ -1,17 +1,24 @@
 """Agreement of the wsd_bias lemma matcher with hand labels of translations its labeller did not
-write (real MT output: Apertium eng-spa), per language, with Wilson 95% intervals.
+write (real MT output: Apertium eng-spa of the items; AWS translations of WinoMT and GEST
+sentences that use an item's word in the item's sense), per language, with Wilson 95% intervals.
 
     python eval/gold/wsd_matcher/score_matcher.py          # agreement per file
     python eval/gold/wsd_matcher/score_matcher.py --show   # and every disagreement
 
 The labels were written by hand before this script was run (see README.md); it only runs the
 matcher on the same translations and counts how often its GOOD/BAD/MISS equals the label.
+
+A file with ``source`` and ``span`` columns holds outside sentences: each row is judged with the
+named item's lemma lists, but as an item whose sentence and word span are that row's (so an
+aligner, when one is configured, aligns the right word), through the probe's own
+``attempts_from_translations``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import math
 import sys
 from collections import Counter
@@ -21,10 +28,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from mtdebias.probes.wsd_bias import DEFAULT_ITEMS, WSDBiasProbe  # noqa: E402
-from mtdebias.probes.wsd_items import load_items  # noqa: E402
+from mtdebias.probes.wsd_items import WSDItem, load_items  # noqa: E402
 
 # gold file → target language
-FILES = {"apertium_es.tsv": "es"}
+FILES = {"apertium_es.tsv": "es", "aws_de.tsv": "de", "aws_it.tsv": "it", "aws_ru.tsv": "ru"}
 
 
 def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -42,17 +49,34 @@ def read_gold(name: str, folder: Path = HERE) -> list[dict[str, str]]:
         return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
-def agreement(name: str, items_path: Path = DEFAULT_ITEMS, **options) -> dict:
+def item_for_row(item: WSDItem, row: dict[str, str], where: str) -> WSDItem:
+    """The item to judge a gold row with: the item itself, or, when the row brings its own source
+    sentence and word span, the item's lemma lists on that sentence."""
+    if not row.get("source"):
+        return item
+    try:
+        start, end = (int(v) for v in row["span"].split(":"))
+    except (KeyError, AttributeError, ValueError):
+        raise SystemExit(f"{where}: span {row.get('span')!r} is not START:END") from None
+    source = row["source"]
+    word = source[start:end] if 0 <= start < end <= len(source) else ""
+    inside = (start == 0 or not source[start - 1].isalnum()) and (end == len(source) or not source[end].isalnum())
+    if not word.strip() or word != word.strip() or not inside:
+        raise SystemExit(f"{where}: span {start}:{end} does not cover a whole word of {source!r}")
+    return dataclasses.replace(item, sentence=source, span=(start, end))
+
+
+def agreement(name: str, items_path: Path = DEFAULT_ITEMS, folder: Path = HERE, **options) -> dict:
     """Matcher vs gold for one file: counts, agreement with its Wilson interval, confusion."""
     lang = FILES[name]
     items = {item.id: item for item in load_items(items_path, wordnet=False)}
-    gold = read_gold(name)
+    gold = read_gold(name, folder)
     missing = [row["id"] for row in gold if row["id"] not in items or lang not in items[row["id"]].targets]
     if missing:
         raise SystemExit(f"{name}: rows name items without a {lang} side: {missing[:5]}")
     probe = WSDBiasProbe(list(items.values()), lang, resamples=0, **options)
-    attempts = probe.attempts_from_translations([row["translation"] for row in gold],
-                                                [items[row["id"]] for row in gold])
+    judged = [item_for_row(items[row["id"]], row, f"{name} row {k}") for k, row in enumerate(gold, 2)]
+    attempts = probe.attempts_from_translations([row["translation"] for row in gold], judged)
     wrong = [(row, a) for row, a in zip(gold, attempts) if row["label"] != a["status"]]
     agree = len(gold) - len(wrong)
     return {"file": name, "lang": lang, "n": len(gold), "agree": agree, "agreement": agree / len(gold),
