@@ -246,6 +246,23 @@ def test_a_new_debiasing_method_is_one_module_and_one_registry_line(guide):
     assert report["eraser"]["method"] == "mean_diff" and report["eraser"]["strength"] == 0.5
     assert report["counts"]["rows_changed"] > 0 and report["decoder_unchanged"]
     assert not (guide.project / "runs" / "x").exists()  # the refused commands wrote nothing
+    # what the guide says of recipes: the method and its [debias.options] are checked the same way
+    checked = guide.python("""
+from pathlib import Path
+from mtdebias.errors import ConfigError
+from mtdebias.pipeline import check_recipe
+from mtdebias.recipe import parse_recipe
+Path("t.en").write_text("a\\n"); Path("t.de").write_text("b\\n")
+base = {"run": {"name": "r"}, "data": {"synth": True, "train_src": "t.en", "train_tgt": "t.de", "src_lang": "en",
+                                       "tgt_lang": "de"}}
+debias = {"method": "mean_diff.v1", "options": {"strength": 0.5}}
+check_recipe(parse_recipe({**base, "debias": debias}, base=Path(".")))
+try:
+    check_recipe(parse_recipe({**base, "debias": {**debias, "options": {"strength": 2}}}, base=Path(".")))
+except ConfigError as exc:
+    print(exc)
+""")
+    assert "debias.options: strength = 2: must be within [0, 1]" in checked
 
 
 def test_a_language_with_data_only_is_one_registry_line(guide):
