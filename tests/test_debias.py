@@ -342,6 +342,22 @@ def test_command_with_dev_set_and_clear_errors(checkpoint, tmp_path, capsys):
         debias_checkpoint(checkpoint, tmp_path / "y", "leace", words=WORDS, equalise=True)
 
 
+def test_a_value_an_eraser_refuses_fails_before_any_model_loads(tmp_path, capsys):
+    """Option values are checked by building the eraser before the checkpoint is read: a bad
+    INLP classifier (a plain ValueError inside the eraser) is a clean error naming where it was
+    set, even with a checkpoint path that does not exist."""
+    from mtdebias.cli import main
+    from mtdebias.debias.apply import check_eraser_options
+
+    with pytest.raises(InputError, match="debias.options: the inlp.v1 eraser refuses .*unknown classifier 'forest'"):
+        check_eraser_options("inlp", {"classifier": "forest"}, where="debias.options")
+    check_eraser_options("inlp", {"classifier": "svm", "n_iterations": 3})  # good values pass
+    assert main(["debias", str(tmp_path / "no-such-checkpoint"), "--out", str(tmp_path / "x"), "--method", "inlp",
+                 "--option", "classifier=forest"]) == 2
+    err = capsys.readouterr().err
+    assert "--option: the inlp.v1 eraser refuses" in err and "Traceback" not in err and "no-such" not in err
+
+
 def test_eraser_settings_from_a_recipe_and_the_command_line(checkpoint, tmp_path, capsys):
     """INLP's iterations and LEACE's tolerance can be set ([debias.options], --option) and reach
     the eraser (they are in the report's signature); a misspelt one is refused before any work."""

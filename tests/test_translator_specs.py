@@ -32,6 +32,23 @@ def test_specs_are_parsed_and_checked_with_did_you_mean(tmp_path):
     assert identity("apertium:en-es", {"a": 1}) != identity("apertium:en-es", {"a": 2})
 
 
+def test_a_kind_over_a_local_file_is_named_by_the_file_content(tmp_path, monkeypatch):
+    """A translator kind whose spec names a local file (a lexicon) is identified by what the file
+    holds, so stored results are not reused for an edited file and are for a moved one."""
+    from mtdebias.translators import specs
+
+    monkeypatch.setitem(specs.KINDS, "lexicon", "nowhere:Never")  # identity() imports nothing of the kind
+    first = tmp_path / "a.tsv"
+    first.write_text("dog\tHund\n", encoding="utf-8")
+    before = identity(f"lexicon:{first}")
+    moved = tmp_path / "b.tsv"
+    moved.write_text("dog\tHund\n", encoding="utf-8")
+    assert identity(f"lexicon:{moved}") == before
+    first.write_text("dog\tHund\ncat\tKatze\n", encoding="utf-8")
+    assert identity(f"lexicon:{first}") != before
+    assert identity("lexicon:no-such-file.tsv").startswith("translator:lexicon:no-such-file.tsv:")
+
+
 def test_unknown_kind_on_the_command_line_and_in_a_suite(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("The dog sleeps.\n"))
     assert main(["translate", "apertiun:en-es"]) == 2

@@ -47,17 +47,29 @@ REPORT_NAME = "debias_report.json"
 
 def check_eraser_options(method: str, options: dict[str, Any], where: str = "debias option") -> None:
     """Refuse an option the method's eraser does not take (``n_iteration = 5`` would otherwise be
-    a crash after the model loaded, or silently ignored), with a did-you-mean."""
+    a crash after the model loaded, or silently ignored), with a did-you-mean, and a value the
+    eraser refuses (``strength = 2``)."""
     if method not in DEBIAS_METHODS:
         raise InputError(f"unknown debiasing method {method!r}", hint=f"choose one of {', '.join(METHODS)}")
-    accepted = [name for name, p in inspect.signature(DEBIAS_METHODS.load(method)).parameters.items()
+    eraser = DEBIAS_METHODS.load(method)
+    canonical = DEBIAS_METHODS.canonical(method)
+    accepted = [name for name, p in inspect.signature(eraser).parameters.items()
                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     for key in options:
         if key not in accepted:
             close = difflib.get_close_matches(key, accepted, n=1)
-            raise InputError(f"{where} {key!r}: the {DEBIAS_METHODS.canonical(method)} eraser has no such setting",
+            raise InputError(f"{where} {key!r}: the {canonical} eraser has no such setting",
                              hint=f"did you mean '{close[0]}'?" if close else
                              (f"it takes {', '.join(accepted)}" if accepted else "it takes no settings"))
+    # an eraser checks its values when it is built, and building one only stores settings: build
+    # one now, so a bad value fails before the model loads and not after (as a traceback when the
+    # eraser raises a plain ValueError)
+    try:
+        eraser(**options)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc.message}", hint=exc.hint) from None
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: the {canonical} eraser refuses {options}: {exc}") from None
 
 
 def make_eraser(method: str, **options: Any) -> Eraser:

@@ -70,7 +70,7 @@ def spec_from_table(table: dict[str, Any], where: str = "[translator]") -> tuple
 def identity(spec: str, options: dict[str, Any] | None = None) -> str:
     """What request keys name a spec translator by, known before it loads: the spec, the options
     that change its answers (a prompt is one; retries or a cache folder are not) and, for a
-    local model folder, its content hash."""
+    local model folder or a local file (any kind), its content hash."""
     kind, rest = split_spec(spec)
     model = rest
     if kind == "hf-causal":
@@ -84,6 +84,12 @@ def identity(spec: str, options: dict[str, Any] | None = None) -> str:
             folder = resolve_model(rest, download=False).path
         if folder.is_dir():
             model = snapshot_id(folder) or hash_checkpoint_cached(folder)
+    elif rest and Path(rest).expanduser().is_file():
+        from ..signature import hash_checkpoint_cached
+
+        # a kind that reads a local file (a lexicon, a model file) is what the file holds: an
+        # edited file is another system, and a moved one the same
+        model = hash_checkpoint_cached(Path(rest).expanduser())
     settings = {k: v for k, v in (options or {}).items() if k not in OPERATIONAL}
     return f"translator:{kind}:{model}:{hash_json(settings)[:12]}"
 
