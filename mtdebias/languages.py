@@ -19,8 +19,8 @@ class Language:
     code: str
     # target-side gender detector (mtdebias.lang.<code>)
     detector: bool = False
-    # first-person speaker-gender detector (mtdebias.lang.first_person)
-    first_person: bool = False
+    # first-person speaker-gender detector: its module in mtdebias.lang.first_person ("russian")
+    first_person: str | None = None
     # NER back-end: "spacy:<package>" or "natasha"
     ner: str | None = None
     # lemmatisers: a spaCy package, "pymorphy3", "simplemma" (mtdebias.lang.lemmatize)
@@ -70,15 +70,15 @@ LANGUAGES: dict[str, Language] = _langs(
              faker_locales=("it_IT",), agreement=True, eliding=True),
     Language("pt", simplemma=True, faker_locales=("pt_PT", "pt_BR")),
     Language("nl", simplemma=True, faker_locales=("nl_NL", "nl_BE")),
-    Language("ru", detector=True, first_person=True, ner="natasha", pymorphy=True, simplemma=True,
+    Language("ru", detector=True, first_person="russian", ner="natasha", pymorphy=True, simplemma=True,
              faker_locales=("ru_RU",), pymorphy_names=True, reinflection="morph", surname_gender=True,
              agreement=True),
     # pymorphy3-dicts-uk is GPL-3.0 data, kept out of the shipped name tables (pymorphy_names False)
-    Language("uk", detector=True, first_person=True, pymorphy=True, simplemma=True, faker_locales=("uk_UA",),
+    Language("uk", detector=True, first_person="ukrainian", pymorphy=True, simplemma=True, faker_locales=("uk_UA",),
              reinflection="morph", surname_gender=True, agreement=True),
-    Language("cs", detector=True, first_person=True, ner="spacy:cs_core_news_sm", simplemma=True,
+    Language("cs", detector=True, first_person="czech", ner="spacy:cs_core_news_sm", simplemma=True,
              faker_locales=("cs_CZ",), reinflection="identity", surname_gender=True, agreement=True),
-    Language("pl", first_person=True, simplemma=True, faker_locales=("pl_PL",), reinflection="identity",
+    Language("pl", first_person="polish", simplemma=True, faker_locales=("pl_PL",), reinflection="identity",
              surname_gender=True),
     Language("sk", reinflection="identity", surname_gender=True, notes=_NO_SLAVIC_ANALYSER),
     Language("sl", reinflection="identity", notes=_NO_SLAVIC_ANALYSER),

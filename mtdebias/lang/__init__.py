@@ -1,33 +1,33 @@
 """Target-side gender detection: is the focus noun of a translation male, female, neutral —
 or could we not tell (``undetected``, an outcome of its own)?
 
-One module per language, each exposing ``detect(text, span) -> Detection``; the registry below
-is explicit so adding a language is one module plus one line here.
+One module per language, ``mtdebias/lang/<code>.py``, each exposing ``detect(text, span) ->
+Detection``; which languages have one is said once, by ``detector=True`` in the language
+registry (:mod:`mtdebias.languages`), and a detector module is imported when its language is
+first asked for.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..errors import InputError
-from . import cs, de, es, fr, it, ru, uk
 from ..languages import langs_with
 from .base import FEMALE, GENDERS, MALE, NEUTRAL, OUTCOMES, UNDETECTED, Detection
 
 __all__ = ["detect_gender", "Detection", "SUPPORTED_LANGS", "undetected_rate",
            "MALE", "FEMALE", "NEUTRAL", "UNDETECTED", "OUTCOMES"]
 
-_DETECTORS: dict[str, Callable[[str, tuple[int, int]], Detection]] = {
-    "cs": cs.detect,
-    "de": de.detect,
-    "es": es.detect,
-    "fr": fr.detect,
-    "it": it.detect,
-    "ru": ru.detect,
-    "uk": uk.detect,
-}
 SUPPORTED_LANGS: tuple[str, ...] = langs_with("detector")
+
+
+def detector_of(lang: str) -> Callable[[str, tuple[int, int]], Detection] | None:
+    """The ``detect`` function of ``mtdebias.lang.<lang>``; None for a language without one."""
+    if lang not in SUPPORTED_LANGS:
+        return None
+    return importlib.import_module(f"{__name__}.{lang}").detect
 
 
 def detect_gender(lang: str, translation: str, span: tuple[int, int] | None = None, *,
@@ -40,7 +40,7 @@ def detect_gender(lang: str, translation: str, span: tuple[int, int] | None = No
     detector decides; a form list entry decides only when the detector cannot (the form list
     does not know about a feminine verb agreeing with a masculine-form noun, the detector does).
     """
-    detector = _DETECTORS.get(lang)
+    detector = detector_of(lang)
     if detector is None:
         raise InputError(f"no gender detector for language {lang!r}",
                          hint=f"supported: {', '.join(SUPPORTED_LANGS)}")

@@ -16,45 +16,18 @@ supported language has a hand-labelled gold set (eval/gold/gest/README.md).
 
 from __future__ import annotations
 
-from typing import Callable
+import importlib
 
 from ...errors import InputError
 from ...languages import langs_with, language
 from .base import FEMALE, MALE, SPEAKER_OUTCOMES, UNDETECTED, SpeakerCue, SpeakerDetection
 
 
-def _russian(text: str) -> SpeakerDetection:
-    from . import russian
-
-    return russian.detect(text)
-
-
-def _ukrainian(text: str) -> SpeakerDetection:
-    from . import ukrainian
-
-    return ukrainian.detect(text)
-
-
-def _czech(text: str) -> SpeakerDetection:
-    from . import czech
-
-    return czech.detect(text)
-
-
-def _polish(text: str) -> SpeakerDetection:
-    from . import polish
-
-    return polish.detect(text)
-
-
-_DETECTORS: dict[str, Callable[[str], SpeakerDetection]] = {
-    "cs": _czech, "pl": _polish, "ru": _russian, "uk": _ukrainian,
-}
 SPEAKER_LANGS: tuple[str, ...] = langs_with("first_person")
 
 
 def check_speaker_lang(lang: str) -> None:
-    if lang in _DETECTORS:
+    if lang in SPEAKER_LANGS:
         return
     why = language(lang).notes.get("first_person", "the language does not mark a first-person speaker's "
                                                    "gender in a way this detector reads")
@@ -67,7 +40,9 @@ def detect_speaker(lang: str, translation: str) -> SpeakerDetection:
     check_speaker_lang(lang)
     if not translation.strip():
         return SpeakerDetection(UNDETECTED, (), "empty translation")
-    return _DETECTORS[lang](translation)
+    # the module the language registry names, imported on first use (parsers load slowly)
+    module = importlib.import_module(f"{__name__}.{language(lang).first_person}")
+    return module.detect(translation)
 
 
 __all__ = ["detect_speaker", "check_speaker_lang", "SpeakerDetection", "SpeakerCue", "SPEAKER_LANGS",
