@@ -153,14 +153,15 @@ def check_probe_options(kind: str, options: dict[str, Any], *, where: str = "", 
 
 
 def check_resolved_options(spec: "ProbeSpec", path: str | Path | None = None) -> None:
-    """Checks that need the filled-in values: a gender-reading probe's ``lang`` has a detector."""
+    """Checks that need the filled-in values: the probe's ``lang`` has what the probe ``needs``
+    (a gender detector, a lemmatiser: capabilities of the language registry)."""
     lang = spec.options.get("lang")
     constructor = PROBES.load(spec.type)
-    reads_gender = getattr(getattr(constructor, "__self__", constructor), "reads_target_gender", False)
-    if reads_gender and isinstance(lang, str) and "{" not in lang:
+    needs = tuple(getattr(getattr(constructor, "__self__", constructor), "needs", ()))
+    if needs and isinstance(lang, str) and "{" not in lang:
         from .languages import require
 
-        require(lang, ("detector",), f"probe '{spec.label}' ({spec.type} reads target-side gender)", path=path)
+        require(lang, needs, f"probe '{spec.label}' ({spec.type})", path=path)
 
 
 def _takes_path(parameter: inspect.Parameter) -> bool:

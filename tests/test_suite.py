@@ -105,16 +105,18 @@ def test_if_exists_is_a_suite_key_read_from_the_suite_folder(tmp_path, monkeypat
         load_suite(folder / "s.toml")
 
 
-def test_probes_declare_that_they_read_target_gender():
-    """The suite asks the probe (reads_target_gender), not a list of probe names, whether its
-    `lang` needs a gender detector."""
+def test_probes_declare_what_their_language_needs():
+    """The suite asks the probe (``needs``), not a list of probe names, what its `lang` must
+    have: a gender detector, a lemmatiser."""
     from mtdebias.errors import ConfigError
     from mtdebias.registry import PROBES
     from mtdebias.suite import ProbeSpec, check_resolved_options
 
-    readers = {name for name in PROBES.entries
-               if getattr(PROBES.load(name).__self__, "reads_target_gender", False)}
-    assert readers == {"winomt.v1", "name_gender.v1", "ambiguity.v1"}
+    needs = {name: PROBES.load(name).__self__.needs for name in PROBES.entries if PROBES.load(name).__self__.needs}
+    assert needs == {"winomt.v1": ("detector",), "name_gender.v1": ("detector",), "ambiguity.v1": ("detector",),
+                     "wsd_bias.v1": ("lemmatiser",)}
     with pytest.raises(ConfigError, match="language 'sw' has no target-side gender detector"):
         check_resolved_options(ProbeSpec("name_gender.v1", {"lang": "sw"}))
-    check_resolved_options(ProbeSpec("quality.v1", {"lang": "sw"}))  # reads no gender: any language
+    with pytest.raises(ConfigError, match=r"probe 'wsd_bias' \(wsd_bias.v1\): language 'sw' has no lemmatiser"):
+        check_resolved_options(ProbeSpec("wsd_bias.v1", {"lang": "sw"}))
+    check_resolved_options(ProbeSpec("quality.v1", {"lang": "sw"}))  # needs nothing: any language

@@ -183,9 +183,10 @@ class BaseProbe:
     headline: tuple[Headline, ...] = ()
     quality: tuple[Headline, ...] = ()  # translation-quality metrics: shown beside every headline
     own_plots: tuple[str, ...] = ()  # metric patterns report_section draws: no line plot of their own
-    # True for probes whose `lang` is a language a gender detector must read (the suite refuses
-    # a language without one before any model loads)
-    reads_target_gender = False
+    # capabilities of the language registry (mtdebias.languages) the probe needs for its `lang`,
+    # e.g. ("detector",) for a probe that reads target-side gender: a suite refuses a language
+    # without them, naming what is missing, before any model loads
+    needs: tuple[str, ...] = ()
     # bumped when what a probe stores in its attempts changes shape: the request key carries it
     # (from 2 on), so results stored in an older shape are scored again instead of read back
     attempt_layout = 1

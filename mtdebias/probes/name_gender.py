@@ -227,7 +227,7 @@ class NameGenderProbe(BaseProbe):
     """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
 
     name = PROBE_NAME
-    reads_target_gender = True
+    needs = ("detector",)  # reads the gender of target words
     specs = (MetricSpec("templates_kept", NEUTRAL), MetricSpec("accuracy", HIGHER, MCNEMAR),
              MetricSpec("*.acc_f", HIGHER), MetricSpec("*.acc_m", HIGHER),
              MetricSpec("*.delta_acc", LOWER, BOOTSTRAP), MetricSpec("*.acc_gap_m_minus_f", ZERO),

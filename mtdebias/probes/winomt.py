@@ -243,7 +243,7 @@ class WinoMTProbe(BaseProbe):
     """``winomt.v1``: gender accuracy, F1 gap ΔG and stereotype gap ΔS on WinoMT."""
 
     name = PROBE_NAME
-    reads_target_gender = True
+    needs = ("detector",)  # reads the gender of target words
     specs = (MetricSpec("accuracy", HIGHER, MCNEMAR), MetricSpec("accuracy_*", HIGHER), MetricSpec("f1_*", HIGHER),
              MetricSpec("delta_g", ZERO, BOOTSTRAP), MetricSpec("delta_s", ZERO, BOOTSTRAP),
              MetricSpec("undetected_rate", LOWER))

@@ -142,6 +142,8 @@ def classify(item: WSDItem, lang: str, translation: str, tokens: Sequence[LemmaT
 class WSDBiasProbe(BaseProbe):
     """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
 
+    needs = ("lemmatiser",)  # matches lemmas of the translation
+
     name = PROBE_NAME
     specs = (*(MetricSpec(metric, better, test) for metric, (better, test) in SPECS.items()),
              MetricSpec("accuracy_by_*", HIGHER))
