@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..registry import PROBES
+from ..translators.specs import KINDS
 
 
 def add_parser(subparsers) -> None:
@@ -27,9 +28,10 @@ def add_parser(subparsers) -> None:
                              "checkpoints, dictionaries and subword model)")
     parser.add_argument("--revision", help="hub revision (branch, tag or commit) for hub ids given as targets")
     parser.add_argument("--translator", action="append", default=[], metavar="SPEC",
-                        help="a system named by a spec instead of a checkpoint: hf-causal:MODEL (decoder-only LM), "
-                             "openai:MODEL@URL (OpenAI-compatible server), apertium:en-es (rule-based); a target "
-                             "written as a spec is the same")
+                        help="a system named by a spec KIND:REST instead of a checkpoint (kinds: "
+                             f"{', '.join(KINDS)}), e.g. hf-causal:MODEL (decoder-only LM), openai:MODEL@URL "
+                             "(OpenAI-compatible server), apertium:en-es (rule-based); a target written as a spec "
+                             "is the same")
     parser.add_argument("--translator-option", action="append", default=[], metavar="KEY=VALUE",
                         help="an option of the --translator (e.g. prompt=..., api_key_env=...), JSON if it parses")
     parser.add_argument("--suite", type=Path, help="suite TOML (see eval/)")

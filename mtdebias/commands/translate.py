@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..textio import FIRST_LINES, read_stream_lines
 from ..translators.base import DEFAULT_EPSILON
+from ..translators.specs import KINDS
 
 # lines translated and printed at a time: small enough that Ctrl-C loses little, large enough that
 # length batching inside a chunk still packs batches well
@@ -20,7 +21,8 @@ def add_parser(subparsers) -> None:
                                    description="Translate lines from standard input with a local checkpoint.")
     parser.add_argument("checkpoint", help="a local checkpoint directory, a hub id (org/name or org/name@REV), "
                                            "a fairseq model (.pt, save directory or fairseq.toml), or a translator "
-                                           "spec: hf-causal:MODEL, openai:MODEL@URL, apertium:en-es")
+                                           f"spec KIND:REST (kinds: {', '.join(KINDS)}; e.g. hf-causal:MODEL, "
+                                           "openai:MODEL@URL, apertium:en-es)")
     parser.add_argument("--revision", help="hub revision (branch, tag or commit) of a hub id")
     parser.add_argument("--beam", type=int, default=5, help="beam size (default 5)")
     parser.add_argument("--sample", type=int, default=0, metavar="N",
