@@ -94,6 +94,32 @@ def test_issue_translations_are_scored_right(lang, item_id, translation, expecte
     assert attempt["status"] == expected, attempt["matches"]
 
 
+# the item-list findings of eval/gold/wsd_matcher/README.md (AWS translations), as decided there
+@pytest.mark.parametrize("lang, item_id, translation, expected", [
+    ("ru", "fan.person.1", "Она с детства верная поклонница этого футбольного клуба.", "GOOD"),
+    ("ru", "run.move.1", "Утром дети побежали на пляж.", "GOOD"),
+    ("ru", "leave.depart.2", "Мы рано вышли с вечеринки, потому что устали.", "GOOD"),
+    ("ru", "pick.choose.2", "Тренер подобрал её в национальную сборную.", "GOOD"),
+    ("ru", "pick.gather.1", "Весь день мы подбирали яблоки в саду.", "GOOD"),  # подобрать: both senses
+    ("ru", "beat.win.1", "Наша команда побила чемпионов со счётом три–один.", "GOOD"),
+    ("ru", "beat.eggs.1", "Побейте яйца с сахаром, пока смесь не посветлеет.", "BAD"),
+    ("de", "charge.price.1", "Das Hotel belastete uns mit fünfzig Euro für das Frühstück.", "MISS"),  # decided against
+])
+def test_aws_findings_are_scored_as_decided(lang, item_id, translation, expected):
+    probe = WSDBiasProbe.from_options(lang, resamples=0)
+    item = next(i for i in probe.items() if i.id == item_id)
+    assert probe.attempts_from_translations([translation], [item])[0]["status"] == expected
+
+
+def test_lemmas_that_express_both_senses_leave_the_item():
+    """it spendere (time) and ru мягкий (a soft sound) can say the item's sense, so they are never
+    bad, and with no bad lemma left the language is dropped from those items."""
+    it_ids = {i.id for i in WSDBiasProbe.from_options("it", resamples=0).items()}
+    ru_ids = {i.id for i in WSDBiasProbe.from_options("ru", resamples=0).items()}
+    assert "spend.money.1" in it_ids and not {"spend.time.1", "spend.time.2"} & it_ids
+    assert "soft.touch.1" in ru_ids and not {"soft.sound.1", "soft.sound.2"} & ru_ids
+
+
 def test_sentence_term_is_its_own_sense():
     probe = WSDBiasProbe.from_options("ru", resamples=0)
     item = next(i for i in probe.items() if i.id == "sentence.grammar.1")
@@ -167,9 +193,9 @@ def test_matcher_agrees_with_labels_of_apertium_output():
     assert not result["confusion"].get(("GOOD", "BAD")) and not result["confusion"].get(("BAD", "GOOD"))
 
 
-# measured 143/144, 134/140, 155/158 (README.md there); each floor sits just below, so one more
-# disagreement on any file fails
-AWS_FLOORS = {"aws_de.tsv": (144, 0.99), "aws_it.tsv": (140, 0.955), "aws_ru.tsv": (158, 0.98)}
+# measured 142/143, 133/137, 154/157 (README.md there, after its item-list findings were applied);
+# each floor sits just below, so one more disagreement on any file fails
+AWS_FLOORS = {"aws_de.tsv": (143, 0.99), "aws_it.tsv": (137, 0.97), "aws_ru.tsv": (157, 0.98)}
 
 
 @pytest.mark.parametrize("name", sorted(AWS_FLOORS))
