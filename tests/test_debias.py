@@ -48,7 +48,7 @@ def gender_corpus(n: int = 500, seed: int = 0) -> tuple[list[str], list[str]]:
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory) -> Path:
-    from mtdebias.testing import train_tiny_checkpoint
+    from toy import train_tiny_checkpoint
 
     torch.set_num_threads(1)
     return train_tiny_checkpoint(tmp_path_factory.mktemp("gender"), pairs=gender_corpus(), steps=60,

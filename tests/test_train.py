@@ -14,7 +14,7 @@ from safetensors.torch import load_file
 
 from mtdebias.errors import CheckpointError, InputError
 from mtdebias.store import RunStore
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 from mtdebias.translators.hf import HFTranslator, length_batches
 
 
@@ -112,7 +112,7 @@ import sys, torch
 torch.set_num_threads(1)
 from mtdebias.model import build_model, marian_config
 from mtdebias.recipe.schema import TrainConfig
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 from mtdebias.tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
 from mtdebias.train.trainer import StaticPairs, Trainer
 from pathlib import Path
