@@ -109,6 +109,7 @@ def test_corrupt_and_missing_checkpoints(tiny_checkpoint, tmp_path):
 
 TRAIN_SCRIPT = """
 import sys, torch
+sys.path.append(sys.argv[4])  # tests/, for the toy fixture
 torch.set_num_threads(1)
 from mtdebias.model import build_model, marian_config
 from mtdebias.recipe.schema import TrainConfig
@@ -132,8 +133,8 @@ trainer.train()
 
 
 def _run_training(run: Path, tok: Path, slow: bool = False) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", TRAIN_SCRIPT, str(run), str(tok), "slow" if slow else "fast"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen([sys.executable, "-c", TRAIN_SCRIPT, str(run), str(tok), "slow" if slow else "fast",
+                             str(Path(__file__).parent)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def test_sigkill_and_resume_is_exact(tmp_path):
