@@ -8,7 +8,8 @@ one line in :mod:`mtdebias.debias.methods` and an aligner one line in
 :mod:`mtdebias.align.aligners`, the tables those packages pick their components from (kept
 there so that neither package imports this index, which names them: that was a loop).
 This module gathers all four, so callers above (recipes, suites, the runner, the CLI) ask one
-place. Nothing here imports a component: naming and validating stay light.
+place. Naming and validating stay light: importing this imports no probe, eraser, augmenter
+or aligner backend (align.aligners itself needs only the standard library until an aligner runs).
 """
 
 from __future__ import annotations
