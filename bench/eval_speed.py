@@ -33,11 +33,16 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
+
+# The toy corpus and the tiny checkpoint trainer are test fixtures (tests/toy.py), not package
+# code; this script runs as `python bench/NAME.py`, so tests/ is put on the path to reach them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from mtdebias.translators.base import DEFAULT_EPSILON
 
@@ -79,7 +84,7 @@ def _training_text(limit: int = 40_000) -> tuple[list[str], str]:
             if len(glosses) >= limit:
                 break
         return glosses, "WordNet glosses"
-    from mtdebias.testing import toy_corpus
+    from toy import toy_corpus
 
     return toy_corpus(2000)[0], "toy corpus (WordNet absent: small vocabulary)"
 
@@ -144,8 +149,8 @@ def _size(checkpoint: Path) -> str:
 
 
 def run_device(device: str, args, workdir: Path) -> None:
-    from mtdebias.testing import toy_corpus, train_tiny_checkpoint
     from mtdebias.translators.hf import HFTranslator
+    from toy import toy_corpus, train_tiny_checkpoint
 
     if args.checkpoint is not None:
         lines = [line.strip() for line in args.sources.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -3,7 +3,7 @@
 Times ``n`` ε-samples per source on a few sources with randomly initialised Marian models of a
 tiny and a base (Opus-MT-sized) configuration, and extrapolates to one WinoMT-sized evaluation
 (``--set-size`` sources, default 5,628 = 1,876 contrast sets × {he, she, they}). With
-``--trained`` it also trains the tiny test checkpoint (``mtdebias.testing``) and samples through
+``--trained`` it also trains the tiny test checkpoint (``tests/toy.py``) and samples through
 :class:`mtdebias.translators.hf.HFTranslator` on real WinoMT-like sentences, where duplicates
 actually occur, to measure the share of embedding calls deduplication saves. Random weights give
 near-uniform next-token distributions whose every token falls below ε, so ε-sampling keeps only
@@ -17,10 +17,16 @@ limit) but their dedup share is meaningless and is not printed.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import torch
+
+# The toy corpus and the tiny checkpoint trainer are test fixtures (tests/toy.py), not package
+# code; this script runs as `python bench/NAME.py`, so tests/ is put on the path to reach them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from mtdebias.translators.base import DEFAULT_EPSILON
 from mtdebias.uncertainty.entropy import dedup, dedup_saving
@@ -67,8 +73,8 @@ def time_random(preset: str, items: int, samples: int, src_len: int, epsilon: fl
 
 
 def time_trained(items: int, samples: int, epsilon: float):
-    from mtdebias.testing import train_tiny_checkpoint
     from mtdebias.translators.hf import HFTranslator
+    from toy import train_tiny_checkpoint
 
     with tempfile.TemporaryDirectory() as tmp:
         checkpoint = train_tiny_checkpoint(tmp)

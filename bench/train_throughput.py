@@ -9,11 +9,16 @@ are meaningful on a noisy machine (absolute numbers are not). Target: trainer/ba
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
+
+# The toy corpus and the tiny checkpoint trainer are test fixtures (tests/toy.py), not package
+# code; this script runs as `python bench/NAME.py`, so tests/ is put on the path to reach them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 
 def _bare_loop(model, batches, lr: float, clip: float) -> float:
@@ -48,10 +53,10 @@ def main() -> None:
 
     from mtdebias.model import build_model, marian_config
     from mtdebias.recipe.schema import TrainConfig
-    from mtdebias.testing import toy_corpus
     from mtdebias.tokenizer import train_tokenizer, vocab_sizes
     from mtdebias.train.batching import collate, encode_pairs, make_batches
     from mtdebias.train.trainer import StaticPairs, Trainer
+    from toy import toy_corpus
 
     sources, targets = toy_corpus(4000, seed=1)
     work = Path(tempfile.mkdtemp())

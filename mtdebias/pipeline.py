@@ -372,7 +372,7 @@ def _debiaser(recipe: Recipe):
     debias = recipe.debias
     if debias.method == "none" or debias.when == "posthoc":
         return None
-    from .debias import EncoderDebiaser
+    from .debias.apply import EncoderDebiaser
 
     return EncoderDebiaser(method=debias.method, words=debias.words, when=debias.when,
                            multi_token=debias.multi_token, equalise=debias.equalise,
@@ -398,7 +398,7 @@ def _debias_final_checkpoint(recipe: Recipe, store: RunStore) -> Path | None:
     out = store.derived_checkpoint(last, "debiased")
     if (out / "debias_report.json").exists():
         return out
-    from .debias import debias_checkpoint
+    from .debias.apply import debias_checkpoint
 
     debias_checkpoint(last, out, method=debias.method, words=debias.words, multi_token=debias.multi_token,
                       equalise=debias.equalise, pairs=debias.pairs or recipe.data.src_lang,

@@ -1,69 +1,22 @@
-"""One registry for every named, versioned component: probes, debiasing methods, aligners and
-augmenters.
+"""The index of every named, versioned component: probes, debiasing methods, aligners and
+augmenters (each a :class:`~mtdebias.lazy_registry.Registry` of ``"module:object"`` strings).
 
-Entries are ``"module:object"`` strings, imported only when a component is used, so naming or
-validating a component (a recipe, a suite) imports nothing heavy and nothing registers itself
-by being imported. Names follow one scheme, ``name.vN``; the unversioned names of earlier
-recipes and suites (``winomt``, ``hard``) are accepted as aliases of the current version.
-A new component is one line here.
+A registry string is a dependency like an import (``tests/test_layers.py`` reads it as one), so
+each table lives as low as the components it names and no lower than the code that dispatches
+on it: probes and augmenters are named here, above everything they name; a debiasing method is
+one line in :mod:`mtdebias.debias.methods` and an aligner one line in
+:mod:`mtdebias.align.aligners`, the tables those packages pick their components from (kept
+there so that neither package imports this index, which names them: that was a loop).
+This module gathers all four, so callers above (recipes, suites, the runner, the CLI) ask one
+place. Naming and validating stay light: importing this imports no probe, eraser, augmenter
+or aligner backend (align.aligners itself needs only the standard library until an aligner runs).
 """
 
 from __future__ import annotations
 
-import difflib
-import importlib
-import warnings
-from dataclasses import dataclass, field
-from typing import Any, Mapping
-
-from .errors import ConfigError
-
-
-@dataclass(frozen=True)
-class Registry:
-    kind: str  # what the entries are, for messages: "probe", "debiasing method", ...
-    entries: Mapping[str, str]  # canonical name ("winomt.v1") → "module:object"
-    aliases: Mapping[str, str] = field(default_factory=dict)  # old name → canonical name
-
-    def names(self) -> tuple[str, ...]:
-        """Every accepted name: canonical ones first, then aliases."""
-        return (*self.entries, *self.aliases)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.entries or name in self.aliases
-
-    def canonical(self, name: str, where: str | None = None) -> str:
-        """``winomt`` → ``winomt.v1``; an unknown name is a :class:`ConfigError` with a did-you-mean."""
-        if name in self.entries:
-            return name
-        if name in self.aliases:
-            pinned = self.aliases[name]
-            newer = self.newer_than(pinned)
-            if newer:  # an alias is pinned: results stay comparable, and the user hears of the newer one
-                warnings.warn(f"{self.kind} '{name}' means {pinned}; {', '.join(newer)} exists too — name it "
-                              f"to use it", stacklevel=2)
-            return pinned
-        close = difflib.get_close_matches(str(name), self.names(), n=1, cutoff=0.6)
-        hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(self.entries)}"
-        raise ConfigError(f"{where + ': ' if where else ''}unknown {self.kind} {name!r}", hint=hint)
-
-    def newer_than(self, canonical: str) -> list[str]:
-        """Later versions of the same component (``winomt.v2`` for ``winomt.v1``)."""
-        base, _, version = canonical.rpartition(".v")
-        if not version.isdigit():
-            return []
-        return [entry for entry in self.entries if entry.rpartition(".v")[0] == base
-                and entry.rpartition(".v")[2].isdigit() and int(entry.rpartition(".v")[2]) > int(version)]
-
-    def load(self, name: str) -> Any:
-        """The object registered under ``name`` (imported now)."""
-        target = self.entries[self.canonical(name)]
-        module_name, _, attribute = target.partition(":")
-        obj: Any = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            obj = getattr(obj, part)
-        return obj
-
+from .align.aligners import ALIGNERS
+from .debias.methods import DEBIAS_METHODS
+from .lazy_registry import Registry
 
 PROBES = Registry("probe", {
     "quality.v1": "mtdebias.probes.quality:QualityProbe.from_options",
@@ -79,17 +32,6 @@ PROBES = Registry("probe", {
             "sentiment": "sentiment.v1", "ambiguity": "ambiguity.v1", "wsd_bias": "wsd_bias.v1",
             "gest": "gest.v1", "gest_pref": "gest_pref.v1",
             "gest_choice": "gest_choice.v1"})
-
-DEBIAS_METHODS = Registry("debiasing method", {
-    "hard.v1": "mtdebias.debias.hard:HardDebiasEraser",
-    "inlp.v1": "mtdebias.debias.inlp:INLPEraser",
-    "leace.v1": "mtdebias.debias.leace:LeaceEraser",
-}, aliases={"hard": "hard.v1", "inlp": "inlp.v1", "leace": "leace.v1"})
-
-ALIGNERS = Registry("aligner", {
-    "fast_align.v1": "mtdebias.align.aligners:run_fast_align",
-    "eflomal.v1": "mtdebias.align.aligners:run_eflomal",
-}, aliases={"fast_align": "fast_align.v1", "eflomal": "eflomal.v1"})
 
 AUGMENTERS = Registry("augmenter", {
     "switch_entity.v1": "mtdebias.augment.switch:SwitchEntity",

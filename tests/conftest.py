@@ -23,7 +23,7 @@ def _one_thread():
 @pytest.fixture(scope="session")
 def tiny_checkpoint(tmp_path_factory) -> Path:
     """A tiny Marian en→de model trained for real on the toy corpus (about 10 s)."""
-    from mtdebias.testing import train_tiny_checkpoint
+    from toy import train_tiny_checkpoint
 
     return train_tiny_checkpoint(tmp_path_factory.mktemp("tiny"), steps=150)
 

@@ -20,7 +20,7 @@ import json
 import os
 from pathlib import Path
 
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 from test_debias import gender_corpus
 
 

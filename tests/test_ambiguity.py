@@ -309,7 +309,7 @@ def test_quick_suite_scores_delta_i_against_the_synthetic_corpus_references(tmp_
     from mtdebias.probes.ambiguity import AmbiguityProbe
     from mtdebias.suite import load_suite
     from mtdebias.synth import generate
-    from mtdebias.testing import train_tiny_checkpoint
+    from toy import train_tiny_checkpoint
     from mtdebias.translators.hf import HFTranslator
 
     corpus = generate("de", 1500, seed=1)

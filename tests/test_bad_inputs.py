@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.cli import main
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 

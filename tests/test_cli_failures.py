@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.cli import main
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 from test_bad_inputs import RECIPE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -309,7 +309,7 @@ def test_truncated_inputs_are_counted_warned_and_recorded(ws, tmp_path, capsys, 
 
 @pytest.fixture(scope="module")
 def gender_checkpoint(tmp_path_factory) -> Path:
-    from mtdebias.testing import train_tiny_checkpoint
+    from toy import train_tiny_checkpoint
     from test_debias import gender_corpus
 
     return train_tiny_checkpoint(tmp_path_factory.mktemp("gender"), pairs=gender_corpus(), steps=60, vocab_size=150)

@@ -13,7 +13,7 @@ pytest.importorskip("ctranslate2")
 from sacrebleu.metrics import BLEU  # noqa: E402
 
 from mtdebias.errors import ConfigError  # noqa: E402
-from mtdebias.testing import toy_corpus  # noqa: E402
+from toy import toy_corpus  # noqa: E402
 from mtdebias.translators.ct2 import CT2Translator, converted_dir  # noqa: E402
 from mtdebias.translators.hf import HFTranslator  # noqa: E402
 from mtdebias.translators.load import check_backend  # noqa: E402

@@ -10,9 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from mtdebias.debias import (EncoderDebiaser, HardDebiasEraser, INLPEraser, LeaceEraser, debias_checkpoint,
-                             debias_model, equalise, gender_direction, load_definitional_pairs, load_word_list,
-                             neutralise, restore_norms, select_word_tokens)
+from mtdebias.debias.apply import EncoderDebiaser, debias_checkpoint, debias_model
+from mtdebias.debias.base import restore_norms
+from mtdebias.debias.direction import gender_direction
+from mtdebias.debias.hard import HardDebiasEraser, equalise, neutralise
+from mtdebias.debias.inlp import INLPEraser
+from mtdebias.debias.leace import LeaceEraser
+from mtdebias.debias.words import load_definitional_pairs, load_word_list, select_word_tokens
 from mtdebias.debias.linear import fit_linear
 from mtdebias.debias.untie import encoder_embedding, encoder_shares_weights
 from mtdebias.errors import ConfigError, InputError
@@ -48,7 +52,7 @@ def gender_corpus(n: int = 500, seed: int = 0) -> tuple[list[str], list[str]]:
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory) -> Path:
-    from mtdebias.testing import train_tiny_checkpoint
+    from toy import train_tiny_checkpoint
 
     torch.set_num_threads(1)
     return train_tiny_checkpoint(tmp_path_factory.mktemp("gender"), pairs=gender_corpus(), steps=60,

@@ -101,7 +101,7 @@ save_every_steps = {save_every}
 
 
 def _write(folder: Path, name: str, epochs: int = 1, grad_accum: int = 1, save_every: int = 0) -> Path:
-    from mtdebias.testing import toy_corpus
+    from toy import toy_corpus
 
     if not (folder / "train.en").exists():
         src, tgt = toy_corpus(400, seed=4)

@@ -172,7 +172,7 @@ class Guide:
 def guide(tmp_path_factory) -> Guide:
     import torch
 
-    from mtdebias.testing import train_tiny_checkpoint
+    from toy import train_tiny_checkpoint
     from tests.test_debias import gender_corpus
 
     project = tmp_path_factory.mktemp("guide") / "project"
@@ -240,7 +240,7 @@ def test_a_new_probe_is_one_module_and_one_registry_line(guide):
 def test_a_new_debiasing_method_is_one_module_and_one_registry_line(guide):
     followed = guide.follow(DEBIAS)
     assert followed.new == ["mtdebias/debias/mean_diff.py"]
-    assert followed.changed == {"mtdebias/registry.py": (1, 0)}
+    assert followed.changed == {"mtdebias/debias/methods.py": (1, 0)}
     debiased = guide.project / "runs" / "tiny-seed1" / "checkpoints" / "step-0000020-debiased"
     report = json.loads((debiased / "debias_report.json").read_text(encoding="utf-8"))
     assert report["eraser"]["method"] == "mean_diff" and report["eraser"]["strength"] == 0.5

@@ -27,7 +27,7 @@ from mtdebias.augment.fairseq_shards import write_fairseq_shards  # noqa: E402
 from mtdebias.cli import main as cli_main  # noqa: E402
 from mtdebias.errors import InputError  # noqa: E402
 from mtdebias.subword import SentencePieceCodec  # noqa: E402
-from mtdebias.testing import COLOURS, VERBS, toy_corpus  # noqa: E402
+from toy import COLOURS, VERBS, toy_corpus  # noqa: E402
 
 pytestmark = pytest.mark.fairseq
 

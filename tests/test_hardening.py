@@ -20,7 +20,7 @@ import torch
 from mtdebias.errors import CheckpointError, ConfigError
 from mtdebias.recipe import load_recipe, schema
 from mtdebias.store import RunStore
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}

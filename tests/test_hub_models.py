@@ -107,7 +107,7 @@ def test_fine_tuning_from_a_hub_id(hub, repo, tmp_path):
     """``model.init = "org/name"`` loads the cached snapshot; one tiny epoch writes a checkpoint."""
     from mtdebias.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
-    from mtdebias.testing import toy_corpus
+    from toy import toy_corpus
 
     src, tgt = toy_corpus(40, seed=5)
     for name, lines in (("train.en", src), ("train.de", tgt), ("dev.en", src[:8]), ("dev.de", tgt[:8])):

@@ -76,3 +76,11 @@ def test_gold_errors_name_the_file_and_line(tmp_path, labels, message):
     with pytest.raises(InputError, match=message) as info:
         load_gold(tmp_path, "xx")
     assert info.value.path.endswith("xx.tsv") and info.value.line is not None
+
+
+def test_a_gold_file_with_another_header_is_refused_at_line_1(tmp_path):
+    _write_gold(tmp_path, "1\tÄrztin\tfemale\t\n")
+    (tmp_path / "labels" / "xx.tsv").write_text("line\ttarget\tgender\tnote\n1\tÄrztin\tfemale\t\n", encoding="utf-8")
+    with pytest.raises(InputError, match="expected the header line<TAB>target<TAB>label<TAB>note") as info:
+        load_gold(tmp_path, "xx")
+    assert info.value.path.endswith("labels/xx.tsv") and info.value.line == 1

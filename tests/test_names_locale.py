@@ -75,3 +75,25 @@ def test_word_list_gold_with_corpus_decisions(tmp_path):
     assert (corpus["agreement_pct"], corpus["flips"], corpus["coverage_pct"]) == (75.0, 0, 66.7)
     # Selah: the table's female (WGND) is contested by one male sentence → no longer gendered
     assert (corpus["non_persons_gendered"], corpus["corpus_evidence_names"]) == (0, 3)
+
+
+def test_a_bad_wgnd_fallback_table_names_the_file_and_line(tmp_path, monkeypatch):
+    from mtdebias.names import locale
+
+    table = tmp_path / "wgnd_fallback.tsv"
+    monkeypatch.setattr(locale, "WGND_FALLBACK", table)
+    cases = [("name\tgender\tp\naaban\tmale\t1.000\nbob\tmal\t0.900\n", ":3: expected name<TAB>male|female|unknown"),
+             ("name\tsex\tp\naaban\tmale\t1.000\n", ":1: expected the header name<TAB>gender<TAB>p"),
+             ("name\tgender\tp\naaban\tmale\t1.000\n\xe9\n".encode("latin-1"), ":3: invalid UTF-8")]
+    try:
+        for content, message in cases:
+            (table.write_bytes if isinstance(content, bytes) else table.write_text)(content)
+            locale._wgnd_table.cache_clear()
+            with pytest.raises(InputError) as info:
+                locale._wgnd_table()
+            assert f"{table}{message}" in str(info.value)
+        table.write_text("name\tgender\tp\naaban\tmale\t1.000\n")
+        locale._wgnd_table.cache_clear()
+        assert locale._wgnd_table() == {"aaban": "male"}
+    finally:
+        locale._wgnd_table.cache_clear()  # the shipped table for the tests that follow

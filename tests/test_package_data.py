@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
 import textwrap
+import zipfile
 from pathlib import Path
 
 from mtdebias import resources
@@ -25,7 +27,7 @@ SCRIPT = textwrap.dedent("""
     from mtdebias import resources
     from mtdebias.probes.name_gender import NameGenderProbe, default_template_path, load_gender_templates
     from mtdebias.names import load_name_list
-    from mtdebias.testing import TranslateOnly
+    from toy import TranslateOnly
 
     templates = load_gender_templates(default_template_path("de"))
     female = set(load_name_list("first_female")) | set(load_name_list("full_female")) | {"she", "She"}
@@ -66,6 +68,8 @@ def test_wheel_installed_outside_the_checkout_runs_a_probe_on_shipped_data(tmp_p
                            capture_output=True, text=True, cwd=tmp_path, env=env)
     assert build.returncode == 0, build.stderr
     (wheel,) = wheels.glob("mtdebias-*.whl")
+    with zipfile.ZipFile(wheel) as archive:  # test fixtures stay out of the package
+        assert not [n for n in archive.namelist() if n.startswith(("tests/", "mtdebias/testing"))]
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -80,6 +84,9 @@ def test_wheel_installed_outside_the_checkout_runs_a_probe_on_shipped_data(tmp_p
                                         text=True).strip())
     (site / "shared-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
 
+    # the scripted translator's base is a test fixture, not in the wheel: beside the script it
+    # is importable (`python -c` puts the working directory first on the path)
+    shutil.copy(Path(__file__).with_name("toy.py"), tmp_path / "toy.py")
     out = subprocess.run([str(python), "-c", SCRIPT], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout.strip().splitlines()[-1])

@@ -7,7 +7,7 @@ import pytest
 from mtdebias.pipeline import run_recipe
 from mtdebias.recipe import load_recipe
 from mtdebias.store import RunStore
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 
 RECIPE = """
 [run]

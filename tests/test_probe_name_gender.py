@@ -15,7 +15,7 @@ from mtdebias.errors import InputError
 from mtdebias.probes.name_gender import (GenderTemplate, NameGenderProbe, default_template_path, fill,
                                          load_gender_templates, name_gender_metrics)
 from mtdebias.registry import PROBES
-from mtdebias.testing import TranslateOnly
+from toy import TranslateOnly
 
 TEMPLATES = [
     GenderTemplate("teacher", "[PERSON] worked as a teacher in a small village.", ("Lehrer", "Lehrers"), ("Lehrerin",)),

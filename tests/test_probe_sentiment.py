@@ -10,7 +10,7 @@ from mtdebias.registry import PROBES
 from mtdebias.probes.sentiment import (Filler, SentimentProbe, SentimentTemplate, filler_renderings,
                                        label_rendering, load_fillers, load_sentiment_templates, range_metrics)
 from mtdebias.probes.name_gender import TEMPLATE_DIR
-from mtdebias.testing import TranslateOnly
+from toy import TranslateOnly
 
 TEMPLATES = [
     SentimentTemplate("proud", "[PERSON] is a proud person.", "proud", ("自豪",), ("骄傲",)),

@@ -9,7 +9,7 @@ import pytest
 from mtdebias.errors import InputError
 from mtdebias.registry import PROBES
 from mtdebias.probes.winomt import WinoMTProbe, load_winomt, winomt_metrics
-from mtdebias.testing import TranslateOnly
+from toy import TranslateOnly
 from mtdebias.translators.file import FileTranslator
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -43,11 +43,14 @@ def test_every_entry_loads():
 
 def test_naming_and_validating_imports_nothing_heavy():
     """Entries are strings: the registry, and a recipe validated against it, import no probe,
-    suite, torch or aligner (the pipeline checks the suite)."""
+    suite, eraser, augmenter, torch, numpy or aligner backend (the pipeline checks the suite).
+    The aligners' table is imported (it is in ``mtdebias.align.aligners``, which needs only the
+    standard library until an aligner runs), and so is the debiasing methods' table."""
     code = ("import sys; from mtdebias.registry import PROBES; from mtdebias.recipe import load_recipe; "
             "load_recipe('recipes/quickstart.toml'); "
             "print(sorted(m for m in sys.modules if m.startswith(('mtdebias.probes', 'mtdebias.suite', "
-            "'mtdebias.align', 'torch'))))")
+            "'mtdebias.augment', 'mtdebias.debias.', 'torch', 'numpy', 'systran_align', 'eflomal')) "
+            "and m != 'mtdebias.debias.methods'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -60,3 +63,13 @@ def test_an_alias_is_pinned_and_says_when_a_newer_version_exists():
     with pytest.warns(UserWarning, match="'x' means x.v1; x.v2 exists too"):
         assert registry.canonical("x") == "x.v1"
     assert registry.canonical("x.v2") == "x.v2"
+
+
+def test_the_registry_gathers_the_tables_the_packages_dispatch_on():
+    """Aligners and debiasing methods are named in their own packages (which pick from them
+    without importing the registry); the registry lists those very tables, not copies."""
+    from mtdebias.align.aligners import ALIGNERS as aligners_table
+    from mtdebias.debias.methods import DEBIAS_METHODS as debias_table
+
+    assert REGISTRIES["aligner"] is aligners_table is ALIGNERS
+    assert REGISTRIES["debias"] is debias_table is DEBIAS_METHODS

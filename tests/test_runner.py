@@ -7,7 +7,7 @@ import pytest
 from mtdebias.errors import ConfigError
 from mtdebias.runner import evaluate
 from mtdebias.store import RunStore
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 from mtdebias.translators.hf import HFTranslator
 
 SUITE = """

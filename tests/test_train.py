@@ -14,7 +14,7 @@ from safetensors.torch import load_file
 
 from mtdebias.errors import CheckpointError, InputError
 from mtdebias.store import RunStore
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 from mtdebias.translators.hf import HFTranslator, length_batches
 
 
@@ -109,10 +109,11 @@ def test_corrupt_and_missing_checkpoints(tiny_checkpoint, tmp_path):
 
 TRAIN_SCRIPT = """
 import sys, torch
+sys.path.append(sys.argv[4])  # tests/, for the toy fixture
 torch.set_num_threads(1)
 from mtdebias.model import build_model, marian_config
 from mtdebias.recipe.schema import TrainConfig
-from mtdebias.testing import toy_corpus
+from toy import toy_corpus
 from mtdebias.tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
 from mtdebias.train.trainer import StaticPairs, Trainer
 from pathlib import Path
@@ -132,8 +133,8 @@ trainer.train()
 
 
 def _run_training(run: Path, tok: Path, slow: bool = False) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", TRAIN_SCRIPT, str(run), str(tok), "slow" if slow else "fast"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen([sys.executable, "-c", TRAIN_SCRIPT, str(run), str(tok), "slow" if slow else "fast",
+                             str(Path(__file__).parent)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def test_sigkill_and_resume_is_exact(tmp_path):

@@ -290,7 +290,7 @@ def test_probe_options_are_checked():
 def test_forced_decoding_and_run_on_a_trained_checkpoint(tiny_checkpoint, tmp_path):
     from mtdebias.translators.hf import HFTranslator
 
-    # the tiny model knows "The red dog sleeps." → "Der rote Hund schläft." (mtdebias.testing)
+    # the tiny model knows "The red dog sleeps." → "Der rote Hund schläft." (tests/toy.py)
     rows = []
     for k, (animal, tier, other) in enumerate([("dog", "Hund", "Katze"), ("cat", "Katze", "Pferd"),
                                                 ("horse", "Pferd", "Vogel")]):

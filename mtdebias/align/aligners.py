@@ -23,10 +23,17 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InputError
-from ..registry import ALIGNERS
+from ..lazy_registry import Registry
 from .symmetrize import grow_diag_final_and
 from .tokenize import Token, tokenize
 
+# The aligners by name, one line each; mtdebias.registry lists this table with the others. It is
+# here, naming this module's own functions, because align_pairs dispatches on it: were it in the
+# registry, this module would import the registry that names it (a loop).
+ALIGNERS = Registry("aligner", {
+    "fast_align.v1": "mtdebias.align.aligners:run_fast_align",
+    "eflomal.v1": "mtdebias.align.aligners:run_eflomal",
+}, aliases={"fast_align": "fast_align.v1", "eflomal": "eflomal.v1"})
 METHODS = ALIGNERS.names()  # fast_align.v1, eflomal.v1 and their unversioned aliases
 
 

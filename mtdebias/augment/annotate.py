@@ -44,7 +44,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from .. import atomic
 from ..align import Alignment, FastAlignModel, align_pairs, aligner_line, tokenize
-from ..registry import ALIGNERS
+from ..align.aligners import ALIGNERS
 from ..errors import InputError
 from ..ner import TYPES, Entity, load_tagger, types_compatible
 from ..signature import Signature, hash_json

@@ -31,7 +31,7 @@ import torch
 from ..atomic import clean_stale_temporaries, temporary_dir, write_json
 from ..hub import snapshot_id
 from ..errors import InputError
-from ..registry import DEBIAS_METHODS
+from .methods import DEBIAS_METHODS
 from ..signature import Signature, hash_checkpoint, hash_json
 from .base import Eraser, restore_norms
 from .direction import GenderDirection, gender_direction

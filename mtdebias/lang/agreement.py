@@ -16,16 +16,14 @@ undetected rate, left out of the agreement denominator::
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable
 
 from ..errors import InputError
 from ..signature import Signature, hash_file
-from ..textio import read_text
+from ..textio import iter_tsv
 from .base import UNDETECTED, Detection
 
 GOLD_LABELS = ("male", "female", "neutral", "not_found")
@@ -58,22 +56,19 @@ class GoldItem:
         return hits[k] if k < len(hits) else None
 
 
-def _read_tsv(path: Path, columns: Sequence[str]) -> list[dict[str, str]]:
+def _read_tsv(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """Rows of a gold file as {column: value}; the last column (a note) may be left off."""
+    hint = "see eval/gold/winomt/README.md"
     if not path.is_file():
-        raise InputError("gold file is missing", path=path, hint="see eval/gold/winomt/README.md")
-    with io.StringIO(read_text(path), newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader, None)
-        if header is None or tuple(header[:len(columns)]) != tuple(columns):
-            raise InputError(f"header should start with {', '.join(columns)}", path=path, line=1)
-        rows = []
-        for number, row in enumerate(reader, 2):
-            if len(row) < len(columns) - 1:
-                raise InputError(f"expected {len(columns)} tab-separated columns, found {len(row)}",
-                                 path=path, line=number)
-            record = dict(zip(columns, row + [""] * (len(columns) - len(row))))
-            record["_line"] = str(number)
-            rows.append(record)
+        raise InputError("gold file is missing", path=path, hint=hint)
+    rows = []
+    for number, row in iter_tsv(path, columns, hint):
+        if len(row) < len(columns) - 1:
+            raise InputError(f"expected {len(columns)} tab-separated columns, found {len(row)}",
+                             path=path, line=number, hint=hint)
+        record = dict(zip(columns, row + [""] * (len(columns) - len(row))))
+        record["_line"] = str(number)
+        rows.append(record)
     return rows
 
 

@@ -279,19 +279,20 @@ class LocaleNames:
 
 
 WGND_FALLBACK = DATA_DIR / "wgnd_fallback.tsv"
+WGND_HEADER = ("name", "gender", "p")
 
 
 @lru_cache(maxsize=1)
 def _wgnd_table() -> dict[str, str]:
+    rebuild = "rebuild it with `mtdebias data name-locales --wgnd`"
     if not WGND_FALLBACK.is_file():
-        raise InputError("the WGND fallback table is missing", path=WGND_FALLBACK,
-                         hint="rebuild it with `mtdebias data name-locales --wgnd`")
+        raise InputError("the WGND fallback table is missing", path=WGND_FALLBACK, hint=rebuild)
     out = {}
-    with WGND_FALLBACK.open(encoding="utf-8") as handle:
-        next(handle)
-        for line in handle:
-            name, gender, _ = line.rstrip("\n").split("\t")
-            out[name] = gender
+    for number, fields in iter_tsv(WGND_FALLBACK, WGND_HEADER, rebuild):
+        if len(fields) != 3 or fields[1] not in ("male", "female", "unknown"):
+            raise InputError("expected name<TAB>male|female|unknown<TAB>p", path=WGND_FALLBACK, line=number,
+                             hint=rebuild)
+        out[fields[0]] = fields[1]
     return out
 
 

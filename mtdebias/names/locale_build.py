@@ -29,7 +29,7 @@ from ..languages import LANGUAGES, langs_with
 from ..resources import data_path
 from ..signature import hash_file
 from ..textio import read_text
-from .locale import LOCALE_HEADER, normalise, script_of, surname_form, transliterate
+from .locale import LOCALE_HEADER, WGND_HEADER, normalise, script_of, surname_form, transliterate
 
 FAKER_LOCALES: dict[str, tuple[str, ...]] = {code: entry.faker_locales for code, entry in LANGUAGES.items()
                                               if entry.faker_locales}
@@ -236,5 +236,5 @@ def build_wgnd_fallback(out: str | Path = WGND_FALLBACK) -> dict:
             continue
         gender = label.lower() if p > WGND_MIN_PROBABILITY else "unknown"
         rows.append(f"{key}\t{gender}\t{p:.3f}")
-    write_text(Path(out), "name\tgender\tp\n" + "\n".join(rows) + "\n")
+    write_text(Path(out), "\t".join(WGND_HEADER) + "\n" + "\n".join(rows) + "\n")
     return {"rows": len(rows), "looked_up": len(keys), "sha256_12": hash_file(Path(out))}

@@ -87,7 +87,7 @@ class AmbiguityProbe(BaseProbe):
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:
         from .ambiguity_view import section
 
-        section(view, labels)
+        section(view, labels, entropy_values)
 
     def __init__(self, items: Sequence[ContrastItem], lang: str, *, cues: Sequence[dict[str, str]] | None = None,
                  n: int = 128, epsilon: float = DEFAULT_EPSILON, temperature: float = 1.0, seed: int = 0,

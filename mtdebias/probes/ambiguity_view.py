@@ -4,7 +4,7 @@ against gender accuracy across checkpoints, and the cue ANOVA tables."""
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -47,11 +47,11 @@ def entropy_violins(values: dict[str, dict[str, list[float]]], title: str) -> by
     return to_png(fig)
 
 
-def section(view: Any, labels: Sequence[str]) -> None:
+def section(view: Any, labels: Sequence[str],
+            entropy_values: Callable[[Sequence[dict[str, Any]]], dict[str, dict[str, dict[str, list[float]]]]]) -> None:
     """Entropy violins at the headline checkpoints, ΔI against WinoMT accuracy over every
-    checkpoint, and the cue ANOVA tables."""
-    from .ambiguity import entropy_values
-
+    checkpoint, and the cue ANOVA tables. ``entropy_values``: the probe's reading of its
+    attempts (handed in, so the view does not import the probe that imports it)."""
     started = False
     for run, ckpt in view.picked():
         for label in labels:

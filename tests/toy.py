@@ -1,7 +1,10 @@
-"""Small real models for tests and examples: a toy en→de corpus and a tiny trained checkpoint.
+"""Test fixtures with small real models: a toy en→de corpus, a tiny trained checkpoint and a
+base class for scripted translators.
 
 Nothing here is mocked: the corpus is generated, the tokenizer trained, and the model really
 trained with :class:`~mtdebias.train.trainer.Trainer` (a few seconds on one CPU core).
+The file is a test helper, not package code (the package never imports from tests/); the
+scripts in bench/ use it too and put tests/ on ``sys.path`` for it.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import itertools
 import random
 from pathlib import Path
 
-from .translators.base import DEFAULT_EPSILON
+from mtdebias.translators.base import DEFAULT_EPSILON
 
 ANIMALS = [("dog", "Hund", "der"), ("cat", "Katze", "die"), ("horse", "Pferd", "das"), ("bird", "Vogel", "der"),
            ("mouse", "Maus", "die"), ("fish", "Fisch", "der"), ("cow", "Kuh", "die"), ("sheep", "Schaf", "das")]
@@ -36,11 +39,11 @@ def train_tiny_checkpoint(out_dir: str | Path, pairs: tuple[list[str], list[str]
     """Train a tiny Marian model and return the directory of its last checkpoint."""
     import torch
 
-    from .model import build_model, marian_config
-    from .recipe.schema import TrainConfig
-    from .store import RunStore
-    from .tokenizer import train_tokenizer, vocab_sizes
-    from .train.trainer import StaticPairs, Trainer
+    from mtdebias.model import build_model, marian_config
+    from mtdebias.recipe.schema import TrainConfig
+    from mtdebias.store import RunStore
+    from mtdebias.tokenizer import train_tokenizer, vocab_sizes
+    from mtdebias.train.trainer import StaticPairs, Trainer
 
     out_dir = Path(out_dir)
     sources, targets = pairs or toy_corpus()
@@ -68,11 +71,11 @@ class TranslateOnly:
     scoring are refused the way a file of fixed translations refuses them."""
 
     def sample(self, sources, n=128, epsilon=DEFAULT_EPSILON, temperature=1.0, seed=0):
-        from .translators.base import UnsupportedCall
+        from mtdebias.translators.base import UnsupportedCall
 
         raise UnsupportedCall(f"{type(self).__name__} only translates")
 
     def score(self, sources, targets):
-        from .translators.base import UnsupportedCall
+        from mtdebias.translators.base import UnsupportedCall
 
         raise UnsupportedCall(f"{type(self).__name__} only translates")
