@@ -13,11 +13,12 @@ import os
 import subprocess
 import sys
 import tomllib
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .errors import ConfigError
+from .errors import ConfigError, InputError
 from .recipe import Recipe, apply_overrides, parse_recipe
 from .store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name, run_name
 from .textio import read_text
@@ -195,7 +196,13 @@ def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str
                     continue
                 row = {"seed": seed, "variant": label, "baseline": baseline, "probe": probe_label,
                        "checkpoints": f"{base_ckpt} vs {ckpt}", "items": len(a)}
-                rows += [{**row, **test} for test in paired_tests(probe, a, b, resamples=resamples)]
+                try:
+                    tests = paired_tests(probe, a, b, resamples=resamples)
+                except InputError as error:  # e.g. attempts stored by an older layout: the rest is compared
+                    warnings.warn(f"{probe_label}, {label} (seed {seed}) vs {baseline}: not compared: {error}",
+                                  stacklevel=2)
+                    continue
+                rows += [{**row, **test} for test in tests]
     return rows
 
 

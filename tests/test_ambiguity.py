@@ -137,19 +137,35 @@ def test_metrics_tune_alpha_on_the_validation_items_and_resample_the_tuning():
     # interval beyond the α = 4 values alone
     low, high = m["s3e_unambiguous"].ci
     assert low <= 0.2 and high >= 0.4 and m["delta_h_s3e"].ci is not None
-    # too few validation items to tune on: a clear error, not a silent α
+    # too few validation items to tune on: a clear error, not a silent α ...
     with pytest.raises(Exception, match="validation items to tune"):
-        probe.metrics(validation[:2] + test, ci=False)
+        probe.metrics(validation[:2] + test)
+    # ... except in a paired test's resample (ci=False): NaN S3E metrics there, the rest computed
+    resample = {x.name: x.value for x in probe.metrics(validation[:2] + test, ci=False)}
+    assert math.isnan(resample["s3e_unambiguous"]) and resample["ge_unambiguous"] == pytest.approx(0.25)
 
 
-def test_attempts_stored_in_the_old_layout_are_refused_by_name():
+def test_attempts_stored_in_the_old_layout_are_refused_by_name_and_the_report_says_so(tmp_path):
     from mtdebias.errors import InputError
     from mtdebias.probes.ambiguity import JudgedItems
+    from mtdebias.report import build_report
+    from mtdebias.store import RunStore
 
     old = {**_judged(0, "test", 0.1, {}), "entropy": {"se": 0.1, "s3e": 0.2, "ge": 0.3}}
     del old["s3e"]
     with pytest.raises(InputError, match="earlier mtdebias"):
         JudgedItems([old])
+    # a report over such a run draws everything else and names what it left out
+    store = RunStore(tmp_path / "run")
+    checkpoint = store.checkpoint_path("step-0000001")
+    checkpoint.mkdir(parents=True)
+    store.write_attempts(checkpoint, "ambiguity.v1", [old])
+    store.add_results(checkpoint, [{"probe": "ambiguity.v1", "metric": "ge_ambiguous", "value": 0.3, "ci": None,
+                                    "n": 1, "signature": "ambiguity.v1|mtdebias:0.1.0|data:x|model:m|settings:-|seed:0"}])
+    summary = build_report([store.dir], tmp_path / "report.html")
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "own plots and tables are left out" in html and "earlier mtdebias" in html
+    assert any("left out" in w for w in summary.warnings)
 
 
 def test_tiny_nli_model_clusters(items, tmp_path):

@@ -206,6 +206,7 @@ class AmbiguityProbe(BaseProbe):
         α is tuned and norm-H normalised in :meth:`metrics`, from these attempts."""
         samples: list[Deduped] = [o["samples"] for o in outputs]
         embedder = self._embedder()
+        calls_before = getattr(embedder, "calls", None)  # the embedder is shared by every checkpoint
         clusterer = self._clusterer(embedder)
         alphas = ALPHAS if self.alpha == "tune" else (float(self.alpha),)
 
@@ -247,7 +248,7 @@ class AmbiguityProbe(BaseProbe):
         settings = {"similarity": self.similarity, "clustering": clusterer.method, "cluster_model": clusterer.name,
                     "embedder": embedder.name}
         meta = {"lang": self.lang, "items": len(items), "clustering": clusterer.method,
-                "embedding_calls": getattr(embedder, "calls", None),
+                "embedding_calls": (embedder.calls - calls_before) if calls_before is not None else None,
                 "references": sum("references" in a for a in attempts)}
         return Attempts(attempts, meta=meta, settings=settings)
 
@@ -270,6 +271,9 @@ class AmbiguityProbe(BaseProbe):
                 np.array([1.0 if gender_of[(item.id, t)] == g else 0.0 for t in d.texts]), d.probs, d.n)
         return row
 
+    def item_key(self, attempt: dict[str, Any]) -> str:
+        return str(attempt["id"])  # a contrast variant (the sentence alone repeats across name variants)
+
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         """Clustering and embedder are decided by the run (``attempts.settings``); a tuned α by
         the metrics, from the attempts."""
@@ -291,7 +295,9 @@ class AmbiguityProbe(BaseProbe):
         every resample (so the interval carries the tuning's own noise)."""
         judged = JudgedItems(attempts)
         everything = np.arange(len(judged))
-        point = judged.values(everything, strict=True)
+        # a full run whose α cannot be tuned is an error; a paired test's resample (ci=False) that
+        # cannot tune it gives NaN S3E metrics for that resample instead of aborting the test
+        point = judged.values(everything, strict=ci)
         cis: dict[str, tuple[float, float] | None] = {}
         if ci:
             tested = [name for name in point if name != "dedup_saving" and not name.endswith("_of_means")]
@@ -339,7 +345,8 @@ class JudgedItems:
         if any("s3e" not in a or "s3e" in a.get("entropy", {}) for a in attempts):
             raise InputError("these ambiguity.v1 attempts were stored by an earlier mtdebias (S3E at one α in "
                              "'entropy'); they cannot be re-scored",
-                             hint="score the checkpoint again (remove its stored ambiguity results, then run eval)")
+                             hint="run `mtdebias eval` on the checkpoint again: results stored in the old layout "
+                                  "are scored again, not read back")
         keys = sorted({k for a in attempts for k in a["s3e"]}, key=float)
         if any(sorted(a["s3e"], key=float) != keys for a in attempts):
             raise InputError("ambiguity.v1 attempts disagree on the α their S3E was computed at",

@@ -304,7 +304,11 @@ class _Builder:
         """Each stored probe's own plots and tables, as the probe draws them."""
         for name, cls in self.probes.items():
             labels = list(dict.fromkeys(label_of(r) for run in self.runs for r in run.results if r["probe"] == name))
-            cls.report_section(PageView(self, name), labels)
+            view = PageView(self, name)
+            try:
+                cls.report_section(view, labels)
+            except InputError as error:  # stored data the probe cannot read (an older layout): said, not fatal
+                view.warning(f"{name}: its own plots and tables are left out: {error}")
 
     # ------------------------------------------------------------------ signatures
     def signatures(self) -> None:

@@ -26,7 +26,11 @@ def probe_class(name: str) -> type | None:
         with warnings.catch_warnings():  # a stored alias is reported where it was named, not here
             warnings.simplefilter("ignore")
             obj = PROBES.load(name)
-    except (ConfigError, ImportError, AttributeError):
+    except ConfigError:  # a name this version does not register
+        return None
+    except (ImportError, AttributeError) as error:  # registered but broken (a missing optional dependency)
+        warnings.warn(f"probe {name}: its class cannot be loaded ({error}); its headline labels and own "
+                      "sections are left out", stacklevel=2)
         return None
     return getattr(obj, "__self__", obj)  # entries name the class's from_options
 
