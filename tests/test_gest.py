@@ -334,6 +334,14 @@ def test_suite_scores_a_checkpoint_with_both_gest_probes(tiny_checkpoint, tmp_pa
     assert ("gest_pref.v1", "stereotype_rate_soft") in rows
     assert (store.eval_dir(checkpoint) / "gest.attempts.jsonl").exists()
     assert evaluate([checkpoint], suite).skipped  # stored: not decoded again
+    # both probes declare masculine/stereotype rates as headline metrics: the report gives each
+    # its own column (one shared column would let one probe's cell overwrite the other's)
+    from mtdebias.report import build_report
+
+    summary = build_report([store.dir], tmp_path / "report.html")
+    headline = json.loads((summary.tables_dir / "headline.json").read_text())
+    columns = headline["columns"] if "columns" in headline else list(headline["rows"][0])
+    assert "GEST masculine rate" in columns and "GEST masculine preference" in columns
 
 
 def test_samples_are_attempts_of_one_item(tmp_path):

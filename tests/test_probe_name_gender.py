@@ -86,6 +86,7 @@ def test_shipped_templates_load_with_30_or_more_per_language():
     ("a\t[PERSON] is a writer.\tSchriftsteller", "expected 4 tab-separated fields", 3),
     ("a\tShe is a writer.\tSchriftsteller\tSchriftstellerin", "exactly once", 3),
     ("a\t[PERSON] is a writer.\tAutor\tautor|Autorin", "both male and female", 3),
+    ("a\t[PERSON] is a writer.\tAutor\tAutorin\na\t[PERSON] is a doctor.\tArzt\tÄrztin", "occurs more than once", 3),
 ])
 def test_template_file_errors_name_the_line(tmp_path, body, message, line):
     path = tmp_path / "t.tsv"

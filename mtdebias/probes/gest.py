@@ -246,6 +246,9 @@ def _num(x: float) -> float | int:
 # --------------------------------------------------------------------------- generate and detect
 
 HEADLINE = (Headline("masculine_rate", "GEST masculine rate"), Headline("stereotype_rate", "GEST stereotype rate"))
+# the same metrics read from forced-decoding preferences, not translations: their own columns
+PREFERENCE_HEADLINE = (Headline("masculine_rate", "GEST masculine preference"),
+                       Headline("stereotype_rate", "GEST stereotype preference"))
 OWN_PLOTS = ("male_rate_s*",)  # the 16 per-stereotype rates are drawn as bars (gest_view)
 
 
@@ -408,7 +411,7 @@ class GestPreferenceProbe(_GestViews, BaseProbe):
 
     name = PREFERENCE_PROBE_NAME
     specs = SPECS
-    headline = HEADLINE
+    headline = PREFERENCE_HEADLINE
     own_plots = OWN_PLOTS
 
     def __init__(self, items: Sequence[GestVariant], lang: str, *, resamples: int = 1000, seed: int = 0,

@@ -347,7 +347,7 @@ class NameGenderProbe(BaseProbe):
         return kept, log
 
     def items(self) -> list[tuple[str, str, GenderTemplate]]:
-        """(name kind, name, template) for every name and template; run() keeps the templates
+        """(name kind, name, template) for every name and template; decode keeps the templates
         that pass the he/she filter for the model at hand."""
         return [(kind, name, template) for kind, names in self.names.items() for name in names
                 for template in self.templates]
@@ -358,17 +358,19 @@ class NameGenderProbe(BaseProbe):
         cannot show gender in this model would cost time and tell nothing."""
         pronoun_outputs = translator.translate([fill(t.template, pronoun) for t in self.templates
                                                 for pronoun in ("he", "she")], beam=self.beam)
-        kept_ids = {t.id for t in self._filter(pronoun_outputs)[0]}
+        # the filter has to judge here, to know what to decode; judge reads its verdicts from here
+        kept, filter_log = self._filter(pronoun_outputs)
+        kept_ids = {t.id for t in kept}
         jobs = [(kind, name, template) for kind, name, template in items if template.id in kept_ids]
         names = translator.translate([fill(t.template, name) for _, name, t in jobs], beam=self.beam) if jobs else []
-        return Outputs([{"pronouns": list(pronoun_outputs), "names": dict(zip(
+        return Outputs([{"kept": kept, "filter": filter_log, "names": dict(zip(
             [(kind, name, template.id) for kind, name, template in jobs], names))}])
 
     def judge(self, items: Sequence[tuple[str, str, GenderTemplate]], outputs: Sequence[dict[str, Any]]) -> Attempts:
         """The he/she filter's verdicts (its translations are attempts too), then the gender of
         each name's sentence in the kept templates."""
         decoded = outputs[0]
-        kept, filter_log = self._filter(decoded["pronouns"])
+        kept, filter_log = decoded["kept"], decoded["filter"]
         kept_ids = {t.id for t in kept}
         dropped = [entry["template"] for entry in filter_log if not entry["kept"]]
         meta: dict[str, Any] = {"lang": self.lang, "templates": len(self.templates), "templates_kept": len(kept),

@@ -148,6 +148,11 @@ class _Builder:
             label = next((h.label for h in (cls.headline if cls else ()) if h.metric == metric), None)
             if label:
                 self.column_labels[key] = label + (f" [{suite_label}]" if suite_label else "")
+        # two metrics under one label would share a column (and overwrite each other's cells)
+        taken = [self.column_labels.get(key, key) for key in chosen]
+        for key in chosen:
+            if taken.count(self.column_labels.get(key, key)) > 1:
+                self.column_labels[key] = f"{self.column_labels[key]} ({key.partition(':')[0]})"
         return chosen
 
     def picked(self) -> list[tuple[RunData, str]]:
