@@ -2,9 +2,9 @@
 
 One table, read by every module that used to keep its own list (detectors, NER, lemmatisers,
 name tables, first-person detectors, reinflection, sentiment tokenisation, switching) and by
-suite validation, so adding a language is one entry here plus the module that implements it.
-The implementing modules keep their ``lang → function`` maps; tests check those keys agree
-with this table (tests/test_languages.py).
+suite validation, so adding a language is one entry here plus the module that implements it
+(found by name: ``mtdebias/lang/<code>.py`` for a detector). tests/test_languages.py fails on a
+language list written anywhere else.
 """
 
 from __future__ import annotations

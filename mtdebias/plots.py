@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

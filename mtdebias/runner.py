@@ -189,8 +189,8 @@ def request_key(spec: ProbeSpec, model: str, probe: Any = None) -> str:
              if isinstance(v, str) and v and Path(v).is_file()}
     data = getattr(probe, "data_hash", None)
     data = data() if callable(data) else data  # quality computes it from its files
-    layout = getattr(probe, "attempt_layout", 1)
-    extra = ([data] if data else []) + ([f"attempt-layout:{layout}"] if layout > 1 else [])
+    layout = getattr(probe, "stored_layout", 1)
+    extra = ([data] if data else []) + ([f"layout:{layout}"] if layout > 1 else [])
     return str(Signature(f"request:{spec.type}", hash_json([spec.options, files] + extra), model))
 
 

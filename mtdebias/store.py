@@ -10,7 +10,7 @@
       best.json                best checkpoints by validation loss, BLEU and chrF
       eval/step-0000400/results.jsonl   one line per metric, each with a signature
       eval/step-0000400/<label>.attempts.jsonl   per-item logs, to recompute metrics
-      eval/step-0000400/<label>.<kind>.json      a probe's extra table (ambiguity: anova)
+      eval/step-0000400/<label>.<kind>.json      a probe's extra table (anova, per_name, counts, …)
       finished.json            written when training (and post-hoc debiasing) is done
 
 Nothing outside this module joins paths inside a run directory: every file and marker of a
@@ -312,7 +312,8 @@ class RunStore:
         return sorted(p.name[: -len(suffix)] for p in folder.glob(f"*{suffix}")) if folder.is_dir() else []
 
     def write_table(self, checkpoint: str | Path, label: str, kind: str, table: dict[str, Any]) -> Path:
-        """A table a probe computed beside its metrics (``kind`` = "anova": the cue ANOVA)."""
+        """A table a probe computed from its attempts (``kind``: the probe's name for it, e.g.
+        "anova", "per_name", "counts"), stored beside its metrics."""
         path = self.eval_dir(checkpoint) / f"{label}.{kind}.json"
         write_json(path, table)
         return path

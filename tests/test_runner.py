@@ -200,7 +200,7 @@ def test_a_probes_default_data_is_part_of_the_request_key():
     assert request_key(spec, "m", Probe("aaa")) == request_key(spec, "m", Probe("aaa"))
 
 
-def test_a_new_attempt_layout_is_part_of_the_request_key():
+def test_a_new_stored_layout_is_part_of_the_request_key():
     """Attempts stored in an older shape are scored again, not read back (and layout 1, every
     probe's default, leaves the keys of results stored before layouts existed unchanged)."""
     from mtdebias.runner import request_key
@@ -213,7 +213,7 @@ def test_a_new_attempt_layout_is_part_of_the_request_key():
 
         def __init__(self, layout=None):
             if layout is not None:
-                self.attempt_layout = layout
+                self.stored_layout = layout
 
     assert request_key(spec, "m", Probe(1)) == request_key(spec, "m", Probe())
     assert request_key(spec, "m", Probe(2)) != request_key(spec, "m", Probe(1))

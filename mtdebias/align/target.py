@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 Span = tuple[int, int]
 UNDETECTED = "undetected"
-UNALIGNED = "profession not aligned to any target word"
+UNALIGNED = "source word not aligned to any target word"
 
 
 @dataclass(frozen=True)

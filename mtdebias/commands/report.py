@@ -17,7 +17,7 @@ def add_parser(subparsers) -> None:
                         "Markdown summary gets the same name with .md, the tables go to <name>_tables/")
     parser.add_argument("--metrics", nargs="+", default=None, metavar="PROBE:METRIC",
                         help="headline metrics as probe:metric patterns, e.g. 'winomt*:delta_g' or just "
-                             "'delta_g' (default: the well-known bias metrics that are stored)")
+                             "'delta_g' (default: the headline metrics each stored probe declares)")
     parser.add_argument("--at", default="last", help="headline checkpoint: last (default) or best:bleu, "
                         "best:chrf, best:dev_loss (from best.json)")
     parser.add_argument("--title", default="mtdebias report")

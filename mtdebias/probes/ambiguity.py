@@ -76,7 +76,7 @@ def _in_validation(group: str, fraction: float, seed: int) -> bool:
 class AmbiguityProbe(BaseProbe):
     name = PROBE_NAME
     needs = ("detector",)  # reads the gender of target words
-    attempt_layout = 2  # 2: S3E stored at every α of the tuning grid (α is tuned in metrics)
+    stored_layout = 2  # 2: S3E stored at every α of the tuning grid (α is tuned in metrics)
     specs = (MetricSpec("*_unambiguous", NEUTRAL), MetricSpec("*_ambiguous", HIGHER),
              MetricSpec("delta_h_*", LOWER, BOOTSTRAP), MetricSpec("delta_i_*_of_means", LOWER),
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),

@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..plots import GENDER_COLOURS, figure, to_png
+from ..plots import figure, to_png
 
 WINOMT = "winomt.v1"  # the gender-accuracy yardstick ΔI is validated against
 AMBIGUITY_COLOURS = {"unambiguous": "#2e7d32", "ambiguous": "#ef6c00"}

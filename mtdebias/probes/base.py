@@ -161,6 +161,10 @@ class Probe(Protocol):
     name: str  # versioned, e.g. "winomt.v1"
     specs: tuple[MetricSpec, ...]
     headline: tuple[Headline, ...]
+    quality: tuple[Headline, ...]
+    own_plots: tuple[str, ...]
+    needs: tuple[str, ...]
+    stored_layout: int
 
     def items(self) -> Sequence[Any]: ...
 
@@ -172,7 +176,14 @@ class Probe(Protocol):
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str: ...
 
+    def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]: ...
+
+    def item_key(self, attempt: dict[str, Any]) -> Hashable: ...
+
     def evaluate(self, translator: Translator) -> ProbeResult: ...
+
+    @classmethod
+    def report_section(cls, view: ReportView, labels: Sequence[str]) -> None: ...
 
 
 class BaseProbe:
@@ -187,9 +198,10 @@ class BaseProbe:
     # e.g. ("detector",) for a probe that reads target-side gender: a suite refuses a language
     # without them, naming what is missing, before any model loads
     needs: tuple[str, ...] = ()
-    # bumped when what a probe stores in its attempts changes shape: the request key carries it
-    # (from 2 on), so results stored in an older shape are scored again instead of read back
-    attempt_layout = 1
+    # bumped when what a probe stores (its attempts' fields, which numbers are metrics, which
+    # tables) changes shape: the request key carries it from 2 on, so results stored in an older
+    # shape are scored again instead of read back (and then missing from the report's views)
+    stored_layout = 1
 
     def items(self) -> Sequence[Any]:
         raise NotImplementedError
@@ -215,7 +227,8 @@ class BaseProbe:
         outputs = self.decode(translator, items)
         attempts = self.judge(items, outputs)
         attempts = attempts if isinstance(attempts, Attempts) else Attempts(attempts)
-        attempts.meta.update(getattr(outputs, "meta", {}))
+        # what decoding recorded goes first: judging, which knows more, has the last word on a key
+        attempts.meta = {**getattr(outputs, "meta", {}), **attempts.meta}
         return attempts
 
     def evaluate(self, translator: Translator) -> ProbeResult:

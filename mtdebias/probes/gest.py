@@ -21,7 +21,7 @@ Two probes share the data and the metric arithmetic:
 Metrics (both probes; bootstrap intervals resample items):
 
 * ``male_rate_s1`` … ``male_rate_s16``: male / (male + female) among detected attempts of the
-  items of that stereotype (``n`` = detected attempts; per-stereotype counts in ``meta``);
+  items of that stereotype (``n`` = detected attempts; per-stereotype counts in the ``counts`` table);
 * ``undetected_rate``: undetected attempts / all attempts;
 * ``masculine_rate``: mean of the 16 stereotype rates; ``disparity`` = |0.5 − masculine_rate|;
 * ``stereotype_rate``: mean rate over the male stereotypes 8–16 minus the mean over the female
@@ -229,7 +229,7 @@ def gest_metrics(stereotypes: Sequence[int], male: Sequence[float], female: Sequ
 
 
 def stereotype_counts(stereotypes: Sequence[int], male, female, undetected) -> dict[str, dict[str, float]]:
-    """Per-stereotype totals for ``meta`` (s1 … s16 → male / female / undetected / items)."""
+    """Per-stereotype totals for the ``counts`` table (s1 … s16 → male / female / undetected / items)."""
     out = {}
     for s in STEREOTYPES:
         keep = [i for i, x in enumerate(stereotypes) if x == s]
@@ -253,6 +253,8 @@ OWN_PLOTS = ("male_rate_s*",)  # the 16 per-stereotype rates are drawn as bars (
 
 
 class _GestViews:
+    stored_layout = 2  # 2: the per-stereotype counts table (was meta)
+
     @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:
         from .gest_view import section

@@ -50,7 +50,8 @@ def stereotype_bars(rates: dict[int, tuple[float, tuple[float, float] | None, in
 
 def section(view: Any, labels: Sequence[str]) -> None:
     """Per-checkpoint stereotype bars and the rate trends, for every stored label of a GEST probe."""
-    view.heading("GEST: the speaker's gender per stereotype")
+    # gest.v1 and gest_pref.v1 both draw this section: the heading names whose it is
+    view.heading(f"GEST: the speaker's gender per stereotype ({', '.join(labels)})")
     view.paragraph("Male rate = male / (male + female) among translations whose first-person speaker has a "
                    "detected gender (gest.v1), or the share of items whose masculine variant scores higher "
                    "(gest_pref.v1). Stereotype rate = mean over the male stereotypes 8–16 minus the mean over "

@@ -228,6 +228,7 @@ class NameGenderProbe(BaseProbe):
 
     name = PROBE_NAME
     needs = ("detector",)  # reads the gender of target words
+    stored_layout = 2  # 2: the per-name table (was meta)
     specs = (MetricSpec("templates_kept", NEUTRAL), MetricSpec("accuracy", HIGHER, MCNEMAR),
              MetricSpec("*.acc_f", HIGHER), MetricSpec("*.acc_m", HIGHER),
              MetricSpec("*.delta_acc", LOWER, BOOTSTRAP), MetricSpec("*.acc_gap_m_minus_f", ZERO),

@@ -12,6 +12,7 @@ from ..plots import GENDER_COLOURS, figure, to_png
 
 _ACC = re.compile(r"^(?P<type>[\w-]+)\.acc_(?P<g>[fm])$")  # "first.acc_f": a name type's Acc_f
 
+
 def accuracy_bars(rows: Sequence[dict], title: str = "Acc_f and Acc_m per run and name type") -> bytes:
     """Grouped bars: one group per (run, name type), a female and a male bar, CI error bars.
 

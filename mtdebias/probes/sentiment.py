@@ -272,6 +272,7 @@ class SentimentProbe(BaseProbe):
     specs = (MetricSpec("unmatched_rate", LOWER), MetricSpec("*_delta", LOWER, BOOTSTRAP),
              MetricSpec("*_min", HIGHER), MetricSpec("*_max", NEUTRAL), MetricSpec("*_mean[*", NEUTRAL))
     headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))
+    stored_layout = 2  # 2: the per-filler table (was meta), each attempt's "rendering"
 
     def __init__(self, templates: Sequence[SentimentTemplate], fillers: Sequence[Filler], lang: str = "zh", *,
                  beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,

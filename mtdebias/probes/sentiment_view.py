@@ -9,6 +9,7 @@ import numpy as np
 
 from ..plots import GENDER_COLOURS, figure, to_png
 
+
 def positiveness(fillers: Sequence[dict], measure: str, title: str) -> bytes:
     """Per-filler ``measure`` (t or s) as points, grouped by profession group, coloured by gender,
     with the mean of each (group, gender) cell as a bar; the extreme fillers are labelled."""

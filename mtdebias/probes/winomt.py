@@ -326,7 +326,8 @@ class WinoMTProbe(BaseProbe):
         found = target_genders([item.sentence for item in items], [item.profession_span() for item in items],
                                list(translations), self.lang, method=self.align_method,
                                extra_sources=self.extra_sources, extra_targets=self.extra_targets,
-                               detect=self._detect, align=self._align)
+                               detect=self._detect, align=self._align,
+                               unaligned="profession not aligned to any target word")
         attempts = [{
             "line": item.line, "source": item.sentence, "profession": item.profession,
             "gold": item.gold, "stereotype": item.stereotype, "translation": translation,

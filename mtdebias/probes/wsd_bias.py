@@ -143,6 +143,7 @@ class WSDBiasProbe(BaseProbe):
     """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
 
     needs = ("lemmatiser",)  # matches lemmas of the translation
+    stored_layout = 2  # 2: accuracy by μ and δ are metrics (were meta), the by-POS table
 
     name = PROBE_NAME
     specs = (*(MetricSpec(metric, better, test) for metric, (better, test) in SPECS.items()),

@@ -56,7 +56,6 @@ class ReportSummary:
         return len(self.figures)
 
 
-_label = run_label
 
 
 def _with_ci(value: Any, ci: Any) -> str:
@@ -156,9 +155,6 @@ class _Builder:
         return chosen
 
     def picked(self) -> list[tuple[RunData, str]]:
-        return self._picked()
-
-    def _picked(self) -> list[tuple[RunData, str]]:
         return [(run, ckpt) for run in self.runs for _, ckpt in sorted(self.picks[run.name].items())]
 
     # ------------------------------------------------------------------ headline
@@ -173,9 +169,9 @@ class _Builder:
         names = {key: self.column_labels.get(key, key) for key in self.headline_keys}  # key → column
         columns = list(names.values()) + quality_names
         per_run_rows, per_run_display, signatures = [], {}, {c: [] for c in columns}
-        for run, ckpt in self._picked():
+        for run, ckpt in self.picked():
             i = len(per_run_rows)
-            row: dict[str, Any] = {"run": _label(run, ckpt), "variant": run.variant, "seed": run.seed,
+            row: dict[str, Any] = {"run": run_label(run, ckpt), "variant": run.variant, "seed": run.seed,
                                    "checkpoint": ckpt, "step": run.step_of(ckpt)}
             for key, column in names.items():
                 cell = self._cell(run, ckpt, key)
@@ -257,7 +253,7 @@ class _Builder:
                     if step is None:
                         skipped += 1
                         continue
-                    label = _label(run, row["checkpoint"])
+                    label = run_label(run, row["checkpoint"])
                     if len(groups) > 1:  # never join numbers of different signatures into one line
                         label += f" [sig {groups.index(comparability_key(row['signature'])) + 1}]"
                     ci = row.get("ci")

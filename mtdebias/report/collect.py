@@ -1,4 +1,4 @@
-"""Read what a run stored (results, training log, per-item attempts, ANOVA tables) for a report.
+"""Read what a run stored (results, training log, best checkpoints) for a report.
 
 Nothing here knows a probe: the report plots every stored metric, and each probe's own section
 reads what it stored (see :mod:`mtdebias.report.probe_view`).
