@@ -321,7 +321,11 @@ class SentimentProbe(BaseProbe):
 
     def judge(self, items: Sequence[tuple[Filler, SentimentTemplate]], outputs: Sequence[str]) -> Attempts:
         """Label each ambiguous word's rendering; with a sentence classifier, mask the filler's
-        rendering (found across all of that filler's translations) and classify the sentence."""
+        rendering (found across all of that filler's translations) and classify the sentence.
+
+        The one step of any probe's judge that looks across items: a filler's rendering is what
+        its translations share, and the classifier (a model) needs it masked before it reads a
+        sentence, so it cannot wait for metrics(); the attempt records it (``rendering``)."""
         by_filler: dict[str, list[str]] = {}
         inventories: dict[str, tuple[str, ...]] = {}
         for (filler, template), output in zip(items, outputs):
