@@ -73,15 +73,19 @@ def run(args: argparse.Namespace) -> int:
                                          device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
         for out, cut in _in_order(translator, lines, args):
             # Ctrl-C is held back while a chunk is written and counted, so the count the message
-            # gives is exactly what reached stdout
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            # gives is exactly what reached stdout. A handler that only records it, not a blocked
+            # signal mask: the mask is per thread, and torch's threads would still take the signal
+            pressed: list[int] = []
+            previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
             try:
                 sys.stdout.write("".join(line + "\n" for line in out))
                 sys.stdout.flush()
                 written += len(out)
                 truncated += cut
             finally:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+                signal.signal(signal.SIGINT, previous)
+            if pressed:
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
         rest = (f"to translate the rest, feed lines {written + 1}-{len(lines)} again, e.g. tail -n +{written + 1} "
                 "INPUT | mtdebias translate …" if written else "nothing was written: rerun the same command")
