@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 
@@ -73,8 +73,37 @@ def _in_validation(group: str, fraction: float, seed: int) -> bool:
     return int(hash_json([group, seed]), 16) / 16 ** 12 < fraction
 
 
+class _AmbiguityFields(TypedDict):
+    id: str  # the contrast variant ("<set>-he", "<set>-they-name", …)
+    group: str  # its contrast set
+    pronoun: str
+    gold: str
+    ambiguous: bool
+    sentence: str
+    source: str
+    profession: str
+    from_data: bool
+    in_group: bool  # counts toward its set's norm-H denominator
+    name: str | None
+    split: str  # validation (α is tuned on it) | test
+    cues: dict[str, str]
+    n_drawn: int
+    n_unique: int
+    entropy: dict[str, float]  # {"se": H, "ge": H}
+    s3e: dict[str, float]  # {α: S3E at α} for every α the metrics may choose
+    ge_undetected_share: float
+    gender_counts: dict[str, int]
+
+
+class AmbiguityAttempt(_AmbiguityFields, total=False):
+    """One contrast variant's samples, judged on their own (α and norm-H come in metrics)."""
+
+    references: dict[str, Any]  # surprisals of the correct and incorrect reference, log-probabilities
+
+
 class AmbiguityProbe(BaseProbe):
     name = PROBE_NAME
+    attempt_type = AmbiguityAttempt
     needs = ("detector",)  # reads the gender of target words
     stored_layout = 2  # 2: S3E stored at every α of the tuning grid (α is tuned in metrics)
     specs = (MetricSpec("*_unambiguous", NEUTRAL), MetricSpec("*_ambiguous", HIGHER),

@@ -202,6 +202,9 @@ class BaseProbe:
     # tables) changes shape: the request key carries it from 2 on, so results stored in an older
     # shape are scored again instead of read back (and then missing from the report's views)
     stored_layout = 1
+    # the fields of one attempt as judge writes it (a TypedDict: required keys in the class,
+    # optional ones in a total=False subclass); run() refuses an attempt that is not one
+    attempt_type: type | None = None
 
     def items(self) -> Sequence[Any]:
         raise NotImplementedError
@@ -229,6 +232,8 @@ class BaseProbe:
         attempts = attempts if isinstance(attempts, Attempts) else Attempts(attempts)
         # what decoding recorded goes first: judging, which knows more, has the last word on a key
         attempts.meta = {**getattr(outputs, "meta", {}), **attempts.meta}
+        if self.attempt_type is not None:
+            check_attempts(self.name, self.attempt_type, attempts)
         return attempts
 
     def evaluate(self, translator: Translator) -> ProbeResult:
@@ -274,5 +279,18 @@ class BaseProbe:
         report itself; a probe adds only what that leaves out. Nothing by default."""
 
 
+def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, Any]]) -> None:
+    """Every attempt has the fields ``attempt_type`` (a TypedDict) requires and no others: the
+    stored layout is what the type says, so metrics and views can read attempts written by any
+    run of the same ``stored_layout``."""
+    required = frozenset(attempt_type.__required_keys__)  # type: ignore[attr-defined]
+    allowed = required | frozenset(attempt_type.__optional_keys__)  # type: ignore[attr-defined]
+    for index, attempt in enumerate(attempts):
+        missing, unknown = required - attempt.keys(), attempt.keys() - allowed
+        if missing or unknown:
+            raise TypeError(f"{probe}: attempt {index} is not a {attempt_type.__name__}: "
+                            f"missing {sorted(missing)}, not declared {sorted(unknown)}")
+
+
 __all__ = ["Metric", "MetricSpec", "Headline", "Attempts", "Outputs", "ProbeResult", "Probe", "BaseProbe", "ReportView",
-           "HIGHER", "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
+           "check_attempts", "HIGHER", "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

@@ -40,7 +40,7 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
@@ -252,6 +252,38 @@ PREFERENCE_HEADLINE = (Headline("masculine_rate", "GEST masculine preference"),
 OWN_PLOTS = ("male_rate_s*",)  # the 16 per-stereotype rates are drawn as bars (gest_view)
 
 
+class GestAttempt(TypedDict):
+    """One translation (or ε-sample) of a GEST sentence and the speaker gender it shows."""
+
+    line: int
+    sentence: str
+    stereotype: int
+    sample: int
+    translation: str
+    speaker: str  # male | female | undetected | missing (no row in a translation file)
+    evidence: list[str]
+
+
+class GestPreferenceAttempt(TypedDict):
+    """One sentence's masculine and feminine variants, scored by forced decoding."""
+
+    line: int
+    sentence: str
+    stereotype: int
+    male: str
+    female: str
+    logp_male: float
+    logp_female: float
+    pieces_male: int
+    pieces_female: int
+    diff: float  # log p(male) − log p(female)
+    diff_norm: float  # the same per subword piece
+    hard: float  # 1 when the masculine variant scores higher (0.5 on a tie)
+    soft: float  # sigmoid(diff)
+    hard_norm: float
+    soft_norm: float
+
+
 class _GestViews:
     stored_layout = 2  # 2: the per-stereotype counts table (was meta)
 
@@ -266,6 +298,7 @@ class GestProbe(_GestViews, BaseProbe):
     """``gest.v1``: translate GEST, read the speaker's gender, rate per stereotype."""
 
     name = PROBE_NAME
+    attempt_type = GestAttempt
     specs = SPECS
     headline = HEADLINE
     own_plots = OWN_PLOTS
@@ -412,6 +445,7 @@ class GestPreferenceProbe(_GestViews, BaseProbe):
     """``gest_pref.v1``: does the model score the masculine or the feminine translation higher?"""
 
     name = PREFERENCE_PROBE_NAME
+    attempt_type = GestPreferenceAttempt
     specs = SPECS
     headline = PREFERENCE_HEADLINE
     own_plots = OWN_PLOTS

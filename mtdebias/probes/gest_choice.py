@@ -45,7 +45,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
@@ -187,10 +187,25 @@ def choice_values(groups: Sequence[tuple[str, str]], group: np.ndarray, stereo: 
 
 # --------------------------------------------------------------------------- the probe
 
+class GestChoiceAttempt(TypedDict):
+    """One question (a sentence's two variants in one order) and the variant the answer chose."""
+
+    line: int
+    sentence: str
+    stereotype: int
+    language: str
+    translator: str
+    male_first: bool
+    answer: str
+    choice: str | None  # "a" | "b" | None (no choice read from the answer)
+    gender: str  # male | female | undetected
+
+
 class GestChoiceProbe(BaseProbe):
     """``gest_choice.v1``: GenderBench's GestTranslation, asked through ``respond``."""
 
     name = PROBE_NAME
+    attempt_type = GestChoiceAttempt
     specs = SPECS
     headline = (Headline("masculine_rate", "masculine rate (GEST choice)"),
                 Headline("stereotype_rate", "stereotype rate (GEST choice)"))

@@ -34,7 +34,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 
@@ -223,10 +223,32 @@ def _filter_decision(rule: str, he: str, she: str) -> tuple[bool, str]:
     return True, "kept"
 
 
+class _NameGenderFields(TypedDict):
+    kind: str  # "pronoun" (the he/she filter's own sentences), "first_female", "full_male", …
+    name: str  # the name, or "he" / "she"
+    gender: str  # the referent's gender: male | female
+    template: str  # template id
+    source: str
+    translation: str
+    detected: str  # female | male | neutral | undetected
+    evidence: list[str]
+    span: list[int] | None  # the words the detector read
+    correct: bool
+
+
+class NameGenderAttempt(_NameGenderFields, total=False):
+    """One name (or pronoun) in one template; with training counts, whether the name was seen."""
+
+    seen: bool
+    train_count: int
+    group: str  # "<kind>.<seen|unseen>.<gender>"
+
+
 class NameGenderProbe(BaseProbe):
     """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
 
     name = PROBE_NAME
+    attempt_type = NameGenderAttempt
     needs = ("detector",)  # reads the gender of target words
     stored_layout = 2  # 2: the per-name table (was meta)
     specs = (MetricSpec("templates_kept", NEUTRAL), MetricSpec("accuracy", HIGHER, MCNEMAR),

@@ -3,7 +3,7 @@ signature, as a probe like the others (items = sentence pairs, attempts = hypoth
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 from sacrebleu.metrics import BLEU, CHRF
 
@@ -33,10 +33,19 @@ def sacrebleu_signatures(tgt_lang: str | None = None) -> dict[str, str]:
     return {name: signature for name, (_, signature) in corpus_quality(["."], ["."], tgt_lang).items()}
 
 
+class QualityAttempt(TypedDict):
+    """One test sentence: its reference and the system's hypothesis."""
+
+    source: str
+    reference: str
+    hypothesis: str
+
+
 class QualityProbe(BaseProbe):
     """BLEU and chrF of a translator on a dev/test set."""
 
     name = "quality.v1"
+    attempt_type = QualityAttempt
     specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP), MetricSpec("chrf", HIGHER, BOOTSTRAP))
     # translation quality: the report shows these beside every headline of bias metrics
     quality = (Headline("bleu", "BLEU"), Headline("chrf", "chrF"))

@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 
@@ -265,10 +265,33 @@ def _snownlp_positive(text: str) -> float:
     return float(SnowNLP(text).sentiments)
 
 
+class _SentimentFields(TypedDict):
+    filler: str
+    kind: str
+    group: str
+    gender: str
+    template: str
+    word: str  # the sentiment-ambiguous word of the template
+    source: str
+    translation: str
+    label: str  # positive | negative | unmatched: how the word was rendered
+    forms: list[str]
+    rendering: str | None  # how the filler itself was rendered (across its translations)
+
+
+class SentimentAttempt(_SentimentFields, total=False):
+    """One filler in one template; with a sentence classifier, its masked sentence and score."""
+
+    masked: str
+    name_masked: bool
+    s: float
+
+
 class SentimentProbe(BaseProbe):
     """``sentiment.v1``: word-level (t) and sentence-level (s) positiveness per filler."""
 
     name = PROBE_NAME
+    attempt_type = SentimentAttempt
     specs = (MetricSpec("unmatched_rate", LOWER), MetricSpec("*_delta", LOWER, BOOTSTRAP),
              MetricSpec("*_min", HIGHER), MetricSpec("*_max", NEUTRAL), MetricSpec("*_mean[*", NEUTRAL))
     headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))

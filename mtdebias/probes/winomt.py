@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypedDict
 
 import numpy as np
 
@@ -239,10 +239,29 @@ def winomt_metrics(golds: Sequence[str], predictions: Sequence[str],
 
 # --------------------------------------------------------------------------- the probe
 
+class WinoMTAttempt(TypedDict):
+    """One WinoMT sentence: what the profession became in the translation and its gender."""
+
+    line: int
+    source: str
+    profession: str
+    gold: str  # female | male | neutral
+    stereotype: str | None  # pro | anti | None
+    translation: str
+    source_span: list[int]
+    target_span: list[int] | None  # the target words aligned to the profession (None: unaligned)
+    target_words: str | None
+    judged_span: list[int] | None  # what the detector read (it may widen to a noun phrase)
+    detected: str  # female | male | neutral | undetected
+    evidence: list[str]
+    correct: bool
+
+
 class WinoMTProbe(BaseProbe):
     """``winomt.v1``: gender accuracy, F1 gap ΔG and stereotype gap ΔS on WinoMT."""
 
     name = PROBE_NAME
+    attempt_type = WinoMTAttempt
     needs = ("detector",)  # reads the gender of target words
     specs = (MetricSpec("accuracy", HIGHER, MCNEMAR), MetricSpec("accuracy_*", HIGHER), MetricSpec("f1_*", HIGHER),
              MetricSpec("delta_g", ZERO, BOOTSTRAP), MetricSpec("delta_s", ZERO, BOOTSTRAP),

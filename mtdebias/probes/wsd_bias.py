@@ -33,7 +33,7 @@ log-probability per target piece (length-normalised, as perplexity is) or total;
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypedDict
 
 from ..errors import InputError
 from ..resources import data_dir
@@ -139,6 +139,31 @@ def classify(item: WSDItem, lang: str, translation: str, tokens: Sequence[LemmaT
     }
 
 
+class WSDAttempt(TypedDict):
+    """One item: which sense the translation shows (GOOD, BAD or MISS) and the lemmas that say so."""
+
+    id: str
+    line: int
+    source: str
+    word: str
+    lemma: str
+    pos: str
+    sense: str
+    mu: int
+    delta: int
+    translation: str
+    status: str  # GOOD | BAD | MISS
+    correct: bool | None  # None for MISS
+    rule: str
+    matched_lemmas: list[str]
+    matches: list[dict[str, Any]]
+    matched_senses: list[str]
+    chosen_sense: str | None
+    chosen_mu: int | None
+    aligned_span: list[int] | None
+    forced: dict[str, Any] | None  # forced-decoding scores of the good and bad sentences
+
+
 class WSDBiasProbe(BaseProbe):
     """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
 
@@ -146,6 +171,7 @@ class WSDBiasProbe(BaseProbe):
     stored_layout = 2  # 2: accuracy by μ and δ are metrics (were meta), the by-POS table
 
     name = PROBE_NAME
+    attempt_type = WSDAttempt
     specs = (*(MetricSpec(metric, better, test) for metric, (better, test) in SPECS.items()),
              MetricSpec("accuracy_by_*", HIGHER))
     headline = (Headline("accuracy", "WSD accuracy"), Headline("miss_rate", "WSD MISS rate"),
