@@ -110,7 +110,7 @@ class AmbiguityProbe(BaseProbe):
              MetricSpec("delta_h_*", LOWER, BOOTSTRAP), MetricSpec("delta_i_*_of_means", LOWER),
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),
              MetricSpec("ge_undetected_share", LOWER), MetricSpec("dedup_saving", NEUTRAL))
-    headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_i_s3e", "ΔI (S3E)"))
+    headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_h_ge", "ΔH (GE)"), Headline("delta_i_s3e", "ΔI (S3E)"))
 
     @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:
