@@ -219,7 +219,7 @@ S.update({
  "heavy/ADJ": {"heavy%3:00:01::": {"de": ["schwer"], "es": ["pesado"], "it": ["pesante"], "ru": ["тяжёлый"]},
                "heavy%3:00:03::": {"de": ["stark", "heftig", "dicht"], "es": ["fuerte", "intenso", "denso"], "it": ["forte", "intenso"], "ru": ["сильный", "интенсивный", "плотный"]}},
  "soft/ADJ": {"soft%3:00:01::": {"de": ["weich"], "es": ["blando", "suave", "mullido"], "it": ["morbido", "soffice", "molle"], "ru": ["мягкий"]},
-              "soft%3:00:04::": {"de": ["leise", "sanft", "gedämpft"], "es": ["suave", "bajo"], "it": ["dolce", "sommesso", "basso", "soffuso"], "ru": ["тихий", "негромкий", "мягкий"]}},
+              "soft%3:00:04::": {"de": ["leise", "sanft", "gedämpft", "weich"], "es": ["suave", "bajo"], "it": ["dolce", "sommesso", "basso", "soffuso", "morbido"], "ru": ["тихий", "негромкий", "мягкий"]}},
  # verbs
  "play/VERB": {"play%2:33:00::": {"es": ["jugar"], "it": ["giocare"]},
                "play%2:36:01::": {"es": ["tocar"], "it": ["suonare"]}},
