@@ -345,7 +345,7 @@ class AmbiguityProbe(BaseProbe):
         tuning = {"alpha": alpha, "tuned": correlations is not None,
                   "correlations": {alpha_key(a): r for a, r in (correlations or {}).items()},
                   "validation_items": int((~judged.test).sum()), "test_items": int(judged.test.sum())}
-        return {"anova": cue_anova(test_values(attempts), self.lang), "alpha_tuning": tuning}
+        return {"anova": cue_anova(test_values(attempts, alpha), self.lang), "alpha_tuning": tuning}
 
     def _same_cluster(self, clusterer, ref: str, d: Deduped, cos: np.ndarray) -> np.ndarray:
         """S(ref, y_j) for SE: 1 when the reference would join y_j's cluster."""
@@ -426,8 +426,11 @@ class JudgedItems:
                 raise
             j = None
         nan_column = np.full(len(self), np.nan)
-        entropy = {"se": self.entropy["se"], "s3e": self.s3e[:, j] if j is not None else nan_column,
-                   "ge": self.entropy["ge"]}
+
+        def at_alpha(matrix: np.ndarray) -> np.ndarray:  # S3E values at the chosen α (NaN: none chosen)
+            return matrix[:, j] if j is not None else nan_column
+
+        entropy = {"se": self.entropy["se"], "s3e": at_alpha(self.s3e), "ge": self.entropy["ge"]}
         test = idx[self.test[idx]]
         scored = test[self.in_group[test]]
         out: dict[str, tuple[float, int]] = {}
@@ -443,11 +446,9 @@ class JudgedItems:
         with_refs = test[self.has_ref[test]]
         if len(with_refs):
             for kind in ENTROPIES:
-                if kind == "s3e":
-                    c = list(self.ref["s3e_correct"][with_refs, j]) if j is not None else [np.nan] * len(with_refs)
-                    w = list(self.ref["s3e_incorrect"][with_refs, j]) if j is not None else [np.nan] * len(with_refs)
-                else:
-                    c, w = list(self.ref[f"{kind}_correct"][with_refs]), list(self.ref[f"{kind}_incorrect"][with_refs])
+                side = {name: at_alpha(self.ref[f"s3e_{name}"]) if kind == "s3e" else self.ref[f"{kind}_{name}"]
+                        for name in ("correct", "incorrect")}
+                c, w = list(side["correct"][with_refs]), list(side["incorrect"][with_refs])
                 kept = sum(not (math.isnan(a) or math.isnan(b)) for a, b in zip(c, w))
                 out[f"delta_i_{kind}"] = (delta_i(c, w), kept)
                 out[f"delta_i_{kind}_of_means"] = (delta_i_of_means(c, w), kept)
@@ -460,17 +461,17 @@ def _num(value: Any) -> float:
     return float("nan") if value is None else float(value)
 
 
-def test_values(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The test items' entropies (S3E at the run's α) and norm-H, one row per test attempt:
+def test_values(attempts: Sequence[dict[str, Any]], alpha: float | None = None) -> list[dict[str, Any]]:
+    """The test items' entropies (S3E at the run's α — tuned here unless ``alpha`` is given) and
+    norm-H, one row per test attempt:
     ``{"id", "split", "ambiguous", "cues", "entropy": {kind: H}, "norm_h": {kind: norm-H}}``."""
-    judged = JudgedItems(attempts)
-    alpha, _ = judged.alpha()
-    j = judged.alphas.index(alpha)
-    rows = [{"id": a["id"], "split": a["split"], "ambiguous": a["ambiguous"], "cues": a.get("cues") or {},
-             "entropy": {"se": _num(a["entropy"]["se"]), "s3e": _num(a["s3e"][alpha_key(judged.alphas[j])]),
-                         "ge": _num(a["entropy"]["ge"])}}
-            for a in attempts if a["split"] == "test"]
+    if alpha is None:
+        alpha, _ = JudgedItems(attempts).alpha()
     tests = [a for a in attempts if a["split"] == "test"]
+    rows = [{"id": a["id"], "split": a["split"], "ambiguous": a["ambiguous"], "cues": a.get("cues") or {},
+             "entropy": {"se": _num(a["entropy"]["se"]), "s3e": _num(a["s3e"][alpha_key(alpha)]),
+                         "ge": _num(a["entropy"]["ge"])}}
+            for a in tests]
     groups = {a["id"]: a["group"] for a in tests}
     in_group = {a["id"]: a["in_group"] for a in tests}
     norms = {kind: norm_h({row["id"]: row["entropy"][kind] for row in rows}, groups, in_group) for kind in ENTROPIES}
