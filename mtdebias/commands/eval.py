@@ -63,18 +63,9 @@ def add_parser(subparsers) -> None:
 
 
 def _parse_pairs(items: list[str]) -> dict:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            from ..errors import InputError
+    from .key_values import parse_pairs
 
-            raise InputError(f"'{item}' must look like key=value")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+    return parse_pairs(items)
 
 
 def _suite_translator(suite: Path) -> str | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from pathlib import Path
 
 from ..textio import FIRST_LINES, read_stream_lines
 from ..translators.base import DEFAULT_EPSILON
@@ -37,28 +36,34 @@ def add_parser(subparsers) -> None:
                                                          "sampling still runs on hf)")
     parser.add_argument("--compute-type", default="default", help="ct2 only: int8, float32, … (default: the "
                                                                   "model's own)")
+    parser.add_argument("--translator-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="an option of a spec translator, JSON if it parses (e.g. examples=[[\"Hi.\",\"Hallo.\"]], "
+                             "chat=false, max_new_tokens=64 for hf-causal); see docs/llm-backends.md")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..translators.fairseq import find_spec
     from ..translators.load import load_translator
 
     if args.beam < 1:
         raise InputError(f"--beam {args.beam} must be 1 or more", hint="--beam 1 is greedy decoding")
     if args.sample < 0 or args.epsilon < 0 or args.epsilon >= 1:
         raise InputError("--sample must be >= 0 and --epsilon within [0, 1)")
-    from ..hub import local_model_dir
+    from ..translators.source import resolve
     from ..translators.specs import is_spec, load_spec, prepare_spec
+    from .key_values import parse_pairs
 
+    options = parse_pairs(args.translator_option, "translator-option")
     spec = is_spec(args.checkpoint)
     if spec:  # hf-causal:MODEL, openai:MODEL@URL, apertium:en-es
         prepare_spec(args.checkpoint)
-    elif find_spec(Path(args.checkpoint)) is None:  # a fairseq model is a .pt, a save folder or a TOML
-        # a wrong path or an uncached hub id fails before stdin is read
-        args.checkpoint = str(local_model_dir(args.checkpoint, what="checkpoint", revision=args.revision,
-                                              download=True))
+        source = None
+    else:  # a wrong path or an uncached hub id fails before stdin is read
+        if options:
+            raise InputError("--translator-option applies to translator specs (hf-causal:MODEL, openai:…)",
+                             hint="drop it, or name the model as a spec")
+        source = resolve(args.checkpoint, revision=args.revision, what="checkpoint", download=True)
     lines = read_stream_lines(sys.stdin)  # read before the model is loaded
     if not lines:
         raise InputError("nothing to translate: standard input is empty",
@@ -67,9 +72,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if spec:
             languages = {k: v for k, v in (("src_lang", args.src_lang), ("tgt_lang", args.tgt_lang)) if v}
-            translator = load_spec(args.checkpoint, **languages)
+            translator = load_spec(args.checkpoint, **{**languages, **options})
         else:
-            translator = load_translator(args.checkpoint, backend=args.backend, compute_type=args.compute_type,
+            translator = load_translator(source, backend=args.backend, compute_type=args.compute_type,
                                          device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
         for out, cut in _in_order(translator, lines, args):
             # Ctrl-C is held back while a chunk is written and counted, so the count the message
@@ -105,8 +110,17 @@ def _in_order(translator, lines: list[str], args: argparse.Namespace):
     order, so an interrupted run has printed a prefix of the output."""
     for start in range(0, len(lines), STREAM_LINES):
         chunk = lines[start:start + STREAM_LINES]
+        # one line out per line in: a language model's reply may run on over several lines (a note
+        # after the translation); its line breaks (and, between samples, tabs) become spaces
         if args.sample:
-            out = ["\t".join(s) for s in translator.sample(chunk, n=args.sample, epsilon=args.epsilon, seed=args.seed)]
+            out = ["\t".join(_one_line(t, "\t") for t in s)
+                   for s in translator.sample(chunk, n=args.sample, epsilon=args.epsilon, seed=args.seed)]
         else:
-            out = translator.translate(chunk, beam=args.beam)
+            out = [_one_line(t) for t in translator.translate(chunk, beam=args.beam)]
         yield out, [start + i + 1 for i in getattr(translator, "last_truncated", [])]
+
+
+def _one_line(text: str, also: str = "") -> str:
+    for mark in "\r\n" + also:
+        text = text.replace(mark, " ")
+    return text

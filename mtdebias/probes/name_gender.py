@@ -293,11 +293,12 @@ class NameGenderProbe(BaseProbe):
     def from_options(cls, lang: str, templates: str | Path | None = None, *,
                      first_female: str | Path | None = None, first_male: str | Path | None = None,
                      full_female: str | Path | None = None, full_male: str | Path | None = None,
-                     names_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0,
+                     names_limit: int | None = None, templates_limit: int | None = None, beam: int = 5, resamples: int = 1000, seed: int = 0,
                      seen_in: str | Path | None = None, pronoun_filter: str = "two-forms") -> "NameGenderProbe":
         """Templates default to the shipped ``mtdebias/data/templates/name_gender_<lang>.tsv``; each name
         list defaults to :func:`mtdebias.names.load_name_list` and may be replaced by a file
-        with one name per line. ``names_limit`` keeps the first N names of each list.
+        with one name per line. ``names_limit`` keeps the first N names of each list,
+        ``templates_limit`` the first N templates.
         ``seen_in``: a training source file; metrics are then also split by seen/unseen names.
         ``pronoun_filter``: ``"two-forms"`` (the paper's he/she rule, default) or ``"strict"``."""
         path = Path(templates) if templates else default_template_path(lang)
@@ -305,6 +306,8 @@ class NameGenderProbe(BaseProbe):
             raise InputError(f"no name-gender templates for language {lang!r}", path=path,
                              hint="pass --templates PATH with your own file (format in mtdebias/data/templates/README.md)")
         loaded = load_gender_templates(path)
+        if templates_limit is not None:
+            loaded = loaded[:int(templates_limit)]
         given = {"first_female": first_female, "first_male": first_male,
                  "full_female": full_female, "full_male": full_male}
         names: dict[str, list[str]] = {}
@@ -317,7 +320,7 @@ class NameGenderProbe(BaseProbe):
                 names[kind] = load_name_list(kind)
             if names_limit is not None:
                 names[kind] = names[kind][:names_limit]
-        hashes = [hash_file(path), sorted(names.items())]
+        hashes = [hash_file(path), sorted(names.items())] + ([templates_limit] if templates_limit is not None else [])
         seen_counts = None
         if seen_in:
             if not Path(seen_in).is_file():

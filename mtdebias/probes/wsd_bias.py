@@ -217,9 +217,11 @@ class WSDBiasProbe(BaseProbe):
                      align: str = "none", aligned_only: bool = False, both: str = "miss", compounds: bool = True,
                      forced: str = "auto", forced_score: str = "mean", align_extra_src: str | Path | None = None,
                      align_extra_tgt: str | Path | None = None, resamples: int = 1000, seed: int = 0,
-                     wordnet: str | Path | bool | None = None) -> "WSDBiasProbe":
+                     wordnet: str | Path | bool | None = None, limit: int | None = None) -> "WSDBiasProbe":
         """Build from plain options (the CLI's and suites'). ``data`` defaults to the shipped
-        ``mtdebias/data/wsd/items.jsonl``; ``wordnet``: a WordNet dict folder, ``false`` to not use one."""
+        ``mtdebias/data/wsd/items.jsonl``; ``wordnet``: a WordNet dict folder, ``false`` to not use one.
+        ``limit``: N of the language's items, spread evenly over the file (every k-th), so a small
+        run still covers its parts of speech and senses rather than the first few lemmas."""
         path = Path(data) if data else DEFAULT_ITEMS
         wn: Any = None
         if wordnet is False or wordnet == "false":
@@ -229,6 +231,12 @@ class WSDBiasProbe(BaseProbe):
 
             wn = load_wordnet(wordnet)
         items = load_items(path, wordnet=wn)
+        if limit is not None:
+            if int(limit) < 1:
+                raise InputError(f"limit = {limit}: keep at least one item")
+            own = [i for i in items if lang in i.targets]
+            step = max(len(own) / int(limit), 1.0)
+            items = [own[int(k * step)] for k in range(min(int(limit), len(own)))]
         extra_src, extra_tgt = [], []
         if align_extra_src or align_extra_tgt:
             from ..textio import read_parallel

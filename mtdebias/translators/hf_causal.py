@@ -32,8 +32,7 @@ from typing import Any, Sequence
 import torch
 
 from ..errors import CheckpointError, ConfigError
-from ..hub import local_model_dir, snapshot_id
-from ..signature import hash_checkpoint_cached, hash_json
+from ..signature import hash_json
 from .base import DEFAULT_EPSILON, Scored, source_seed
 from .epsilon_sampler import epsilon_sample_causal
 from .hf import length_batches
@@ -53,8 +52,9 @@ class HFCausalTranslator:
                  system: str | None = None, examples: Any = None, chat: bool | str = "auto",
                  device: str | None = None, dtype: str = "auto", batch_tokens: int = 8000,
                  max_new_tokens: int = 256):
-        """``model``: a local model directory (or, once the hub cache is wired, a hub name).
-        ``chat``: ``"auto"`` uses the tokenizer's chat template when it has one; ``True``
+        """``model``: a model folder, a hub id, a GGUF file (converted once to a float folder, see
+        :mod:`mtdebias.gguf_model`; its chat template comes with it), or a resolved
+        :class:`~.source.ModelSource`. ``chat``: ``"auto"`` uses the tokenizer's chat template when it has one; ``True``
         requires one; ``False`` uses the plain prompt."""
         if not tgt_lang:
             raise ConfigError("the hf-causal translator needs the target language",
@@ -65,21 +65,54 @@ class HFCausalTranslator:
             raise ConfigError(f"chat = {chat!r}: expected true, false or \"auto\"")
         self.prompt = TranslationPrompt(src_lang, tgt_lang, prompt, plain_prompt, system or None,
                                         load_examples(examples))
-        directory = local_model_dir(model, what="model")
-        self.model_dir = directory
-        self.tokenizer = _load_tokenizer(directory)
+        from .source import ModelSource, resolve
+
+        self.source = model if isinstance(model, ModelSource) else resolve(model, what="model", fairseq=False)
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.tokenizer = self._open_tokenizer()
         has_template = bool(getattr(self.tokenizer, "chat_template", None))
         if chat is True and not has_template:
-            raise ConfigError(f"chat = true, but the tokenizer of {directory} has no chat template",
+            raise ConfigError(f"chat = true, but the tokenizer of {self.source.name} has no chat template",
                               hint="set chat = false to use the plain prompt")
         self.chat = has_template if chat == "auto" else bool(chat)
-        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self.model = _load_model(directory, dtype, device)
-        self.device = device
+        self.model = self._open_model(dtype)
         self.batch_tokens = int(batch_tokens)
         self.max_new_tokens = int(max_new_tokens)
         self.end_of_turn = self._end_of_turn() if self.chat else None
         self.end_ids = self._end_ids()
+        self._own_generation_settings()
+        self._newline_ids: list[int] | None = None
+        self.prompt_hash = hash_json([self.chat, self._prompt_text("{source}"), self._end_text()])
+        # a hub model by its commit, a GGUF by the file's hash, a folder by its content
+        self._identity = f"{self.backend}:{self.source.identity}:prompt-{self.prompt_hash}"
+
+    backend = BACKEND
+    options = OPTIONS
+
+    @classmethod
+    def from_spec(cls, rest: str, **options: Any) -> "HFCausalTranslator":
+        """``hf-causal:MODEL`` → ``from_spec("MODEL", **options)``; options as in :data:`OPTIONS`."""
+        if not rest:
+            raise ConfigError(f"{cls.backend}: no model given", hint=f"write {cls.backend}:PATH_OR_NAME")
+        for key in options:
+            if key not in cls.options:
+                close = difflib.get_close_matches(key, cls.options, n=1)
+                raise ConfigError(f"{cls.backend}: unknown option {key!r}",
+                                  hint=f"did you mean '{close[0]}'?" if close else f"options: {', '.join(cls.options)}")
+        return cls(rest, **options)
+
+    # -- the engine: what a subclass running the same prompts elsewhere replaces ---------------
+    def _open_tokenizer(self):
+        self.model_dir = self.source.folder()  # a GGUF file: its converted float folder
+        return _load_tokenizer(self.model_dir)
+
+    def _open_model(self, dtype: str):
+        return _load_model(self.model_dir, dtype, self.device)
+
+    def _model_eos(self) -> Any:
+        return self.model.generation_config.eos_token_id
+
+    def _own_generation_settings(self) -> None:
         # generate() fills every setting a call leaves unset from the model's generation config
         # (sampling flags, penalties, suppressed tokens): the translator replaces it, so that
         # translate decodes the same distribution that sample and score use
@@ -88,22 +121,6 @@ class HFCausalTranslator:
         self.model.generation_config = GenerationConfig(eos_token_id=self.end_ids,
                                                         pad_token_id=self.tokenizer.pad_token_id,
                                                         bos_token_id=self.tokenizer.bos_token_id)
-        self._newline_ids: list[int] | None = None
-        self.prompt_hash = hash_json([self.chat, self._prompt_text("{source}"), self._end_text()])
-        model_id = snapshot_id(directory) or hash_checkpoint_cached(directory)  # a hub model by its commit
-        self._identity = f"{BACKEND}:{model_id}:prompt-{self.prompt_hash}"
-
-    @classmethod
-    def from_spec(cls, rest: str, **options: Any) -> "HFCausalTranslator":
-        """``hf-causal:MODEL`` → ``from_spec("MODEL", **options)``; options as in :data:`OPTIONS`."""
-        if not rest:
-            raise ConfigError("hf-causal: no model given", hint="write hf-causal:PATH_OR_NAME")
-        for key in options:
-            if key not in OPTIONS:
-                close = difflib.get_close_matches(key, OPTIONS, n=1)
-                raise ConfigError(f"hf-causal: unknown option {key!r}",
-                                  hint=f"did you mean '{close[0]}'?" if close else f"options: {', '.join(OPTIONS)}")
-        return cls(rest, **options)
 
     # -- prompts ---------------------------------------------------------------------------
     def _chat_text(self, messages: list[dict[str, str]], add_generation_prompt: bool = True) -> str:
@@ -138,7 +155,7 @@ class HFCausalTranslator:
     def _end_ids(self) -> list[int]:
         """Tokens that end a reply: end of sequence (tokenizer and generation config) and end of turn."""
         ids: set[int] = set()
-        for value in (self.tokenizer.eos_token_id, self.model.generation_config.eos_token_id, self.end_of_turn):
+        for value in (self.tokenizer.eos_token_id, self._model_eos(), self.end_of_turn):
             if isinstance(value, int):
                 ids.add(value)
             elif value:

@@ -1,10 +1,15 @@
-"""Turn a checkpoint path into a translator: the one place that picks the backend.
+"""Turn a checkpoint name into a translator: the one place that picks the backend.
+
+The name is resolved once (:func:`.source.resolve`: folder, hub id, GGUF file or fairseq model),
+then handed to the backend:
 
 * a fairseq model (a ``.pt`` file, a fairseq save directory, or a ``fairseq.toml`` naming the
   parts; see :func:`mtdebias.translators.fairseq.find_spec`) → :class:`FairseqTranslator`;
-* anything else is a ``transformers`` checkpoint directory, opened with the chosen backend:
+* a transformers checkpoint (folder or hub id) is opened with the chosen backend:
   ``hf`` → :class:`HFTranslator`, ``ct2`` → :class:`~mtdebias.translators.ct2.CT2Translator`
-  (CTranslate2 for beam search and scores; sampling stays on transformers).
+  (CTranslate2 for beam search and scores; sampling stays on transformers);
+* a GGUF file holds a decoder-only LM, which is asked to translate by a prompt: it is refused
+  here with the spec that scores it (``hf-causal:FILE``).
 """
 
 from __future__ import annotations
@@ -15,26 +20,33 @@ from typing import Any, Callable
 from ..errors import ConfigError
 from .backends import BACKENDS, COMPUTE_TYPES, check_backend  # noqa: F401  (re-exported for callers)
 from .fairseq import FairseqSpec, find_spec
+from .source import ModelSource, resolve
 
-def load_translator(checkpoint: str | Path, backend: str = "hf", compute_type: str = "default", **kwargs: Any):
+
+def load_translator(checkpoint: str | Path | ModelSource, backend: str = "hf", compute_type: str = "default",
+                    **kwargs: Any):
     """The translator for ``checkpoint``; ``kwargs`` go to the backend (e.g. ``device``)."""
     check_backend(backend, compute_type)
-    checkpoint = Path(checkpoint)
-    spec = find_spec(checkpoint)
-    if spec is not None:
+    source = checkpoint if isinstance(checkpoint, ModelSource) else resolve(checkpoint, what="checkpoint")
+    if source.kind == "fairseq":
         if backend != "hf":
-            raise ConfigError(f"backend {backend!r} applies to transformers checkpoints; {checkpoint} is a "
+            raise ConfigError(f"backend {backend!r} applies to transformers checkpoints; {source.name} is a "
                               "fairseq model", hint="drop --backend for fairseq models")
-        return _fairseq(spec, checkpoint, **kwargs)
+        return _fairseq(source.fairseq, source.path, **kwargs)
+    if source.kind == "gguf":
+        raise ConfigError(f"{source.name} is a GGUF file: a decoder-only language model, asked to translate by a "
+                          "prompt", hint=f"name it as hf-causal:{source.name}")
     if backend == "ct2":
         from .ct2 import CT2Translator
 
         if kwargs.get("device") is None:
             kwargs.pop("device", None)
-        return CT2Translator(checkpoint, compute_type=compute_type, **kwargs)
+        return CT2Translator(source.path, compute_type=compute_type, **kwargs)
     from .hf import HFTranslator
 
-    return HFTranslator(checkpoint, **kwargs)
+    # a hub model by its commit, a folder by its content hash
+    identity = source.identity if source.kind == "hub" else f"hf:{source.identity}"
+    return HFTranslator(source.path, identity=identity, **kwargs)
 
 
 def translator_factory(target: str | Path, backend: str = "hf", compute_type: str = "default",
@@ -43,7 +55,7 @@ def translator_factory(target: str | Path, backend: str = "hf", compute_type: st
     parts (dictionaries, subword model) for every checkpoint it lists, wherever it lives.
     ``languages`` (``src_lang``/``tgt_lang``) reach multilingual transformers checkpoints
     (M2M100, NLLB), which need them; a fairseq pair is fixed by its task."""
-    spec = find_spec(Path(target))
+    spec = find_spec(Path(target))  # a run directory is no model: only a fairseq target names its parts
     if spec is None:
         check_backend(backend, compute_type)
         return lambda checkpoint: load_translator(checkpoint, backend, compute_type, **(languages or {}))

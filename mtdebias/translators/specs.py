@@ -1,7 +1,8 @@
 """Translators named by a spec ``KIND:REST`` rather than a checkpoint path.
 
-``hf-causal:MODEL`` (a decoder-only LM, folder or hub id), ``openai:MODEL@URL`` (any
-OpenAI-compatible chat server) and ``apertium:en-es`` (the rule-based engine) are chosen the same
+``hf-causal:MODEL`` (a decoder-only LM: folder, hub id or GGUF file), ``llamacpp:FILE.gguf``
+(the same GGUF model run by llama.cpp), ``openai:MODEL@URL`` (any OpenAI-compatible chat server)
+and ``apertium:en-es`` (the rule-based engine) are chosen the same
 way on every command (``translate SPEC``, ``eval SPEC`` or ``--translator SPEC``) and in a
 suite's ``[translator]`` table. Kinds resolve lazily (nothing heavy is imported to check a
 command line) and an unknown kind gets a did-you-mean, before any model loads.
@@ -22,10 +23,11 @@ KINDS = {
     "hf-causal": "mtdebias.translators.hf_causal:HFCausalTranslator",
     "openai": "mtdebias.translators.openai_api:OpenAITranslator",
     "apertium": "mtdebias.translators.apertium:ApertiumTranslator",
+    "llamacpp": "mtdebias.translators.llamacpp:LlamaCppTranslator",
 }
 # options that change how a system is reached, not what it answers: left out of its identity
 OPERATIONAL = frozenset({"cache_dir", "backoff", "retries", "timeout", "concurrency", "api_key_env", "device",
-                         "batch_tokens"})
+                         "batch_tokens", "n_threads"})
 # kinds that call a server: they keep a response cache in the run store (cache_dir)
 CACHED_KINDS = ("openai",)
 _SPEC = re.compile(r"^([a-z][a-z0-9_-]*):(.*)$", re.S)
@@ -74,16 +76,13 @@ def identity(spec: str, options: dict[str, Any] | None = None) -> str:
     kind, rest = split_spec(spec)
     model = rest
     if kind == "hf-causal":
-        from ..hub import snapshot_id
-        from ..signature import hash_checkpoint_cached
+        from ..errors import InputError
+        from .source import resolve
 
-        from ..hub import looks_like_hub_id, model_available, resolve_model
-
-        folder = Path(rest).expanduser()
-        if not folder.is_dir() and looks_like_hub_id(rest) and model_available(rest):
-            folder = resolve_model(rest, download=False).path
-        if folder.is_dir():
-            model = snapshot_id(folder) or hash_checkpoint_cached(folder)
+        try:  # a hub model by its commit, a GGUF by the file's hash, a folder by its content
+            model = resolve(rest, fairseq=False).identity
+        except InputError:
+            pass  # not here (an uncached hub id): named as written; loading it says why
     elif rest and Path(rest).expanduser().is_file():
         from ..signature import hash_checkpoint_cached
 
@@ -95,14 +94,25 @@ def identity(spec: str, options: dict[str, Any] | None = None) -> str:
 
 
 def prepare_spec(spec: str) -> str:
-    """Check a spec's kind before any work; an ``hf-causal`` hub id is fetched into the cache here,
-    by the command, visibly (the translator itself never downloads)."""
+    """Check a spec before any work: its kind; for ``hf-causal``, its model — a hub id is fetched
+    into the cache here, by the command, visibly (the translator itself never downloads), and a
+    GGUF file's architecture and tensor types are checked against what transformers reads."""
     kind, rest = split_spec(spec)
     if kind == "hf-causal" and rest:
-        from ..hub import looks_like_hub_id, resolve_model
+        from .source import resolve
 
-        if looks_like_hub_id(rest):
-            resolve_model(rest, what="hf-causal model")
+        source = resolve(rest, what="hf-causal model", download=True, fairseq=False)
+        if source.kind == "gguf":
+            from ..gguf_model import check_readable, read_header
+
+            check_readable(read_header(source.path))
+    if kind == "llamacpp":
+        from .llamacpp import require_llama_cpp
+        from .source import resolve
+
+        if resolve(rest, what="GGUF model", fairseq=False).kind != "gguf":
+            raise ConfigError(f"{spec}: llamacpp runs GGUF files", hint="name a .gguf file")
+        require_llama_cpp()
     return spec
 
 
