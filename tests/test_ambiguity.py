@@ -313,6 +313,48 @@ def test_paper_models_are_the_default_and_their_absence_stops_before_any_work(mo
         AmbiguityProbe.from_options("de", data, limit=2, similarity="cosine-e5-small")
 
 
+def test_the_papers_names_cue_per_language_and_its_anova_column(items, monkeypatch, tmp_path):
+    """names = "paper" (eval/full.toml) inserts the paper's one name per language and gender
+    after the focus noun; the names cue then has its levels F and M beside no_name, so the cue
+    ANOVA has a Names row. A language the paper did not study gets no name variants, and the
+    signature says so."""
+    pytest.importorskip("statsmodels")
+    from mtdebias.errors import InputError
+    from mtdebias.probes.ambiguity import AmbiguityProbe, cue_anova, names_cue, test_values
+    from mtdebias.resources import data_path
+    from mtdebias.suite import load_suite
+    from mtdebias.uncertainty.contrast import add_name_variants
+    from mtdebias.uncertainty.cues import annotate_cues
+
+    assert names_cue("paper", "es") == ({"female": ["Carla"], "male": ["Gabriel"]}, "paper")
+    assert names_cue("paper", "fr")[0] == {"female": ["Anne"], "male": ["Victor"]}
+    assert names_cue("paper", "uk")[0] == names_cue("paper", "ru")[0] == {"female": ["Anna"], "male": ["Ivan"]}
+    assert names_cue("paper", "de") == (None, "paper:none-for-de") and names_cue(False, "es") == (None, "none")
+    assert names_cue({"female": "Eva", "male": ["Jan"]}, "cs")[1].startswith("custom:")
+    with pytest.raises(InputError, match="not a names cue"):
+        names_cue("papers", "es")
+    spec = next(s for s in load_suite("eval/full.toml").probes if s.type == "ambiguity.v1")
+    assert spec.options["names"] == "paper"
+
+    data = data_path("templates", "winomt_synth_en.txt")
+    es = AmbiguityProbe.from_options("es", data, limit=2, similarity="cosine-e5-small", alpha=1.0, names="paper")
+    inserted = {i.name for i in es.items() if i.name}
+    assert inserted == {"Carla", "Gabriel"} and es.names == "paper"
+    assert all(("Carla" in i.sentence) == (i.name == "Carla") for i in es.items())
+    de = AmbiguityProbe.from_options("de", data, limit=2, similarity="cosine-e5-small", alpha=1.0, names="paper")
+    assert not any(i.name for i in de.items()) and de.names == "paper:none-for-de"
+
+    named = add_name_variants(items, {"female": ["Carla"], "male": ["Gabriel"]})
+    cues = annotate_cues(named, "es", {}, person_nouns=["doctor"])
+    assert [c["names"] for c in cues] == ["no_name", "M", "no_name", "F", "no_name"]
+    probe = AmbiguityProbe(named, "es", n=8, alpha=1.0, align=position_aligner, cues=cues, names="paper")
+    result = probe.evaluate(BiasedSampler())
+    assert "names=paper" in result.signature
+    table = cue_anova(test_values(result.attempts), "es")
+    assert {(r["cue"], r["level"]) for r in table["rows"] if r["response"] == "norm_h_ge"} >= {
+        ("names", "F"), ("names", "M"), ("pronoun", "F"), ("pronoun", "M"), ("ambiguity", "ambiguous")}
+
+
 def test_nli_clustering_and_embedder_from_model_folders(items, tmp_path):
     """SE by a (tiny, random) NLI classifier and S3E by a mean-pooled encoder, both loaded from
     folders: identical samples share a cluster, and the signature names both models."""
