@@ -164,7 +164,7 @@ def test_metrics_tune_alpha_on_the_validation_items_and_resample_the_tuning():
 
 def test_attempts_stored_in_the_old_layout_are_refused_by_name_and_the_report_says_so(tmp_path):
     from mtdebias.errors import InputError
-    from mtdebias.probes.ambiguity import JudgedItems
+    from mtdebias.probes.ambiguity import AmbiguityProbe, JudgedItems
     from mtdebias.report import build_report
     from mtdebias.store import RunStore
 
@@ -172,6 +172,11 @@ def test_attempts_stored_in_the_old_layout_are_refused_by_name_and_the_report_sa
     del old["s3e"]
     with pytest.raises(InputError, match="earlier mtdebias"):
         JudgedItems([old])
+    # layout 2 stored reference surprisals with a pseudo-sample: refused too, not mixed with new ones
+    pseudo = {**_judged(0, "test", 0.1, {"1": 0.2}), "references": {"se_correct": 0.1, "se_incorrect": 0.2}}
+    with pytest.raises(InputError, match="pseudo-sample"):
+        JudgedItems([pseudo])
+    assert AmbiguityProbe.stored_layout == 3  # so the request key of every stored result changed
     # a report over such a run draws everything else and names what it left out
     store = RunStore(tmp_path / "run")
     checkpoint = store.checkpoint_path("step-0000001")

@@ -77,7 +77,7 @@ MIN_ITEMS = 10
 # what the signature calls the default ΔH aggregation: relative to the unambiguous mean
 DELTA_H_AGGREGATION = "unamb-mean"
 # the grid α is tuned over and how, as the signature states it (see pick_alpha)
-ALPHA_TUNING = "spearman-vs-ge;grid=0.5-256;ties=smallest"
+ALPHA_TUNING = f"spearman-vs-ge;grid={ALPHAS[0]:g}-{ALPHAS[-1]:g};ties=smallest"
 
 
 def load_references(path: str | Path) -> dict[str, tuple[str, str]]:
@@ -143,6 +143,7 @@ class AmbiguityProbe(BaseProbe):
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),
              MetricSpec("ge_undetected_share", LOWER), MetricSpec("dedup_saving", NEUTRAL))
     headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_h_ge", "ΔH (GE)"), Headline("delta_i_s3e", "ΔI (S3E)"))
+    own_plots = ("delta_i_*_outside_*",)  # counts, listed in the section's ΔI/ΔH table
 
     @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:

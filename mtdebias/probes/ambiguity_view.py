@@ -79,7 +79,7 @@ def delta_cell(row: dict[str, Any]) -> str:
 
     value, n = row.get("value"), row.get("n")
     if isinstance(value, (int, float)) and math.isfinite(value):
-        return f"{value:.3f}"
+        return f"{value:.0f}" if "_outside_" in row["metric"] else f"{value:.3f}"
     minimum = Signature.parse(row["signature"]).settings.get("min_items")
     return "undefined" + (f" (n = {n}" + (f" < {minimum}" if minimum else "") + ")" if n is not None else "")
 
@@ -91,7 +91,7 @@ def _deltas(view: Any, labels: Sequence[str]) -> None:
     for run, ckpt in view.picked():
         for label in labels:
             for row in view.results(run, ckpt, label):
-                if not re.match(r"delta_(i|h)_|delta_logprob", row["metric"]) or "_outside_" in row["metric"]:
+                if not re.match(r"delta_(i|h)_|delta_logprob", row["metric"]):
                     continue
                 ci = view.interval(row)
                 rows.append({"run": view.run_label(run, ckpt), "label": label, "metric": row["metric"],
@@ -102,7 +102,8 @@ def _deltas(view: Any, labels: Sequence[str]) -> None:
         view.table("ambiguity_deltas", "ΔI and ΔH with their item counts", ["run", "label", "metric", "value", "ci", "n"],
                    rows, note="n: items with a defined value (delta_h_*_per_set: contrast sets); a value resting on "
                               "fewer than min_items (in the signature) is undefined, not a number. ΔI leaves out "
-                              "items whose reference lies outside every sample cluster (delta_i_*_outside_*).")
+                              "items whose reference lies outside every sample cluster: delta_i_*_outside_* count "
+                              "them per side, out of the n items with references.")
 
 
 def _delta_i_vs_accuracy(view: Any, labels: Sequence[str]) -> None:

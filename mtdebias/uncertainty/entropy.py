@@ -10,6 +10,11 @@ and a similarity matrix S over them (see :mod:`.similarity`):
   (gender class of the focus noun), since I(y) = -log p(cluster of y);
 * S = clamp(cos)^α → similarity-sensitive Shannon entropy (S3E).
 
+An output outside the samples (a reference translation, for ΔI) gets the same surprisal,
+I(y) = −log Σ_j p_j S(y, y_j), with no pseudo-sample: infinite when S(y, ·) is 0 for every
+sample (:func:`surprisal_of`, :func:`s3e_surprisal_of`; :func:`pseudo_sample_surprisal` is the
+earlier rule, kept by name).
+
 Samples are deduplicated with counts *before* any embedding or NLI call, and cached per
 checkpoint (:class:`SampleCache`) so metrics can be recomputed without decoding again.
 """
