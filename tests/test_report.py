@@ -303,3 +303,21 @@ def test_suite_labels_keep_two_evaluations_of_one_probe_apart(tmp_path):
     header = summary.headline_markdown.splitlines()[0]
     assert "WinoMT accuracy |" in header and "WinoMT accuracy [winomt_fr]" in header
     assert "winomt.v1@winomt_fr:accuracy against training step (band: 95% interval)" in summary.figures
+
+
+def test_a_delta_resting_on_too_few_items_shows_as_undefined_with_its_count(tmp_path):
+    """ΔI(SE) the ambiguity probe left NaN (1 item, below its min_items of 10): the headline says
+    "undefined (n=1)", not 0.000 or a dash, and the probe's ΔI/ΔH table gives n and the minimum."""
+    store = RunStore(tmp_path / "run")
+    store.dir.mkdir(parents=True)
+    sig = str(Signature("ambiguity.v1", DATA["ambiguity.v1"], "m", {"min_items": 10}, 0))
+    store.add_results("step-0000100", [
+        {"probe": "ambiguity.v1", "metric": "delta_i_se", "value": float("nan"), "ci": None, "n": 1, "signature": sig},
+        {"probe": "ambiguity.v1", "metric": "delta_i_s3e", "value": -0.25, "ci": [-0.3, -0.2], "n": 60,
+         "signature": sig}])
+    summary = build_report([store.dir], tmp_path / "report.html", metrics=["ambiguity.v1:delta_i_*"])
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "undefined (n=1)" in html and "0.000" not in html
+    rows = json.loads((summary.tables_dir / "ambiguity_deltas.json").read_text())["rows"]
+    cells = {r["metric"]: (r["value"], r["n"]) for r in rows}
+    assert cells == {"delta_i_se": ("undefined (n = 1 < 10)", 1), "delta_i_s3e": ("-0.250", 60)}

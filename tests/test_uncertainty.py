@@ -10,9 +10,10 @@ import pytest
 
 from mtdebias.errors import InputError
 from mtdebias.uncertainty.entropy import (SampleCache, cached_samples, cluster_entropy, dedup,
-                                          dedup_saving, entropy, gender_entropy, s3e, surprisal_of,
-                                          surprisals, tune_alpha)
-from mtdebias.uncertainty.metrics import (delta_h, delta_i, delta_i_of_means, delta_logprob, norm_h, rank_correlations,
+                                          dedup_saving, entropy, gender_entropy, pseudo_sample_surprisal, s3e,
+                                          s3e_surprisal_of, surprisal_of, surprisals, tune_alpha)
+from mtdebias.uncertainty.metrics import (delta_h, delta_h_of_means, delta_h_per_set, delta_i, delta_i_items,
+                                          delta_i_of_means, delta_logprob, norm_h, rank_correlations,
                                           relative_difference)
 from mtdebias.uncertainty.similarity import IdentitySimilarity, cluster_similarity, greedy_clusters
 
@@ -71,12 +72,45 @@ def test_gender_entropy_counts_undetected_as_its_own_class():
     assert share == 0.25
 
 
-def test_surprisal_of_reference_uses_one_pseudo_count():
+def test_reference_surprisal_is_the_papers_without_a_pseudo_sample():
     d = dedup(["a"] * 3 + ["b"])
-    # reference in a's cluster: E = (4 * 3/4 + 1) / 5 = 0.8 → I = -ln 0.8
-    assert math.isclose(surprisal_of(np.array([1.0, 0.0]), d.probs, d.n), -math.log(0.8))
-    # reference unlike every sample: E = 1/5 → I = ln 5 (finite)
-    assert math.isclose(surprisal_of(np.array([0.0, 0.0]), d.probs, d.n), math.log(5))
+    # reference in a's cluster: E = 3/4 → I = -ln 0.75 (the paper's I(y) = -log E[S(y, y')])
+    assert math.isclose(surprisal_of(np.array([1.0, 0.0]), d.probs), -math.log(0.75))
+    # reference outside every cluster: E = 0 → I = ∞ (the metrics leave such an item out)
+    assert surprisal_of(np.array([0.0, 0.0]), d.probs) == math.inf
+    # the named, non-default rule: one pseudo-sample, E = (4 · 3/4 + 1)/5 = 0.8; outside: 1/5
+    assert math.isclose(pseudo_sample_surprisal(-math.log(0.75), d.n), -math.log(0.8))
+    assert math.isclose(pseudo_sample_surprisal(math.inf, d.n), math.log(5))
+    assert math.isnan(pseudo_sample_surprisal(float("nan"), d.n))
+
+
+def test_delta_i_s3e_of_a_reference_unlike_all_128_samples_at_alpha_256():
+    """128 samples: 96 of y1 and 32 of y2. The correct reference has cosine 0.8 / 0.6 with them,
+    the incorrect one 0.3 with both (unlike every sample). The paper's formula by hand at α = 256:
+    I_c = -ln(0.75 · 0.8^256 + 0.25 · 0.6^256) = -ln 0.75 - 256 ln 0.8 (+ 0.6^256/0.8^256 · …
+    negligible, < 1e-30), I_w = -256 ln 0.3 = 308.22; ΔI = (I_c - I_w) / ½(I_c + I_w) = -1.372.
+    The pseudo-sample caps both at ≈ ln 129, so its ΔI is ≈ 0: the bias would vanish."""
+    d = dedup(["y1"] * 96 + ["y2"] * 32)
+    correct, incorrect = np.array([0.8, 0.6]), np.array([0.3, 0.3])
+    i_c = s3e_surprisal_of(correct, d.probs, 256)
+    i_w = s3e_surprisal_of(incorrect, d.probs, 256)
+    by_hand_c = -math.log(0.75) - 256 * math.log(0.8)
+    by_hand_w = -256 * math.log(0.3)
+    assert i_c == pytest.approx(by_hand_c, rel=1e-12) and i_w == pytest.approx(by_hand_w, rel=1e-12)
+    paper = (by_hand_c - by_hand_w) / (0.5 * (by_hand_c + by_hand_w))
+    assert delta_i([i_c], [i_w]) == pytest.approx(paper, rel=1e-12) and paper == pytest.approx(-1.372, abs=1e-3)
+    capped = delta_i([pseudo_sample_surprisal(i_c, d.n)], [pseudo_sample_surprisal(i_w, d.n)])
+    assert abs(capped) < 1e-20  # what the earlier default reported
+    # at α = 1 the same references: I_c = -ln(0.75·0.8 + 0.25·0.6) = -ln 0.75, I_w = -ln 0.3
+    assert s3e_surprisal_of(correct, d.probs, 1) == pytest.approx(-math.log(0.75))
+    # log-space sum: cosine 0.05 at α = 256 underflows as a power (0.05^256 = 0.0) but has a
+    # finite surprisal, -256 ln 0.05 = 766.9; all cosines ≤ 0 (S = 0 everywhere): ∞
+    assert 0.05 ** 256 == 0.0
+    assert s3e_surprisal_of(np.array([0.05, 0.05]), d.probs, 256) == pytest.approx(-256 * math.log(0.05))
+    assert s3e_surprisal_of(np.array([-0.1, 0.0]), d.probs, 256) == math.inf
+    # s3e_surprisal_of is the S3E surprisal of the entropy module, for an outside output
+    assert s3e_surprisal_of(np.array([0.5, 1.0]), d.probs, 2) == pytest.approx(
+        surprisal_of(np.array([0.25, 1.0]), d.probs))
 
 
 def test_surprisals_shared_interface_for_clusters():
@@ -153,22 +187,97 @@ def test_delta_i_and_delta_logprob_by_hand():
     assert delta_i([1.0, 3.0], [2.0, 4.0]) == pytest.approx(-10 / 21)
     # of the means: mean I(correct) = 2, mean I(incorrect) = 3 → (2 - 3) / 2.5 = -0.4
     assert delta_i_of_means([1.0, 3.0], [2.0, 4.0]) == pytest.approx(-0.4)
-    # an item whose reference gender could not be detected (NaN) is left out
+    # an item whose reference gender could not be detected (NaN) is left out, and so is one whose
+    # reference lies outside every sample cluster (I = ∞), or whose two surprisals are both 0
     assert delta_i([1.0, float("nan")], [2.0, 4.0]) == pytest.approx(-2 / 3)
+    assert delta_i([1.0, math.inf, 0.0], [2.0, 4.0, 0.0]) == pytest.approx(-2 / 3)
+    assert delta_i_of_means([1.0, 3.0, math.inf], [2.0, 4.0, 1.0]) == pytest.approx(-0.4)
+    assert [math.isnan(x) for x in delta_i_items([1.0, 0.5, math.inf], [2.0, math.inf, math.inf])] == [False, True, True]
     # log-probs -10 (correct) and -15 (incorrect): I = 10, 15 → -5 / 12.5 = -0.4
     assert delta_logprob([-10.0], [-15.0]) == pytest.approx(-0.4)
     assert math.isnan(relative_difference(0.0, 0.0))
 
 
+# The paper's Table 15 (Tables 4 = its s3e columns): per language and model, unambiguous mean,
+# ambiguous mean and ΔH for s3e, se and ge, as published (two decimals).
+TABLE_15 = """ES Opus-MT 1.23 1.12 0.09 0.33 0.22 0.33 0.21 0.13 0.38
+ES deb-Opus-MT 0.97 0.89 0.08 0.41 0.25 0.39 0.24 0.16 0.33
+ES m2m100 1.79 1.45 0.19 0.46 0.17 0.63 0.25 0.09 0.64
+FR Opus-MT 1.79 1.43 0.20 0.57 0.40 0.30 0.23 0.08 0.65
+FR deb-Opus-MT 1.21 1.08 0.11 0.64 0.50 0.22 0.23 0.09 0.61
+FR m2m100 3.22 2.78 0.14 0.56 0.29 0.48 0.25 0.17 0.32
+UK Opus-MT 1.96 2.16 -0.10 0.40 0.39 0.03 0.20 0.14 0.30
+UK deb-Opus-MT 1.98 2.15 -0.09 0.44 0.41 0.07 0.22 0.15 0.32
+UK m2m100 2.05 2.28 -0.11 0.37 0.41 -0.11 0.18 0.16 0.11
+RU Opus-MT 1.56 1.68 -0.08 0.38 0.32 0.16 0.12 0.03 0.75
+RU deb-Opus-MT 1.05 0.97 0.08 0.43 0.42 0.02 0.12 0.06 0.50
+RU m2m100 1.83 2.29 -0.25 0.50 0.29 0.42 0.15 0.10 0.33"""
+
+
+def _table_15():
+    for line in TABLE_15.splitlines():
+        lang, model, *numbers = line.split()
+        values = [float(x) for x in numbers]
+        for k, kind in enumerate(("s3e", "se", "ge")):
+            yield f"{lang} {model} {kind}", values[3 * k], values[3 * k + 1], values[3 * k + 2]
+
+
+def _reproduces(aggregation, unamb: float, amb: float, published: float) -> bool:
+    """Whether ``aggregation`` gives the published ΔH (± 0.005, its rounding) for some means that
+    round to the published ones (each ± 0.005). Every candidate is monotone in each mean, so its
+    values over that box span [least corner, greatest corner]."""
+    corners = [aggregation([unamb + du], [amb + da]) for du in (-0.005, 0.005) for da in (-0.005, 0.005)]
+    return min(corners) - 0.005 <= published <= max(corners) + 0.005
+
+
+@pytest.mark.parametrize("row,unamb,amb,published", list(_table_15()), ids=lambda x: x if isinstance(x, str) else "")
+def test_delta_h_reproduces_every_row_of_the_papers_table_15(row, unamb, amb, published):
+    """ΔH = (H̄_u − H̄_a) / H̄_u gives each published ΔH from the published means, at the means
+    themselves within rounding (e.g. ES m2m100 se: (0.46 − 0.17)/0.46 = 0.630 → 0.63; RU Opus-MT
+    ge: 0.09/0.12 = 0.75; RU m2m100 s3e: −0.46/1.83 = −0.251 → −0.25)."""
+    assert delta_h([unamb], [amb]) == pytest.approx(published, abs=0.006)
+
+
+def test_the_printed_equation_on_the_means_reproduces_only_half_of_table_15():
+    """The comparison docs/papers.md shows: the printed equation on the means reproduces 18 of the
+    36 ΔH values (ES m2m100 se: 0.29 / 0.315 = 0.92 against 0.63), (H̄_u − H̄_a)/H̄_u all 36."""
+    rows = list(_table_15())
+    assert sum(_reproduces(delta_h, *r[1:]) for r in rows) == 36
+    assert sum(_reproduces(delta_h_of_means, *r[1:]) for r in rows) == 18
+    assert delta_h_of_means([0.46], [0.17]) == pytest.approx(0.29 / 0.315)
+
+
 def test_delta_h_and_norm_h_by_hand():
-    # unambiguous mean 1.2, ambiguous mean 0.8 → 0.4 / 1.0 = 0.4 (a biased model: > 0)
-    assert delta_h([1.0, 1.4], [0.8]) == pytest.approx(0.4)
+    # unambiguous mean 1.2, ambiguous mean 0.8 → 0.4 / 1.2 = 1/3 (a biased model: > 0); the
+    # printed equation on the means: 0.4 / ½(1.2 + 0.8) = 0.4
+    assert delta_h([1.0, 1.4], [0.8]) == pytest.approx(1 / 3)
+    assert delta_h_of_means([1.0, 1.4], [0.8]) == pytest.approx(0.4)
+    assert math.isnan(delta_h([0.0, 0.0], [0.5])) and math.isnan(delta_h([1.0], []))
     ent = {"he": 0.5, "she": 1.5, "they": 1.0, "she-name": 2.0, "x-he": 0.0, "x-they": 0.0}
     groups = {"he": "g", "she": "g", "they": "g", "she-name": "g", "x-he": "x", "x-they": "x"}
     norms = norm_h(ent, groups, in_group={"she-name": False})
     # G = {he, she, they}: mean 1.0; the name variant is normalised by it without joining it
     assert norms["he"] == 0.5 and norms["she"] == 1.5 and norms["she-name"] == 2.0
     assert math.isnan(norms["x-he"])  # a set with zero mean entropy has no norm-H
+
+
+def test_delta_h_per_set_on_three_contrast_sets_by_hand():
+    """Set g1: he 0.6, she 1.0, they 0.4 → unambiguous 0.8, ambiguous 0.4: 0.4 / 0.6 = 2/3.
+    Set g2: he 0.2, she 0.2, they 0.6 → −0.4 / 0.4 = −1. Set g3: all 0 → undefined (0/0), left
+    out. Mean over the 2 defined sets: (2/3 − 1)/2 = −1/6. Pooled over the nine items the sides'
+    means are both 1/3, so ΔH (either form) is 0: the two aggregations can disagree in sign."""
+    h = [0.6, 1.0, 0.4, 0.2, 0.2, 0.6, 0.0, 0.0, 0.0]
+    sets = ["g1"] * 3 + ["g2"] * 3 + ["g3"] * 3
+    ambiguous = [False, False, True] * 3
+    value, n = delta_h_per_set(h, sets, ambiguous)
+    assert value == pytest.approx(-1 / 6) and n == 2
+    unamb = [x for x, a in zip(h, ambiguous) if not a]
+    amb = [x for x, a in zip(h, ambiguous) if a]
+    assert delta_h(unamb, amb) == pytest.approx(0.0, abs=1e-12)
+    assert delta_h_of_means(unamb, amb) == pytest.approx(0.0, abs=1e-12)
+    # a set with no ambiguous item (or a NaN entropy there) defines nothing either
+    assert delta_h_per_set([0.5, float("nan")], ["g", "g"], [False, True]) == (pytest.approx(float("nan"), nan_ok=True), 0)
+    assert math.isnan(delta_h_per_set([], [], [])[0])
 
 
 def test_rank_correlations_by_hand():

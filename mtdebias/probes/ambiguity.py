@@ -14,7 +14,24 @@ them, and measures three entropies of the sample distribution:
 
 Metrics: mean entropy on unambiguous and ambiguous items and ΔH per entropy (ΔH < 0 is the
 desired behaviour), the undetected share, and — when correct/incorrect reference translations
-are supplied — ΔI per entropy and the ΔLogProb baseline.
+are supplied — ΔI per entropy and the ΔLogProb baseline. How each follows the paper, and where
+it departs (ΔH's aggregation, references outside every cluster, the minimum of items a ΔI or
+ΔH must rest on), is in :mod:`mtdebias.uncertainty.metrics`, docs/papers.md and the signature:
+
+* ``surprisal=paper`` (default): a reference's I(y) = −log E[S(y, y')] with no pseudo-sample;
+  an item whose reference lies outside every sample cluster (infinite surprisal) is left out
+  of that ΔI and counted in ``delta_i_<kind>_outside_correct`` / ``_outside_incorrect``.
+  ``surprisal = "pseudo-sample"`` names the earlier rule (the reference counted as one more
+  sample, capping I at log(n + 1)).
+* ``delta_h=unamb-mean``: ΔH = (H̄_unamb − H̄_amb) / H̄_unamb, the form that reproduces the
+  paper's Tables 4 and 15; ``delta_h_<kind>_of_means`` (the printed equation on the means) and
+  ``delta_h_<kind>_per_set`` (the printed equation per contrast set, averaged) by name.
+* ``min_items``: a ΔI or ΔH resting on fewer items (ΔH per set: sets) is NaN — the report
+  prints "undefined" with the count — rather than a number; every one stores its count as n.
+* ``names``: the names cue. ``"paper"`` inserts the paper's one name per language and gender
+  (its Appendix B, :data:`mtdebias.uncertainty.contrast.PAPER_NAMES`; none for a language the
+  paper did not study, and the signature says so), ``"us-lists"`` (or ``true``) rotates through
+  the shipped US first-name lists.
 
 The steps follow the probe contract: ``decode`` samples (and scores the references), ``judge``
 computes what each item's samples say on their own (SE, GE, S3E at every α of the tuning
@@ -39,11 +56,12 @@ from ..align.target import target_genders
 from ..stats import DEFAULT_RESAMPLES, bootstrap_cis
 from ..textio import read_lines
 from ..translators.base import DEFAULT_EPSILON, Translator
-from ..uncertainty.contrast import ContrastItem, add_name_variants, build_contrast_sets
+from ..uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants, build_contrast_sets
 from ..uncertainty.cues import annotate_cues, load_stereotypes
 from ..uncertainty.entropy import (ALPHAS, UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
-                                   pick_alpha, s3e, surprisal_of)
-from ..uncertainty.metrics import delta_h, delta_i, delta_i_of_means, delta_logprob, finite_mean, norm_h
+                                   pick_alpha, pseudo_sample_surprisal, s3e, s3e_surprisal_of, surprisal_of)
+from ..uncertainty.metrics import (defined, delta_h, delta_h_of_means, delta_h_per_set, delta_i_items,
+                                   delta_i_of_means, finite_mean, norm_h)
 from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs,
@@ -52,6 +70,14 @@ from .winomt import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
 ENTROPIES = ("se", "s3e", "ge")
+# how a reference's surprisal is defined: the paper's (default) or with one pseudo-sample
+SURPRISALS = ("paper", "pseudo-sample")
+# the fewest items (ΔH per set: contrast sets) a ΔI or ΔH may rest on before it is undefined
+MIN_ITEMS = 10
+# what the signature calls the default ΔH aggregation: relative to the unambiguous mean
+DELTA_H_AGGREGATION = "unamb-mean"
+# the grid α is tuned over and how, as the signature states it (see pick_alpha)
+ALPHA_TUNING = f"spearman-vs-ge;grid={ALPHAS[0]:g}-{ALPHAS[-1]:g};ties=smallest"
 
 
 def load_references(path: str | Path) -> dict[str, tuple[str, str]]:
@@ -98,19 +124,26 @@ class _AmbiguityFields(TypedDict):
 class AmbiguityAttempt(_AmbiguityFields, total=False):
     """One contrast variant's samples, judged on their own (α and norm-H come in metrics)."""
 
-    references: dict[str, Any]  # surprisals of the correct and incorrect reference, log-probabilities
+    # surprisals of the correct and incorrect reference (the paper's, inf outside every cluster,
+    # NaN for an undetected reference's GE), their log-probabilities, "surprisal": "paper"
+    references: dict[str, Any]
 
 
 class AmbiguityProbe(BaseProbe):
     name = PROBE_NAME
     attempt_type = AmbiguityAttempt
     needs = ("detector",)  # reads the gender of target words
-    stored_layout = 2  # 2: S3E stored at every α of the tuning grid (α is tuned in metrics)
+    # 2: S3E stored at every α of the tuning grid (α is tuned in metrics); 3: reference
+    # surprisals without the pseudo-sample (inf outside every cluster), ΔH relative to the
+    # unambiguous mean, ΔI/ΔH undefined below min_items
+    stored_layout = 3
     specs = (MetricSpec("*_unambiguous", NEUTRAL), MetricSpec("*_ambiguous", HIGHER),
-             MetricSpec("delta_h_*", LOWER, BOOTSTRAP), MetricSpec("delta_i_*_of_means", LOWER),
+             MetricSpec("delta_h_*_of_means", LOWER), MetricSpec("delta_h_*", LOWER, BOOTSTRAP),
+             MetricSpec("delta_i_*_of_means", LOWER), MetricSpec("delta_i_*_outside_*", NEUTRAL),
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),
              MetricSpec("ge_undetected_share", LOWER), MetricSpec("dedup_saving", NEUTRAL))
     headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_h_ge", "ΔH (GE)"), Headline("delta_i_s3e", "ΔI (S3E)"))
+    own_plots = ("delta_i_*_outside_*",)  # counts, listed in the section's ΔI/ΔH table
 
     @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:
@@ -125,11 +158,16 @@ class AmbiguityProbe(BaseProbe):
                  cluster_threshold: float = 0.97, cache_dir: str | Path | None = None,
                  align_method: str = "fast_align", batch_size: int = 16, data_hash: str = "-",
                  detect: Callable[..., Any] | None = None, align: Callable[..., Any] | None = None,
-                 progress: bool = False, similarity: str = "custom", embedder_prefix: str = ""):
+                 progress: bool = False, similarity: str = "custom", embedder_prefix: str = "",
+                 surprisal: str = "paper", min_items: int = MIN_ITEMS, names: str = "none"):
         if not items:
             raise InputError("the ambiguity probe got no items", hint="check the WinoMT file")
         if alpha != "tune" and not (isinstance(alpha, (int, float)) and alpha > 0):
             raise InputError(f"alpha must be a positive number or 'tune', not {alpha!r}")
+        _check_scoring(surprisal, min_items)
+        # how reference surprisals become ΔI, the fewest items a ΔI/ΔH rests on, and which names
+        # cue the items carry ("none", "paper", "us-lists", "custom:<hash>"): all in the signature
+        self.surprisal, self.min_items, self.names = surprisal, int(min_items), names
         self._items = list(items)
         self.cues = list(cues) if cues is not None else [{} for _ in self._items]
         self.lang, self.n, self.epsilon, self.temperature, self.seed = lang, n, epsilon, temperature, seed
@@ -150,41 +188,46 @@ class AmbiguityProbe(BaseProbe):
 
     @classmethod
     def from_options(cls, lang: str, data: str | Path, pro: str | Path | None = None,
-                     anti: str | Path | None = None, *, names: bool = False, limit: int | None = None,
+                     anti: str | Path | None = None, *, names: bool | str | Mapping[str, Any] = False,
+                     limit: int | None = None,
                      references: str | Path | None = None, n: int = 128, epsilon: float = DEFAULT_EPSILON,
                      temperature: float = 1.0, seed: int = 0, similarity: str = "paper",
                      nli_model: str | Path | None = None, embedder: str | Path | None = None,
                      alpha: float | str = "tune",
                      validation_fraction: float = 0.2, cluster_threshold: float = 0.97,
                      cache_dir: str | Path | None = None, align_method: str = "fast_align", batch_size: int = 16,
-                     progress: bool = False) -> "AmbiguityProbe":
+                     progress: bool = False, surprisal: str = "paper",
+                     min_items: int = MIN_ITEMS) -> "AmbiguityProbe":
         """Build from file paths: WinoMT data (+ pro/anti files for the stereotype cue).
 
         ``similarity = "paper"`` (default) uses the uncertainty paper's NLI and E5 models (or the
         ``nli_model``/``embedder`` given), and stops here, before any model loads, when they are
         not available; ``"cosine-e5-small"`` names the bundled fallback (see
         :data:`mtdebias.uncertainty.similarity.SIMILARITIES`). ``references``: a TSV of
-        ``source<TAB>correct<TAB>incorrect`` translations, for ΔI and ΔLogProb ("": none)."""
+        ``source<TAB>correct<TAB>incorrect`` translations, for ΔI and ΔLogProb ("": none).
+        ``names``: the names cue — ``false`` (none), ``"paper"`` (the paper's name per language and
+        gender), ``"us-lists"`` or ``true`` (the shipped US first-name lists, rotated), or a table
+        ``{female = [...], male = [...]}``. ``surprisal``, ``min_items``: see the module docstring."""
+        _check_scoring(surprisal, min_items)  # before any file is read or model named
+        name_lists, names_setting = names_cue(names, lang)
         nli_model, embedder, prefix = choose_models(similarity, nli_model, embedder)
         keep = dict(n=n, epsilon=epsilon, temperature=temperature, seed=seed, nli_model=nli_model, embedder=embedder,
                     similarity=similarity, embedder_prefix=prefix, alpha=alpha,
                     validation_fraction=validation_fraction, cluster_threshold=cluster_threshold,
-                    cache_dir=cache_dir, align_method=align_method, batch_size=batch_size, progress=progress)
+                    cache_dir=cache_dir, align_method=align_method, batch_size=batch_size, progress=progress,
+                    surprisal=surprisal, min_items=min_items, names=names_setting)
         rows = load_winomt(data)
         items = build_contrast_sets(rows)
         if limit is not None:  # whole contrast sets, so norm-H stays defined
             groups = list(dict.fromkeys(i.group for i in items))[:limit]
             items = [i for i in items if i.group in set(groups)]
-        if names:
-            from ..names import load_name_list
-
-            items = add_name_variants(items, {"female": load_name_list("first_female"),
-                                              "male": load_name_list("first_male")}, seed=keep.get("seed", 0))
+        if name_lists:
+            items = add_name_variants(items, name_lists, seed=keep.get("seed", 0))
         # "" in a suite = no stereotype files
         stereotypes = load_stereotypes(load_winomt(pro), load_winomt(anti) if anti else None) if pro else {}
         cues = annotate_cues(items, lang, stereotypes, person_nouns=[r.profession for r in rows])
         refs = load_references(references) if references else None  # "" in a suite = none
-        data_hash = hash_json([[i.sentence for i in items], sorted(stereotypes.items()), names])
+        data_hash = hash_json([[i.sentence for i in items], sorted(stereotypes.items()), name_lists])
         return cls(items, lang, cues=cues, references=refs, data_hash=data_hash, **keep)
 
     # ------------------------------------------------------------------ pieces
@@ -276,7 +319,7 @@ class AmbiguityProbe(BaseProbe):
             attempts.append(attempt)
         settings = {"similarity": self.similarity, "clustering": clusterer.method, "cluster_model": clusterer.name,
                     "embedder": embedder.name}
-        meta = {"lang": self.lang, "items": len(items), "clustering": clusterer.method,
+        meta = {"lang": self.lang, "items": len(items), "clustering": clusterer.method, "names": self.names,
                 "embedding_calls": (embedder.calls - calls_before) if calls_before is not None else None,
                 "references": sum("references" in a for a in attempts)}
         return Attempts(attempts, meta=meta, settings=settings)
@@ -285,19 +328,21 @@ class AmbiguityProbe(BaseProbe):
                               logprobs: tuple[float, float], embedder, embeddings, clusterer,
                               alphas: Sequence[float], gender_of: Mapping[tuple[str, str], str]) -> dict[str, Any]:
         """I(y) of the correct and the incorrect reference under the item's samples, per entropy
-        (S3E at every α), and their forced-decoding log-probabilities (ΔI, ΔLogProb)."""
+        (S3E at every α), as the paper defines it (``inf`` outside every cluster; the metrics
+        apply the chosen rule), and their forced-decoding log-probabilities (ΔI, ΔLogProb)."""
         correct, wrong = references
         ref_embeddings = embedder.encode([correct, wrong])
-        row: dict[str, Any] = {"logprob_correct": logprobs[0], "logprob_incorrect": logprobs[1]}
+        row: dict[str, Any] = {"logprob_correct": logprobs[0], "logprob_incorrect": logprobs[1],
+                               "surprisal": "paper"}
         for name, ref, e in (("correct", correct, ref_embeddings[0]), ("incorrect", wrong, ref_embeddings[1])):
             cos = embeddings @ e
-            row[f"s3e_{name}"] = {alpha_key(a): surprisal_of(np.clip(cos, 0.0, 1.0) ** a, d.probs, d.n) for a in alphas}
-            row[f"se_{name}"] = surprisal_of(self._same_cluster(clusterer, ref, d, cos), d.probs, d.n)
+            row[f"s3e_{name}"] = {alpha_key(a): s3e_surprisal_of(cos, d.probs, a) for a in alphas}
+            row[f"se_{name}"] = surprisal_of(self._same_cluster(clusterer, ref, d, cos), d.probs)
             g = gender_of[(item.id, ref)]
             # an undetected reference says nothing about gender: its GE surprisal would only count
             # undetected samples, so the item is left out of ΔI(GE)
             row[f"ge_{name}"] = float("nan") if g == UNDETECTED else surprisal_of(
-                np.array([1.0 if gender_of[(item.id, t)] == g else 0.0 for t in d.texts]), d.probs, d.n)
+                np.array([1.0 if gender_of[(item.id, t)] == g else 0.0 for t in d.texts]), d.probs)
         return row
 
     def item_key(self, attempt: dict[str, Any]) -> str:
@@ -312,7 +357,14 @@ class AmbiguityProbe(BaseProbe):
         if attempts:
             alpha, tuned = JudgedItems(attempts).alpha()
             settings["alpha"] = f"tuned:{alpha:g}" if tuned is not None else alpha
+            if tuned is not None:
+                settings["alpha_tuning"] = f"{ALPHA_TUNING};validation={self.validation_fraction:g}"
         settings["align"] = self.align_method
+        # the departures and rules the ΔI/ΔH numbers rest on (docs/papers.md)
+        settings["surprisal"] = "paper;outside=left-out" if self.surprisal == "paper" else self.surprisal
+        settings["delta_h"] = DELTA_H_AGGREGATION
+        settings["min_items"] = self.min_items
+        settings["names"] = self.names
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     # ------------------------------------------------------------------ metrics
@@ -322,14 +374,15 @@ class AmbiguityProbe(BaseProbe):
         the dedup saving and — where references were scored — ΔI and ΔLogProb, with α tuned on
         the validation items first. Intervals: one bootstrap over all items that re-tunes α in
         every resample (so the interval carries the tuning's own noise)."""
-        judged = JudgedItems(attempts)
+        judged = JudgedItems(attempts, self.surprisal, self.min_items)
         everything = np.arange(len(judged))
         # a full run whose α cannot be tuned is an error; a paired test's resample (ci=False) that
         # cannot tune it gives NaN S3E metrics for that resample instead of aborting the test
         point = judged.values(everything, strict=ci)
         cis: dict[str, tuple[float, float] | None] = {}
         if ci:
-            tested = [name for name in point if name != "dedup_saving" and not name.endswith("_of_means")]
+            tested = [name for name in point if name != "dedup_saving" and not name.endswith("_of_means")
+                      and "_outside_" not in name and math.isfinite(point[name][0])]
 
             def resampled(idx: np.ndarray) -> dict[str, float]:
                 values = judged.values(idx)  # a resample without references has no ΔI: NaN, dropped
@@ -367,13 +420,22 @@ class JudgedItems:
     across items: α tuning on the validation items, then the metrics of the test items.
 
     α is tuned when the attempts carry S3E at several α (the probe stores one α when it is
-    fixed), so stored attempts say everything :meth:`AmbiguityProbe.metrics` needs."""
+    fixed), so stored attempts say everything :meth:`AmbiguityProbe.metrics` needs.
+    ``surprisal`` and ``min_items``: how ΔI is made from the reference surprisals and the fewest
+    items a ΔI or ΔH may rest on (see the module docstring)."""
 
-    def __init__(self, attempts: Sequence[dict[str, Any]]):
+    def __init__(self, attempts: Sequence[dict[str, Any]], surprisal: str = "paper", min_items: int = MIN_ITEMS):
+        _check_scoring(surprisal, min_items)
+        self.surprisal, self.min_items = surprisal, min_items
         attempts = list(attempts)
         if any("s3e" not in a or "s3e" in a.get("entropy", {}) for a in attempts):
             raise InputError("these ambiguity.v1 attempts were stored by an earlier mtdebias (S3E at one α in "
                              "'entropy'); they cannot be re-scored",
+                             hint="run `mtdebias eval` on the checkpoint again: results stored in the old layout "
+                                  "are scored again, not read back")
+        if any(a.get("references") and a["references"].get("surprisal") != "paper" for a in attempts):
+            raise InputError("these ambiguity.v1 attempts were stored by an earlier mtdebias (reference surprisals "
+                             "with a pseudo-sample); they cannot be re-scored",
                              hint="run `mtdebias eval` on the checkpoint again: results stored in the old layout "
                                   "are scored again, not read back")
         keys = sorted({k for a in attempts for k in a["s3e"]}, key=float)
@@ -384,6 +446,9 @@ class JudgedItems:
         self.test = np.array([a["split"] == "test" for a in attempts], dtype=bool)
         self.ambiguous = np.array([bool(a["ambiguous"]) for a in attempts], dtype=bool)
         self.in_group = np.array([bool(a["in_group"]) for a in attempts], dtype=bool)
+        # contrast sets as integer codes (ΔH per set groups by them in every resample)
+        self.group = np.unique([str(a.get("group", a["id"])) for a in attempts], return_inverse=True)[1] \
+            if attempts else np.zeros(0, dtype=int)
         self.entropy = {kind: np.array([_num(a["entropy"][kind]) for a in attempts], dtype=float)
                         for kind in ("se", "ge")}
         self.s3e = np.array([[_num(a["s3e"][k]) for k in keys] for a in attempts], dtype=float).reshape(-1, len(keys))
@@ -439,22 +504,74 @@ class JudgedItems:
                     "ambiguous": list(entropy[kind][scored[self.ambiguous[scored]]])}
             for label, vals in side.items():
                 out[f"{kind}_{label}"] = (finite_mean(vals), len(vals))
-            out[f"delta_h_{kind}"] = (delta_h(side["unambiguous"], side["ambiguous"]), len(scored))
+            both = defined(side["unambiguous"]) + defined(side["ambiguous"])
+            out[f"delta_h_{kind}"] = self._enough(delta_h(side["unambiguous"], side["ambiguous"]), both)
+            out[f"delta_h_{kind}_of_means"] = self._enough(delta_h_of_means(side["unambiguous"], side["ambiguous"]),
+                                                           both)
+            out[f"delta_h_{kind}_per_set"] = self._enough(*delta_h_per_set(entropy[kind][scored], self.group[scored],
+                                                                           self.ambiguous[scored]))
         out["ge_undetected_share"] = (finite_mean(list(self.undetected[test])), len(test))
         drawn = self.drawn[test].sum()
         out["dedup_saving"] = (0.0 if drawn == 0 else 1.0 - self.unique[test].sum() / drawn, len(test))
         with_refs = test[self.has_ref[test]]
         if len(with_refs):
             for kind in ENTROPIES:
-                side = {name: at_alpha(self.ref[f"s3e_{name}"]) if kind == "s3e" else self.ref[f"{kind}_{name}"]
+                side = {name: (at_alpha(self.ref[f"s3e_{name}"]) if kind == "s3e" else self.ref[f"{kind}_{name}"])[with_refs]
                         for name in ("correct", "incorrect")}
-                c, w = list(side["correct"][with_refs]), list(side["incorrect"][with_refs])
-                kept = sum(not (math.isnan(a) or math.isnan(b)) for a, b in zip(c, w))
-                out[f"delta_i_{kind}"] = (delta_i(c, w), kept)
-                out[f"delta_i_{kind}_of_means"] = (delta_i_of_means(c, w), kept)
-            out["delta_logprob"] = (delta_logprob(list(self.ref["logprob_correct"][with_refs]),
-                                                  list(self.ref["logprob_incorrect"][with_refs])), len(with_refs))
+                for name, values in side.items():  # references outside every sample cluster: I = inf
+                    out[f"delta_i_{kind}_outside_{name}"] = (float(np.isinf(values).sum()), len(with_refs))
+                if self.surprisal == "pseudo-sample":
+                    side = {name: np.array([pseudo_sample_surprisal(v, n) for v, n in zip(values, self.drawn[with_refs])])
+                            for name, values in side.items()}
+                out.update(self._delta_i(f"delta_i_{kind}", list(side["correct"]), list(side["incorrect"])))
+            out.update(self._delta_i("delta_logprob", list(-self.ref["logprob_correct"][with_refs]),
+                                     list(-self.ref["logprob_incorrect"][with_refs]), of_means=False))
         return out
+
+    def _enough(self, value: float, n: int) -> tuple[float, int]:
+        """(value, n), the value NaN when fewer than ``min_items`` items define it."""
+        return (value if n >= self.min_items else float("nan")), int(n)
+
+    def _delta_i(self, name: str, correct: list[float], incorrect: list[float],
+                 of_means: bool = True) -> dict[str, tuple[float, int]]:
+        """ΔI (mean of the items' ΔI) and, with ``of_means``, ΔI of the mean surprisals, each with
+        the number of items that define it."""
+        items = delta_i_items(correct, incorrect)
+        out = {name: self._enough(finite_mean(items), defined(items))}
+        if of_means:
+            both = sum(1 for c, w in zip(correct, incorrect) if math.isfinite(c) and math.isfinite(w))
+            out[f"{name}_of_means"] = self._enough(delta_i_of_means(correct, incorrect), both)
+        return out
+
+
+def _check_scoring(surprisal: str, min_items: Any) -> None:
+    if surprisal not in SURPRISALS:
+        raise InputError(f"surprisal must be one of {', '.join(SURPRISALS)}, not {surprisal!r}",
+                         hint='"paper" (the default) is the paper\'s I(y) = -log E[S(y, y\')]')
+    if isinstance(min_items, bool) or not isinstance(min_items, int) or min_items < 1:
+        raise InputError(f"min_items must be a whole number ≥ 1, not {min_items!r}")
+
+
+def names_cue(names: bool | str | Mapping[str, Any] | None, lang: str) -> tuple[dict[str, list[str]] | None, str]:
+    """The names to insert for the names cue (by gender; None: no name variants) and what the
+    signature calls them, from the ``names`` option (see :meth:`AmbiguityProbe.from_options`)."""
+    if names is None or names is False or names in ("", "none"):
+        return None, "none"
+    if names == "paper":
+        if lang not in PAPER_NAMES:
+            return None, f"paper:none-for-{lang}"  # the paper names no names for this language
+        female, male = PAPER_NAMES[lang]
+        return {"female": [female], "male": [male]}, "paper"
+    if names is True or names == "us-lists":
+        from ..names import load_name_list
+
+        return {"female": load_name_list("first_female"), "male": load_name_list("first_male")}, "us-lists"
+    if isinstance(names, Mapping) and set(names) == {"female", "male"}:
+        lists = {g: [v] if isinstance(v, str) else list(v) for g, v in names.items()}
+        if all(lists.values()) and all(isinstance(x, str) and x.strip() for v in lists.values() for x in v):
+            return lists, f"custom:{hash_json(lists)}"
+    raise InputError(f"names = {names!r} is not a names cue",
+                     hint='use false, "paper", "us-lists", or a table {female = ["Anna"], male = ["Ivan"]}')
 
 
 def _num(value: Any) -> float:

@@ -1,8 +1,10 @@
-"""The ambiguity probe's report views: entropy violins (ambiguous vs unambiguous inputs), ΔI
-against gender accuracy across checkpoints, and the cue ANOVA tables."""
+"""The ambiguity probe's report views: entropy violins (ambiguous vs unambiguous inputs), the
+ΔI and ΔH metrics with the items each rests on, ΔI against gender accuracy across checkpoints,
+and the cue ANOVA tables."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable, Sequence
 
@@ -65,8 +67,43 @@ def section(view: Any, labels: Sequence[str],
                 where = view.run_label(run, ckpt)
                 view.figure(entropy_violins(values, f"{where} · {label}: {kind_name}"),
                             f"{where}: {kind_name} for ambiguous vs unambiguous inputs ({label})")
+    _deltas(view, labels)
     _delta_i_vs_accuracy(view, labels)
     _anova(view, labels)
+
+
+def delta_cell(row: dict[str, Any]) -> str:
+    """A stored ΔI/ΔH row as the report prints it: the value, or "undefined" with the items it
+    would rest on and the probe's minimum (from the signature) when the probe left it NaN."""
+    from ..signature import Signature
+
+    value, n = row.get("value"), row.get("n")
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return f"{value:.0f}" if "_outside_" in row["metric"] else f"{value:.3f}"
+    minimum = Signature.parse(row["signature"]).settings.get("min_items")
+    return "undefined" + (f" (n = {n}" + (f" < {minimum}" if minimum else "") + ")" if n is not None else "")
+
+
+def _deltas(view: Any, labels: Sequence[str]) -> None:
+    """Every ΔI and ΔH at the headline checkpoints, with n: the items (ΔH per set: the contrast
+    sets) that define it — a value resting on fewer than the probe's minimum is "undefined"."""
+    rows = []
+    for run, ckpt in view.picked():
+        for label in labels:
+            for row in view.results(run, ckpt, label):
+                if not re.match(r"delta_(i|h)_|delta_logprob", row["metric"]):
+                    continue
+                ci = view.interval(row)
+                rows.append({"run": view.run_label(run, ckpt), "label": label, "metric": row["metric"],
+                             "value": delta_cell(row), "ci": f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "",
+                             "n": row.get("n")})
+    if rows:
+        view.heading("ΔI and ΔH, with the items each rests on")
+        view.table("ambiguity_deltas", "ΔI and ΔH with their item counts", ["run", "label", "metric", "value", "ci", "n"],
+                   rows, note="n: items with a defined value (delta_h_*_per_set: contrast sets); a value resting on "
+                              "fewer than min_items (in the signature) is undefined, not a number. ΔI leaves out "
+                              "items whose reference lies outside every sample cluster: delta_i_*_outside_* count "
+                              "them per side, out of the n items with references.")
 
 
 def _delta_i_vs_accuracy(view: Any, labels: Sequence[str]) -> None:

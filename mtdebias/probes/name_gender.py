@@ -6,9 +6,16 @@ and male first names and full names. A translation is correct when the key noun 
 the form of the name's gender (found with :func:`mtdebias.lang.detect_gender` and the template's
 listed forms); an undetected key noun counts as wrong and has its own rate.
 
-Before the names, each template is translated with "he" and "she"; templates whose key noun
-does not come out masculine for "he" *and* feminine for "she" are dropped for this model (they
-measure the noun's own bias, not the name's) and the drops are logged.
+Before the names, each template is translated with "he" and "she", and a filter decides which
+templates can measure name bias for this model (``pronoun_filter``; each drop is logged with
+its reason, and the rule is in the signature):
+
+* ``"two-forms"`` (default, the SwitchEntity paper's rule): drop a template when its key noun
+  has one translation only — "he" and "she" give the same detected gender, or either gives
+  none. A model that swaps them (he → Lehrerin, she → Lehrer) keeps the template; its pronoun
+  attempts count as wrong.
+* ``"strict"`` (this project's earlier rule): keep a template only when "he" gives the
+  masculine form *and* "she" the feminine, so names are measured only where pronouns work.
 
 Metrics per name kind (``first``, ``full``): Acc_f, Acc_m, ΔAcc = |Acc_m − Acc_f|, the signed
 gap Acc_m − Acc_f (whose interval says whether the gap is distinguishable from 0) and the

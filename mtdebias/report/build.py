@@ -179,6 +179,9 @@ class _Builder:
                 row[f"{column} ci"] = cell.get("ci") if cell else None
                 if cell:
                     per_run_display[(i, column)] = _with_ci(row[column], cell.get("ci"))
+                    if row[column] is None and cell.get("n") is not None:
+                        # a metric its probe left undefined (e.g. too few items): said, with its n
+                        per_run_display[(i, column)] = row[f"{column} undefined"] = f"undefined (n={cell['n']})"
                     signatures[column].append(cell["signature"])
             quality = run.quality(ckpt, self.quality_probes, [name for name, _ in self.quality_columns])
             for name, label in self.quality_columns:
@@ -214,6 +217,8 @@ class _Builder:
                 values = [m[column] for m in members if finite(m.get(column))]
                 if not values:
                     out[column] = None
+                    if len(members) == 1 and members[0].get(f"{column} undefined"):
+                        display[(index, column)] = members[0][f"{column} undefined"]
                     continue
                 if len(members) == 1:
                     out[column] = values[0]

@@ -257,6 +257,12 @@ def build_contrast_sets(rows: Sequence[WinoRow], nlp=None, progress: bool = Fals
     return items
 
 
+# The names cue of the uncertainty paper (its Appendix B, Table 6): one feminine and one masculine
+# name per target language, chosen there for their cross-linguistic familiarity; (female, male).
+# The paper studied these four targets only.
+PAPER_NAMES = {"es": ("Carla", "Gabriel"), "fr": ("Anne", "Victor"), "uk": ("Anna", "Ivan"), "ru": ("Anna", "Ivan")}
+
+
 def add_name_variants(items: Iterable[ContrastItem], names: dict[str, Sequence[str]],
                       seed: int = 0) -> list[ContrastItem]:
     """Add, for every he/she item, a copy with a first name after the focus noun.

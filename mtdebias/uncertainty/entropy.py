@@ -10,6 +10,11 @@ and a similarity matrix S over them (see :mod:`.similarity`):
   (gender class of the focus noun), since I(y) = -log p(cluster of y);
 * S = clamp(cos)^α → similarity-sensitive Shannon entropy (S3E).
 
+An output outside the samples (a reference translation, for ΔI) gets the same surprisal,
+I(y) = −log Σ_j p_j S(y, y_j), with no pseudo-sample: infinite when S(y, ·) is 0 for every
+sample (:func:`surprisal_of`, :func:`s3e_surprisal_of`; :func:`pseudo_sample_surprisal` is the
+earlier rule, kept by name).
+
 Samples are deduplicated with counts *before* any embedding or NLI call, and cached per
 checkpoint (:class:`SampleCache`) so metrics can be recomputed without decoding again.
 """
@@ -77,14 +82,41 @@ def entropy(similarity: np.ndarray, probs: np.ndarray) -> float:
     return max(value, 0.0) if abs(value) < 1e-12 else value
 
 
-def surprisal_of(similarity_to_samples: np.ndarray, probs: np.ndarray, n: int) -> float:
-    """Surprisal of an outside output y (a reference translation) under the samples.
+def surprisal_of(similarity_to_samples: np.ndarray, probs: np.ndarray) -> float:
+    """The paper's I(y) = −log Σ_j p_j S(y, y_j) of an outside output y (a reference translation)
+    under the samples; ``inf`` when S(y, y_j) = 0 for every sample (SE, GE: y lies outside
+    every sample cluster). What an infinite surprisal does to ΔI is the metrics' rule
+    (:func:`mtdebias.uncertainty.metrics.delta_i_items`)."""
+    expected = float(np.asarray(similarity_to_samples, dtype=float) @ np.asarray(probs, dtype=float))
+    return math.inf if expected <= 0.0 else -math.log(expected)
 
-    y is counted as one extra pseudo-sample (weight 1/(n+1), S(y, y) = 1), so an output unlike
-    every sample gets surprisal log(n + 1) instead of infinity.
-    """
-    expected = (n * float(np.asarray(similarity_to_samples) @ np.asarray(probs)) + 1.0) / (n + 1)
-    return -math.log(expected)
+
+def s3e_surprisal_of(cosines_to_samples: np.ndarray, probs: np.ndarray, alpha: float) -> float:
+    """S3E's I(y) = −log Σ_j p_j S(y, y_j) with S = clamp(cos, 0, 1)^α, summed in log space.
+
+    cos^α > 0 for every positive cosine, so I is finite unless every cosine is ≤ 0 (then
+    ``inf``, as for a reference outside every cluster). The log-sum-exp matters: at α = 256 a
+    cosine below 0.063 underflows to 0 in floating point (0.063^256 < 1e-307), which would turn a
+    finite surprisal into an infinite one."""
+    cos = np.asarray(cosines_to_samples, dtype=float)
+    probs = np.asarray(probs, dtype=float)
+    positive = (cos > 0.0) & (probs > 0.0)
+    if not positive.any():
+        return math.inf
+    logs = alpha * np.log(np.minimum(cos[positive], 1.0)) + np.log(probs[positive])
+    top = float(logs.max())
+    return -(top + math.log(float(np.exp(logs - top).sum())))
+
+
+def pseudo_sample_surprisal(surprisal: float, n: int) -> float:
+    """The surprisal under the earlier, non-default rule ``surprisal = "pseudo-sample"``: y
+    counted as one extra sample (weight 1/(n+1), S(y, y) = 1), i.e. −log((n·E + 1)/(n + 1))
+    with E = exp(−I). Caps every surprisal at log(n + 1) (4.86 for 128 samples), which the
+    paper's formula does not (its Table 12 has S3E surprisals up to 219). NaN stays NaN."""
+    if math.isnan(surprisal):
+        return surprisal
+    expected = 0.0 if math.isinf(surprisal) else math.exp(-surprisal)
+    return -math.log((n * expected + 1.0) / (n + 1))
 
 
 @dataclass(frozen=True)
@@ -238,6 +270,7 @@ def cached_samples(translator, sources: Sequence[str], n: int, epsilon: float, t
     return [out[k] for k in keys]
 
 
-__all__ = ["Deduped", "dedup", "dedup_saving", "surprisals", "entropy", "surprisal_of", "EntropyResult",
+__all__ = ["Deduped", "dedup", "dedup_saving", "surprisals", "entropy", "surprisal_of", "s3e_surprisal_of",
+           "pseudo_sample_surprisal", "EntropyResult",
            "cluster_entropy", "semantic_entropy", "s3e", "gender_entropy", "tune_alpha", "pick_alpha", "ALPHAS", "SampleCache",
            "cached_samples", "sample_key", "cosine_matrix", "UNDETECTED"]
