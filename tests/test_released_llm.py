@@ -141,3 +141,26 @@ def test_one_token_sample_frequencies_follow_score(gguf_file):
     assert chisquare(observed, expected).pvalue > 1e-3
     # the test has power: the same counts do not fit the uniform distribution over those tokens
     assert chisquare(observed).pvalue < 1e-6
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
+                    reason="llama-cpp-python not installed (make llamacpp)")
+def test_llama_cpp_scores_the_same_tokens_close_to_transformers(smol, gguf_file):
+    """The same file through llama.cpp's quantized kernels: the same prompt and tokens, and
+    log-probabilities within a few hundredths of a nat per token of the dequantized float32 model
+    (measured on these five sentences: mean 0.066, largest 0.37 over 112 tokens)."""
+    import numpy as np
+
+    from mtdebias.translators.specs import load_spec
+
+    cpp = load_spec(f"llamacpp:{gguf_file}", tgt_lang="de", n_threads=1, max_new_tokens=24)
+    assert cpp.prompt_hash == smol.prompt_hash and cpp.signature().startswith("llamacpp:gguf:")
+    sources = ["The weather was cold this morning.", "We bought fresh bread at the market.",
+               "The train leaves at eight o'clock.", "My neighbour repaired the old bicycle.", SOURCE]
+    targets = smol.translate(sources, beam=1)
+    ours, theirs = smol.score(sources, targets), cpp.score(sources, targets)
+    assert all(a.pieces == b.pieces for a, b in zip(ours, theirs))
+    diffs = np.concatenate([np.abs(np.array(a.tokens) - np.array(b.tokens)) for a, b in zip(ours, theirs)])
+    assert diffs.mean() < 0.15 and diffs.max() < 1.0
+    # and not equal: the kernels really differ (a route that fell back to the other would pass the above)
+    assert diffs.max() > 1e-4

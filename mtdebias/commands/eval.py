@@ -82,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
 
     # hub ids become snapshot folders of the local cache before anything else happens; translator
     # specs are checked (kind, did-you-mean) and their hub models fetched
+    for target in args.targets:
+        if str(target).lower().endswith(".gguf") and not is_spec(target):  # an LLM, asked by a prompt
+            raise InputError(f"{target} is a GGUF file", path=target, hint=f"name it as hf-causal:{target} "
+                             f"(transformers) or llamacpp:{target} (llama.cpp)")
     args.targets = [prepare_spec(str(t)) if is_spec(t) else resolve_target(t, args.revision, what="model")
                     for t in [*args.targets, *args.translator]]
     args.translator_options = _parse_pairs(args.translator_option)

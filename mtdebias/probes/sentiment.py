@@ -315,10 +315,11 @@ class SentimentProbe(BaseProbe):
 
     @classmethod
     def from_options(cls, lang: str = "zh", templates: str | Path | None = None, fillers: str | Path | None = None,
-                     *, beam: int = 5, resamples: int = 1000, seed: int = 0, fillers_limit: int | None = None
-                     ) -> "SentimentProbe":
+                     *, beam: int = 5, resamples: int = 1000, seed: int = 0, fillers_limit: int | None = None,
+                     templates_limit: int | None = None) -> "SentimentProbe":
         """Templates default to ``mtdebias/data/templates/sentiment_<lang>.tsv``, fillers to
-        ``mtdebias/data/templates/sentiment_fillers.tsv``."""
+        ``mtdebias/data/templates/sentiment_fillers.tsv``. ``fillers_limit`` / ``templates_limit``:
+        the first N of each (a small run on a slow model)."""
         tpath = Path(templates) if templates else TEMPLATE_DIR / f"sentiment_{lang}.tsv"
         fpath = Path(fillers) if fillers else TEMPLATE_DIR / "sentiment_fillers.tsv"
         for path, what in ((tpath, "templates"), (fpath, "fillers")):
@@ -328,8 +329,12 @@ class SentimentProbe(BaseProbe):
         loaded = load_fillers(fpath)
         if fillers_limit is not None:
             loaded = loaded[:fillers_limit]
-        return cls(load_sentiment_templates(tpath), loaded, lang, beam=beam, resamples=resamples, seed=seed,
-                   data_hash=hash_json([hash_file(tpath), hash_file(fpath), fillers_limit]))
+        templates = load_sentiment_templates(tpath)
+        if templates_limit is not None:
+            templates = templates[:int(templates_limit)]
+        limits = [fillers_limit] + ([templates_limit] if templates_limit is not None else [])
+        return cls(templates, loaded, lang, beam=beam, resamples=resamples, seed=seed,
+                   data_hash=hash_json([hash_file(tpath), hash_file(fpath), *limits]))
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         settings = {"lang": self.lang, "beam": self.beam, "s": "snownlp" if self._sentiment else "none"}
