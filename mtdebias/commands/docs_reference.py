@@ -107,6 +107,8 @@ def probe_reference() -> str:
            "ablation runs against the baseline), and the docstrings that define the metrics.", ""]
     explained: dict[str, str] = {}
     for name in PROBES.entries:
+        if PROBES.plugin(name):  # the reference documents mtdebias, not what is installed beside it
+            continue
         constructor = PROBES.load(name)
         probe_class = getattr(constructor, "__self__", constructor)
         doc = inspect.cleandoc(probe_class.__doc__ or "")  # its own, not BaseProbe's
@@ -195,7 +197,8 @@ def _suite_reference() -> list[str]:
         header_rows.append([f"`{key}`", _type_name(hints[key]),
                             "the file's name" if default is dataclasses.MISSING else f"`{default!r}`",
                             allowed.get(key, "")])
-    probe_rows = [["`type`", "str", "required", ", ".join(f"`{name}`" for name in PROBES.entries)]]
+    probe_rows = [["`type`", "str", "required", ", ".join(f"`{name}`" for name in PROBES.entries
+                                                      if not PROBES.plugin(name))]]
     defaults = {"label": "the probe's name (`winomt`)", IF_EXISTS: "always run"}
     probe_rows += [[f"`{key}`", "str", defaults.get(key, "—"), ""] for key in SUITE_KEYS if key != "type"]
     return ["## Suites", "",

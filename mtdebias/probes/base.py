@@ -186,6 +186,10 @@ class Probe(Protocol):
     def report_section(cls, view: ReportView, labels: Sequence[str]) -> None: ...
 
 
+# every member the protocol names (its annotations and methods): what a registered probe must have
+PROBE_MEMBERS = tuple(sorted(set(Probe.__annotations__) | {m for m in vars(Probe) if not m.startswith("_")}))
+
+
 class BaseProbe:
     """What every probe shares: the evaluate() pipeline and the defaults of the contract."""
 
@@ -279,6 +283,26 @@ class BaseProbe:
         report itself; a probe adds only what that leaves out. Nothing by default."""
 
 
+def check_probe(obj: Any, name: str, where: str) -> None:
+    """What a probe registry entry must name (built-in or plugin, checked when loaded): a probe
+    class, or a class method building one (``from_options``), whose class has every member of
+    the :class:`Probe` protocol and the registry's name as its ``name`` (the name results are
+    stored under)."""
+    from ..errors import ConfigError
+
+    owner = getattr(obj, "__self__", obj)
+    if not (callable(obj) and isinstance(owner, type)):
+        raise ConfigError(f"{where}: names {obj!r}, not a probe class or its from_options",
+                          hint="point it at CLASS.from_options of a BaseProbe subclass")
+    lacking = [member for member in PROBE_MEMBERS if not hasattr(owner, member)]
+    if lacking:
+        raise ConfigError(f"{where}: {owner.__name__} is not a probe: it lacks {', '.join(lacking)}",
+                          hint="subclass mtdebias.probes.base.BaseProbe")
+    if getattr(owner, "name", None) != name:
+        raise ConfigError(f"{where}: {owner.__name__}.name is {getattr(owner, 'name', None)!r}, registered as {name!r}",
+                          hint="the registry name and the probe's name must be the same")
+
+
 def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, Any]]) -> None:
     """Every attempt has the fields ``attempt_type`` (a TypedDict) requires and no others: the
     stored layout is what the type says, so metrics and views can read attempts written by any
@@ -293,4 +317,4 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
 
 
 __all__ = ["Metric", "MetricSpec", "Headline", "Attempts", "Outputs", "ProbeResult", "Probe", "BaseProbe", "ReportView",
-           "check_attempts", "HIGHER", "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
+           "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER", "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
