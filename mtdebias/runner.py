@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tqdm.auto import tqdm
-
 from .errors import CheckpointError, InputError, MtdebiasError
 from .hub import snapshot_id
+from .progress import heartbeat, progress
 from .registry import PROBES
 from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore
@@ -139,7 +138,8 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
         if request in {row.get("request") for row in store.results(checkpoint)}:
             outcome.skipped.append(label)
             return
-        result = evaluate_probe(probe, translator)
+        with heartbeat(f"eval {label}"):  # a probe can decode for minutes: say so off a terminal
+            result = evaluate_probe(probe, translator)
         if result.meta.get("truncated_inputs"):
             print(f"warning: {label}: {result.meta['truncated_inputs']} input(s) longer than the model's positions "
                   "were cut to fit (recorded as meta.truncated_inputs in the results)", file=sys.stderr, flush=True)
@@ -240,8 +240,7 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path, overrides: dict[st
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
         jobs += [(store, checkpoint, context, loader, model) for checkpoint in checkpoints]
-    for store, checkpoint, context, loader, model in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint",
-                                                         disable=None):
+    for store, checkpoint, context, loader, model in progress(jobs, desc=f"suite {suite.name}", unit="checkpoint"):
         evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader,
                             backend_tag(chosen_backend, kind), model=model)
     return outcome

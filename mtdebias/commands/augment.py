@@ -59,8 +59,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--epoch N is required", hint="or --format fairseq --epochs 1-10 for fairseq shards")
     if args.epoch < 0:
         raise InputError(f"--epoch {args.epoch} must be 0 or more", hint="epochs count from 0")
+    from ..progress import heartbeat
+
     switch = _switch(args)
-    sources, targets = switch.pairs(args.epoch)
+    with heartbeat(f"augment epoch {args.epoch}"):  # one pass over the corpus: minutes on a large one
+        sources, targets = switch.pairs(args.epoch)
     if args.joint:
         atomic.write_text(args.out, "".join(f"{s} ||| {t}\n" for s, t in zip(sources, targets)))
         written = args.out
@@ -135,14 +138,18 @@ def _run_fairseq(args: argparse.Namespace) -> int:
                          hint="pass --src-lang and --tgt-lang")
     options = {"p": args.p, "types": list(_types(args)), "match_gender": args.match_gender, "unknown": args.unknown}
 
-    def report(epoch, stats):
-        if stats is None:
-            print(f"epoch {epoch}: up to date", file=sys.stderr)
-        else:
-            print(f"epoch {epoch}: {stats.get('switched', 0)} names switched", file=sys.stderr)
+    from ..progress import progress
 
-    plan = write_fairseq_shards(switch, args.dir, epochs, args.out, codec, src_lang=src_lang, tgt_lang=tgt_lang,
-                                valid=valid, workers=args.workers, options=options, progress=report)
+    bar = progress(total=len(epochs), desc="augment", unit="epoch")
+
+    def report(epoch, stats):
+        bar.set_postfix(epoch=epoch, switched="up to date" if stats is None else stats.get("switched", 0))
+        bar.update(1)
+
+    with bar:
+        plan = write_fairseq_shards(switch, args.dir, epochs, args.out, codec, src_lang=src_lang,
+                                    tgt_lang=tgt_lang, valid=valid, workers=args.workers, options=options,
+                                    progress=report)
     if valid is None:
         print("note: no --valid-src/--valid-tgt: run fairseq-train with --disable-validation", file=sys.stderr)
     print(plan.data_argument())
