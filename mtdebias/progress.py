@@ -54,7 +54,7 @@ def duration(seconds: float) -> str:
 class PlainProgress:
     """The part of tqdm's interface the package uses (``update``, ``set_postfix``, ``close``,
     iteration, ``with``), printing a plain line at most every :func:`interval` seconds and one
-    when the step ends."""
+    when a step that lasted at least that long ends."""
 
     def __init__(self, iterable: Iterable[Any] | None = None, *, total: int | None = None, desc: str = "",
                  unit: str = "it", initial: int = 0, stream: TextIO | None = None, every: float | None = None):
@@ -110,8 +110,8 @@ class PlainProgress:
         if self.closed:
             return
         self.closed = True
-        if self.n > self.initial:
-            elapsed = time.monotonic() - self.started
+        elapsed = time.monotonic() - self.started
+        if self.n > self.initial and elapsed >= self.every:  # a step shorter than the interval stays quiet
             print(f"{self.desc + ': ' if self.desc else ''}{self.n}"
                   f"{'/' + str(self.total) if self.total else ''} {self.unit} in {duration(elapsed)}",
                   file=self.stream, flush=True)

@@ -140,6 +140,9 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
             return
         with heartbeat(f"eval {label}"):  # a probe can decode for minutes: say so off a terminal
             result = evaluate_probe(probe, translator)
+        if result.meta.get("degenerate"):
+            print(f"warning: {label}: the result says nothing: {'; '.join(result.meta['degenerate'])}",
+                  file=sys.stderr, flush=True)
         if result.meta.get("truncated_inputs"):
             print(f"warning: {label}: {result.meta['truncated_inputs']} input(s) longer than the model's positions "
                   "were cut to fit (recorded as meta.truncated_inputs in the results)", file=sys.stderr, flush=True)
@@ -160,8 +163,9 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
 
 def evaluate_probe(probe: Any, translator: Any) -> Any:
     """``probe.evaluate(translator)``, recording in the result's meta how many of the sources the
-    translator had to truncate to the model's positions (their translations cover a part only)
-    and, for an API translator, the requests, cache hits and tokens the probe cost."""
+    translator had to truncate to the model's positions (their translations cover a part only),
+    for an API translator the requests, cache hits and tokens the probe cost, and why the
+    result is degenerate when the probe says it is (``degenerate``)."""
     before = getattr(translator, "truncated_inputs", 0)
     usage_before = dict(getattr(translator, "usage", {}))
     result = probe.evaluate(translator)
@@ -170,6 +174,9 @@ def evaluate_probe(probe: Any, translator: Any) -> Any:
         result.meta["truncated_inputs"] = cut
     if hasattr(translator, "usage"):
         result.meta["api_usage"] = {k: v - usage_before.get(k, 0) for k, v in translator.usage.items()}
+    degenerate = probe.degenerate(result.metrics)
+    if degenerate:
+        result.meta["degenerate"] = degenerate
     return result
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -69,7 +70,9 @@ def test_eval_off_a_terminal_prints_progress_lines(tiny_checkpoint, tmp_path):
     (tmp_path / "suite.toml").write_text('[suite]\nname = "tiny"\n\n[[probe]]\ntype = "quality.v1"\n'
                                          'src = "src.en"\nref = "ref.de"\nbeam = 1\n', encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MTDEBIAS_PROGRESS_SECONDS": "0", "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "-m", "mtdebias", "eval", str(tiny_checkpoint), "--suite",
+    run = tmp_path / "run"  # a copy: the session's tiny run keeps no results of this test
+    shutil.copytree(tiny_checkpoint.parents[1], run)
+    done = subprocess.run([sys.executable, "-m", "mtdebias", "eval", str(run), "--suite",
                            str(tmp_path / "suite.toml")], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     name = tiny_checkpoint.name

@@ -174,6 +174,8 @@ def _run_single(args: argparse.Namespace) -> int:
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = evaluate_probe(probe, translator)
+    for reason in result.meta.get("degenerate", ()):
+        print(f"warning: the result says nothing: {reason}", file=sys.stderr)
     truncated = result.meta.get("truncated_inputs", 0)
     if truncated:
         print(f"warning: {truncated} input(s) longer than the model's positions were cut to fit and translated "

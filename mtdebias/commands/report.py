@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     print()
     for warning in summary.warnings:
         print(f"warning: {warning}")
+    for reason in summary.degenerate:
+        print(f"warning: the result says nothing: {reason}")
     print(f"report: {summary.html} ({summary.images} figures); summary: {summary.markdown}; "
           f"tables: {summary.tables_dir}/")
     return 0

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
 
 from ..translators.base import Translator
 
@@ -75,6 +75,35 @@ class MetricSpec:
 
     def matches(self, name: str) -> bool:
         return fnmatch.fnmatchcase(name, self.pattern)
+
+
+# a share of items the judge could not read (undetected, MISS, unmatched) from which on a result
+# rests on a tenth of its items or fewer: too few to read, a sign of a barely trained model
+SAYS_LITTLE = 0.9
+
+
+@dataclass(frozen=True)
+class Degenerate:
+    """When a probe's result says nothing: a metric (or an ``fnmatch`` pattern of metrics) at or
+    below ``at_most``, or at or above ``at_least`` — no template kept, every translation
+    undetected. The runner warns of it on the command line and stores it, and the report repeats
+    it, so a table of zeros from a barely trained checkpoint is not read as a finding."""
+
+    pattern: str
+    why: str  # what it means, for the warning ("no template passed the filter: …")
+    at_most: float | None = None
+    at_least: float | None = None
+
+    def reasons(self, metrics: Sequence[Metric]) -> list[str]:
+        out = []
+        for metric in metrics:
+            value = metric.value
+            if not fnmatch.fnmatchcase(metric.name, self.pattern) or value is None or value != value:
+                continue
+            if (self.at_most is not None and value <= self.at_most) or \
+                    (self.at_least is not None and value >= self.at_least):
+                out.append(f"{metric.name} = {value:.4g}: {self.why}")
+        return out
 
 
 class Attempts(list):
@@ -165,6 +194,10 @@ class Probe(Protocol):
     own_plots: tuple[str, ...]
     needs: tuple[str, ...]
     stored_layout: int
+    degenerate_when: tuple[Degenerate, ...]
+    # the hash of the data the built probe holds (request keys carry it: shipped data that
+    # changes between versions is scored again); a callable when computing it reads files
+    data_hash: str | Callable[[], str]
 
     def items(self) -> Sequence[Any]: ...
 
@@ -181,6 +214,8 @@ class Probe(Protocol):
     def item_key(self, attempt: dict[str, Any]) -> Hashable: ...
 
     def evaluate(self, translator: Translator) -> ProbeResult: ...
+
+    def degenerate(self, metrics: Sequence[Metric]) -> list[str]: ...
 
     @classmethod
     def report_section(cls, view: ReportView, labels: Sequence[str]) -> None: ...
@@ -209,6 +244,10 @@ class BaseProbe:
     # the fields of one attempt as judge writes it (a TypedDict: required keys in the class,
     # optional ones in a total=False subclass); run() refuses an attempt that is not one
     attempt_type: type | None = None
+    # what a result that says nothing looks like for this probe (see Degenerate)
+    degenerate_when: tuple[Degenerate, ...] = ()
+    # the hash of the probe's data (its items), set by the constructor; "" for none
+    data_hash: str | Callable[[], str] = ""
 
     def items(self) -> Sequence[Any]:
         raise NotImplementedError
@@ -245,6 +284,10 @@ class BaseProbe:
         attempts = self.run(translator, self.items())
         return ProbeResult(self.name, self.metrics(attempts), self.signature(translator, attempts),
                            list(attempts), attempts.meta, self.tables(attempts))
+
+    def degenerate(self, metrics: Sequence[Metric]) -> list[str]:
+        """Why these metrics say nothing (empty when they do), by ``degenerate_when``."""
+        return [reason for rule in self.degenerate_when for reason in rule.reasons(metrics)]
 
     # -- what comparisons need ---------------------------------------------------------------
     def spec(self, metric: str) -> MetricSpec | None:
@@ -316,5 +359,6 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Headline", "Attempts", "Outputs", "ProbeResult", "Probe", "BaseProbe", "ReportView",
-           "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER", "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
+__all__ = ["Metric", "MetricSpec", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs", "ProbeResult",
+           "Probe", "BaseProbe", "ReportView", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER", "LOWER",
+           "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

@@ -50,7 +50,8 @@ from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_cis
 from ..textio import read_text
 from ..translators.base import DEFAULT_EPSILON, Translator
-from .base import BOOTSTRAP, LOWER, NEUTRAL, ZERO, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs
+from .base import (BOOTSTRAP, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline, Metric,
+                   MetricSpec, Outputs)
 
 PROBE_NAME = "gest.v1"
 PREFERENCE_PROBE_NAME = "gest_pref.v1"
@@ -299,6 +300,8 @@ class GestProbe(_GestViews, BaseProbe):
 
     name = PROBE_NAME
     attempt_type = GestAttempt
+    degenerate_when = (Degenerate("undetected_rate", "no speaker gender was read in most translations",
+                                  at_least=SAYS_LITTLE),)
     specs = SPECS
     headline = HEADLINE
     own_plots = OWN_PLOTS
