@@ -195,6 +195,7 @@ class Probe(Protocol):
     needs: tuple[str, ...]
     stored_layout: int
     degenerate_when: tuple[Degenerate, ...]
+    unsigned: tuple[str, ...]
     # the hash of the data the built probe holds (request keys carry it: shipped data that
     # changes between versions is scored again); a callable when computing it reads files
     data_hash: str | Callable[[], str]
@@ -244,6 +245,11 @@ class BaseProbe:
     # the fields of one attempt as judge writes it (a TypedDict: required keys in the class,
     # optional ones in a total=False subclass); run() refuses an attempt that is not one
     attempt_type: type | None = None
+    # options of from_options that change how the work is done, not the numbers (a cache folder,
+    # a batch size, the bootstrap's resample count, which sets only an interval's precision): every
+    # other option must show in the signature, as a setting, the seed or the data hash
+    # (tests/test_probe_contract.py changes each option in turn and checks that it does)
+    unsigned: tuple[str, ...] = ()
     # what a result that says nothing looks like for this probe (see Degenerate)
     degenerate_when: tuple[Degenerate, ...] = ()
     # the hash of the probe's data (its items), set by the constructor; "" for none

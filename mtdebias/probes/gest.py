@@ -299,6 +299,9 @@ class GestProbe(_GestViews, BaseProbe):
     """``gest.v1``: translate GEST, read the speaker's gender, rate per stereotype."""
 
     name = PROBE_NAME
+    # the bootstrap interval's precision; the languages the probe runs for (it is skipped for the
+    # others), not what it computes where it runs
+    unsigned = ("resamples", "only_for")
     attempt_type = GestAttempt
     degenerate_when = (Degenerate("undetected_rate", "no speaker gender was read in most translations",
                                   at_least=SAYS_LITTLE),)
@@ -448,6 +451,7 @@ class GestPreferenceProbe(_GestViews, BaseProbe):
     """``gest_pref.v1``: does the model score the masculine or the feminine translation higher?"""
 
     name = PREFERENCE_PROBE_NAME
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
     attempt_type = GestPreferenceAttempt
     specs = SPECS
     headline = PREFERENCE_HEADLINE

@@ -204,6 +204,7 @@ class GestChoiceAttempt(TypedDict):
 
 class GestChoiceProbe(BaseProbe):
     """``gest_choice.v1``: GenderBench's GestTranslation, asked through ``respond``."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     name = PROBE_NAME
     attempt_type = GestChoiceAttempt

@@ -247,6 +247,7 @@ class NameGenderAttempt(_NameGenderFields, total=False):
 
 class NameGenderProbe(BaseProbe):
     """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     name = PROBE_NAME
     attempt_type = NameGenderAttempt

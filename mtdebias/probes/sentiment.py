@@ -290,6 +290,7 @@ class SentimentAttempt(_SentimentFields, total=False):
 
 class SentimentProbe(BaseProbe):
     """``sentiment.v1``: word-level (t) and sentence-level (s) positiveness per filler."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     name = PROBE_NAME
     attempt_type = SentimentAttempt

@@ -260,6 +260,7 @@ class WinoMTAttempt(TypedDict):
 
 class WinoMTProbe(BaseProbe):
     """``winomt.v1``: gender accuracy, F1 gap ΔG and stereotype gap ΔS on WinoMT."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     name = PROBE_NAME
     attempt_type = WinoMTAttempt

@@ -166,6 +166,7 @@ class WSDAttempt(TypedDict):
 
 class WSDBiasProbe(BaseProbe):
     """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     needs = ("lemmatiser",)  # matches lemmas of the translation
     stored_layout = 2  # 2: accuracy by μ and δ are metrics (were meta), the by-POS table
