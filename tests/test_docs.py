@@ -133,6 +133,10 @@ def test_readme_is_short_and_its_results_are_the_generated_block():
     links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme)  # [text](target) and ![alt](image)
     assert links and not [link for link in links if "://" not in link and not (ROOT / link).exists()]
     assert not [line for line in _outside_generated_blocks(readme).splitlines() if line.startswith("| ")]
+    # a change the prose quotes ("ΔAcc 0.161 → 0.092") is the table's: both values are in a generated block
+    generated = " ".join(body for _, body in re.findall(r"(?s)<!-- begin: ([\w.-]+) -->(.*?)<!-- end: \1 -->", readme))
+    quoted = re.findall(r"(-?\d+\.\d+) → (-?\d+\.\d+)", _outside_generated_blocks(readme))
+    assert quoted and not [pair for pair in quoted if not all(value in generated for value in pair)], quoted
 
 
 def _outside_generated_blocks(markdown: str) -> str:
@@ -151,3 +155,36 @@ def test_every_generated_block_names_the_report_it_was_copied_from():
     for page, marker, body in blocks:
         first = body.strip().splitlines()[0] if body.strip() else ""
         assert first.startswith("<!-- generated from ") and "mtdebias.report.readme" in first, (page, marker, first)
+
+
+# what Markdown left as text in a rendered paragraph: a list marker starting a line (a list
+# indented too little to nest, or not set off by a blank line) or a bold marker it did not pair
+_UNRENDERED = re.compile(r"^\s*(?:[*+-]|\d+\.)\s|\*\*", re.M)
+
+
+def unrendered(markdown_text: str) -> list[str]:
+    """Lines of rendered paragraphs that still hold Markdown syntax, rendered with the
+    ``markdown`` package and the extensions mkdocs.yml gives the site."""
+    import markdown
+
+    html = markdown.markdown(markdown_text, extensions=["tables", "admonition", "toc"])
+    found = []
+    for paragraph in re.findall(r"<p>(.*?)</p>", html, re.S):
+        text = re.sub(r"<code>.*?</code>", "`code`", paragraph, flags=re.S)  # literal syntax in code is meant
+        found += [line.strip() for line in text.split("\n") if _UNRENDERED.search(line)]
+    return found
+
+
+def test_the_check_finds_lists_markdown_did_not_render():
+    # an item's second paragraph indented 3 spaces: the next item joins that paragraph
+    assert unrendered("1. one\n\n   more of one\n2. two:\n   * a\n") == ["2. two:", "* a"]
+    assert unrendered("Three things:\n* a\n* b\n") == ["* a", "* b"]
+    assert unrendered("a **bold word\n") == ["a **bold word"]
+    assert unrendered("1. one\n\n    more of one\n\n2. two:\n    * a\n\nThree things:\n\n* a\n* b `**x`\n") == []
+
+
+@pytest.mark.parametrize("page", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md"))
+                         + ["README.md"])
+def test_every_page_renders_its_lists_and_emphasis(page):
+    left = unrendered((ROOT / page).read_text(encoding="utf-8"))
+    assert not left, f"{page}: Markdown left as text (nest lists by 4 spaces, set lists off by a blank line): {left}"
