@@ -149,6 +149,9 @@ def test_a_plugin_probe_is_in_the_help_a_suite_the_store_and_the_report(project)
     root, _ = project
     helped = mtdebias(project, "eval", "--help")
     assert helped.returncode == 0 and "echo_rate.v1" in helped.stdout and "reverse" in helped.stdout
+    # every verb that lists components lists the installed ones too
+    assert "keep.v1" in mtdebias(project, "debias", "--help").stdout
+    assert "reverse" in mtdebias(project, "translate", "--help").stdout
     done = mtdebias(project, "eval", "reverse:", "--suite", "echo.toml")
     assert done.returncode == 0, done.stderr
     assert "scored   translator: echo_rate" in done.stdout

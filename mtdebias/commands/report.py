@@ -20,7 +20,7 @@ def add_parser(subparsers) -> None:
                              "'delta_g' (default: the headline metrics each stored probe declares)")
     parser.add_argument("--at", default="last", help="headline checkpoint: last (default) or best:bleu, "
                         "best:chrf, best:dev_loss (from best.json)")
-    parser.add_argument("--title", default="mtdebias report")
+    parser.add_argument("--title", default="mtdebias report", help="the report's title (default 'mtdebias report')")
     parser.set_defaults(func=run)
 
 
