@@ -20,7 +20,7 @@ from typing import Any
 
 PAGES = {"reference/cli.md": "cli_reference", "reference/probes.md": "probe_reference",
          "reference/recipe.md": "recipe_reference", "reference/shipped.md": "shipped_reference"}
-ROOT = Path(__file__).resolve().parents[2]  # a checkout: recipes/ and eval/ live beside the package
+ROOT = Path(__file__).resolve().parents[1]  # a checkout: recipes/ and eval/ live beside the package
 # the shipped files of a checkout (the repository's eval/, not a run directory's)
 SHIPPED_RECIPES, SHIPPED_SUITES = "recipes/*.toml", "eval/*.toml"
 
@@ -52,7 +52,7 @@ def _option_rows(parser: argparse.ArgumentParser) -> list[list[Any]]:
 
 
 def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
-    from ..cli import build_parser
+    from .cli import build_parser
 
     parser = parser or build_parser()
     out = ["# Command reference", "",
@@ -98,8 +98,8 @@ def _how_it_works(module_name: str) -> list[str]:
 
 
 def probe_reference() -> str:
-    from ..registry import PROBES
-    from ..suite import probe_options
+    from .registry import PROBES
+    from .suite import probe_options
 
     out = ["# Probe reference", "",
            "Generated from the probe registry (`mtdebias/registry.py`), each probe's constructor and "
@@ -148,7 +148,7 @@ def _type_name(annotation: Any) -> str:
 
 
 def recipe_reference() -> str:
-    from ..recipe import schema
+    from .recipe import schema
 
     out = ["# Recipe and suite reference", "",
            "Generated from `mtdebias/recipe/schema.py` (recipes) and `mtdebias/suite.py` (suites). "
@@ -183,10 +183,10 @@ def recipe_reference() -> str:
 def _suite_reference() -> list[str]:
     """The keys of a suite file: ``[suite]`` from the Suite dataclass, ``[[probe]]`` and
     ``[translator]`` from what ``load_suite`` accepts."""
-    from ..registry import PROBES
-    from ..suite import IF_EXISTS, SUITE_HEADER_KEYS, SUITE_KEYS, Suite
-    from ..translators.load import BACKENDS, COMPUTE_TYPES
-    from ..translators.specs import KINDS
+    from .registry import PROBES
+    from .suite import IF_EXISTS, SUITE_HEADER_KEYS, SUITE_KEYS, Suite
+    from .translators.load import BACKENDS, COMPUTE_TYPES
+    from .translators.specs import KINDS
 
     hints = typing.get_type_hints(Suite)
     fields = {item.name: item for item in dataclasses.fields(Suite)}

@@ -22,7 +22,7 @@ def test_reference_pages_follow_the_code():
     """A new CLI option appears in the reference without editing any page; so do every probe
     and every recipe section."""
     from mtdebias.cli import build_parser
-    from mtdebias.commands.docs_reference import cli_reference, probe_reference, recipe_reference, shipped_reference
+    from mtdebias.docs_reference import cli_reference, probe_reference, recipe_reference, shipped_reference
     from mtdebias.registry import PROBES
 
     parser = build_parser()
@@ -50,7 +50,7 @@ def test_reference_pages_follow_the_code():
 
 
 def test_shipped_reference_follows_a_new_recipe(tmp_path):
-    from mtdebias.commands.docs_reference import shipped_reference
+    from mtdebias.docs_reference import shipped_reference
 
     (tmp_path / "recipes").mkdir()
     (tmp_path / "eval").mkdir()

@@ -45,7 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("suite/runner", ("mtdebias.suite", "mtdebias.runner")),
     ("report", ("mtdebias.report",)),
     ("ablation/pipeline", ("mtdebias.ablation", "mtdebias.pipeline")),
-    ("commands", ("mtdebias.commands", "mtdebias.cli", "mtdebias.__main__")),
+    ("commands", ("mtdebias.commands", "mtdebias.cli", "mtdebias.__main__", "mtdebias.docs_reference")),
 ]
 
 # names of files and folders inside a run directory, and the pieces of run and result names
