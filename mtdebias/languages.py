@@ -104,11 +104,12 @@ LANGUAGES: dict[str, Language] = _langs(
 )
 
 
-
 def _plugin_languages() -> dict[str, Language]:
     """The languages installed distributions add (group ``mtdebias.languages``), each checked."""
     found = {}
-    for code, plugin in merged("language", dict.fromkeys(LANGUAGES, ""))[1].items():
+    plugins = merged("language", dict.fromkeys(LANGUAGES, ""), valid_name=lambda code: code.isalpha() and
+                     code.islower() and len(code) in (2, 3), name_rule="a language is named by its ISO 639 code")[1]
+    for code, plugin in plugins.items():
         try:
             entry = plugin.load()
         except ConfigError as exc:

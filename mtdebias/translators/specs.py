@@ -29,7 +29,8 @@ KINDS = {
 
 @functools.cache
 def _plugin_kinds() -> dict[str, Plugin]:
-    return merged("translator", KINDS)[1]
+    return merged("translator", KINDS, valid_name=lambda kind: bool(_KIND.fullmatch(kind)),
+                  name_rule="a translator kind is lower-case letters, digits, '-' and '_'")[1]
 
 
 def kinds() -> dict[str, str]:
@@ -43,7 +44,8 @@ OPERATIONAL = frozenset({"cache_dir", "backoff", "retries", "timeout", "concurre
                          "batch_tokens"})
 # kinds that call a server: they keep a response cache in the run store (cache_dir)
 CACHED_KINDS = ("openai",)
-_SPEC = re.compile(r"^([a-z][a-z0-9_-]*):(.*)$", re.S)
+_KIND = re.compile(r"[a-z][a-z0-9_-]*")
+_SPEC = re.compile(rf"^({_KIND.pattern}):(.*)$", re.S)
 
 
 def is_spec(text: str | Path) -> bool:
