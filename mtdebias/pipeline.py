@@ -322,7 +322,8 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
                        aligner=augment.aligner, types=tuple(augment.types),
                        two_sided=None if augment.two_sided else False,  # None: where a target NER model exists
                        candidates=augment.candidates, max_chars=recipe.data.max_line_chars,
-                       name_locale=augment.name_locale or None, corpus_gender=augment.corpus_gender)
+                       name_locale=augment.name_locale or None, corpus_gender=augment.corpus_gender,
+                       progress=True)  # shards done, rate and time left: annotation can take an hour
     augmenter = AUGMENTERS.load(augment.method)  # switch_entity.v1 → SwitchEntity
     return augmenter(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
                         match_gender=augment.match_gender, unknown_policy=augment.unknown_policy,
