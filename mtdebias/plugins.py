@@ -101,7 +101,8 @@ def forget() -> None:
 
 
 def merged(kind: str, builtin: Mapping[str, str], taken: Iterable[str] = (),
-           valid_name: Callable[[str], bool] | None = None, name_rule: str = "") -> tuple[dict[str, str], dict[str, Plugin]]:
+           valid_name: Callable[[str], bool] | None = None,
+           name_rule: str = "") -> tuple[dict[str, str], dict[str, Plugin]]:
     """The built-in table ``builtin`` plus the plugins of ``kind``'s group whose names are free:
     (name → "module:object", name → Plugin of the plugin entries). A name already used by a
     built-in entry or by one of ``taken`` (aliases), or claimed by two plugins, is refused with a

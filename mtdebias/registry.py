@@ -9,8 +9,9 @@ one line in :mod:`mtdebias.debias.methods` and an aligner one line in
 there so that neither package imports this index, which names them: that was a loop).
 This module gathers all four, so callers above (recipes, suites, the runner, the CLI) ask one
 place. Probes and debiasing methods may also come from other distributions (entry points, see
-:mod:`mtdebias.plugins`), checked when loaded like built-in ones. Naming and validating stay light: importing this imports no probe, eraser, augmenter
-or aligner backend (align.aligners itself needs only the standard library until an aligner runs).
+:mod:`mtdebias.plugins`), checked when loaded like built-in ones. Naming and validating stay
+light: importing this imports no probe, eraser, augmenter or aligner backend (align.aligners
+itself needs only the standard library until an aligner runs).
 """
 
 from __future__ import annotations

@@ -77,7 +77,8 @@ def check_target_language(target: Path, lang: str, flag: str = "--lang") -> None
 ProbeCache = dict[tuple, list[tuple[ProbeSpec, Probe]]]
 
 
-def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None = None) -> list[tuple[ProbeSpec, Probe]]:
+def build_probes(suite: Suite, context: dict[str, str],
+                 cache: ProbeCache | None = None) -> list[tuple[ProbeSpec, Probe]]:
     """The suite's probes with placeholders filled from ``context``. Building one can be costly
     (data loading, parsing contrast sets), so checkpoints of a run share them through ``cache``."""
     key = (suite.path, suite.name, tuple(sorted(context.items())))

@@ -101,7 +101,8 @@ def _check_out(args: argparse.Namespace) -> None:
               "(--out names one file or folder in every verb)", file=sys.stderr)
         return
     if not args.out_prefix:
-        raise InputError("--out-prefix is required", hint="PREFIX.src and PREFIX.tgt are written; or --joint --out FILE")
+        raise InputError("--out-prefix is required",
+                         hint="PREFIX.src and PREFIX.tgt are written; or --joint --out FILE")
     args.out = args.out_prefix
 
 

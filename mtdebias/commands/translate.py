@@ -17,7 +17,8 @@ STREAM_LINES = 64
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("translate", help="translate stdin to stdout with a checkpoint, a hub model or a spec",
+    parser = subparsers.add_parser("translate",
+                                   help="translate stdin to stdout with a checkpoint, a hub model or a spec",
                                    description="Translate lines from standard input with a local checkpoint, a "
                                                "hub model, a fairseq model or a system named by a spec "
                                                "(KIND:REST).")

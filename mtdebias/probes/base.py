@@ -77,7 +77,7 @@ class MetricSpec:
         return fnmatch.fnmatchcase(name, self.pattern)
 
 
-# a share of items the judge could not read (undetected, MISS, unmatched) from which on a result
+# the share of items the judge could not read (undetected, MISS, unmatched) at which a result
 # rests on a tenth of its items or fewer: too few to read, a sign of a barely trained model
 SAYS_LITTLE = 0.9
 
@@ -348,8 +348,8 @@ def check_probe(obj: Any, name: str, where: str) -> None:
         raise ConfigError(f"{where}: {owner.__name__} is not a probe: it lacks {', '.join(lacking)}",
                           hint="subclass mtdebias.probes.base.BaseProbe")
     if getattr(owner, "name", None) != name:
-        raise ConfigError(f"{where}: {owner.__name__}.name is {getattr(owner, 'name', None)!r}, registered as {name!r}",
-                          hint="the registry name and the probe's name must be the same")
+        raise ConfigError(f"{where}: {owner.__name__}.name is {getattr(owner, 'name', None)!r}, registered as "
+                          f"{name!r}", hint="the registry name and the probe's name must be the same")
 
 
 def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, Any]]) -> None:
