@@ -5,13 +5,22 @@ name tables, first-person detectors, reinflection, sentiment tokenisation, switc
 suite validation, so adding a language is one entry here plus the module that implements it
 (found by name: ``mtdebias/lang/<code>.py`` for a detector). tests/test_languages.py fails on a
 language list written anywhere else.
+
+A distribution may add a language as an entry point of the group ``mtdebias.languages``
+(``ro = "my_langs:ROMANIAN"``, a :class:`Language` whose ``code`` is the entry point's name).
+Such entries are read when this module is imported, since other modules derive their tables
+from this one at import time; a code mtdebias already has is refused, and so is a plugin
+language claiming a capability found by module name inside mtdebias (``detector``,
+``first_person``), which a plugin cannot provide.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 from .errors import ConfigError
+from .plugins import PluginWarning, merged
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,32 @@ LANGUAGES: dict[str, Language] = _langs(
       for code in ("fi", "et", "hu", "tr", "zh", "ja", "ko", "vi", "th", "id", "ms", "tl",
                    "yo", "sw", "ka", "hy", "bn", "fa", "az", "kk", "uz")),
 )
+
+
+def _plugin_languages() -> dict[str, Language]:
+    """The languages installed distributions add (group ``mtdebias.languages``), each checked."""
+    found = {}
+    plugins = merged("language", dict.fromkeys(LANGUAGES, ""), valid_name=lambda code: code.isalpha() and
+                     code.islower() and len(code) in (2, 3), name_rule="a language is named by its ISO 639 code")[1]
+    for code, plugin in plugins.items():
+        try:
+            entry = plugin.load()
+        except ConfigError as exc:
+            warnings.warn(str(exc), PluginWarning, stacklevel=2)
+            continue
+        if not isinstance(entry, Language) or entry.code != code:
+            warnings.warn(f"{plugin.where()}: names {entry!r}, not a Language with code {code!r}; not used",
+                          PluginWarning, stacklevel=2)
+        elif entry.detector or entry.first_person:
+            warnings.warn(f"{plugin.where()}: a gender detector is a module inside mtdebias (mtdebias/lang/"
+                          f"{code}.py), which a plugin cannot add; the language is not used", PluginWarning,
+                          stacklevel=2)
+        else:
+            found[code] = entry
+    return found
+
+
+LANGUAGES.update(_plugin_languages())
 
 CAPABILITIES = {
     "detector": "target-side gender detector",

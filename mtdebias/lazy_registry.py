@@ -8,17 +8,53 @@ of earlier recipes and suites (``winomt``, ``hard``) are aliases pinned to one v
 The class is kept apart from the tables (:mod:`mtdebias.registry` and the tables it gathers) so
 that a package can keep the table of its own components, and dispatch on it, without importing
 the index that names the packages above it.
+
+A registry with a ``plugins`` group also holds the components other distributions declare as
+entry points of that group (:mod:`mtdebias.plugins`), read when its names are first asked for;
+built-in and plugin entries are loaded, and type-checked (``check``), the same way.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .errors import ConfigError
+from .plugins import Plugin, load_object, merged
+
+
+class _Entries(Mapping[str, str]):
+    """The built-in table plus the plugins of a group, merged on first use (so importing a
+    registry reads no installed metadata)."""
+
+    def __init__(self, kind: str, builtin: Mapping[str, str], aliases: Mapping[str, str], group: str):
+        self._args = (group, builtin, aliases)
+        self._entries: dict[str, str] | None = None
+        self.plugins: dict[str, Plugin] = {}
+        self._kind = kind
+
+    def _table(self) -> dict[str, str]:
+        if self._entries is None:
+            group, builtin, aliases = self._args
+            self._entries, self.plugins = merged(group, builtin, taken=aliases, valid_name=_versioned,
+                                                 name_rule=f"a {self._kind} is named NAME.vN")
+        return self._entries
+
+    def __getitem__(self, name: str) -> str:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+def _versioned(name: str) -> bool:
+    base, _, version = name.rpartition(".v")
+    return bool(base) and version.isdigit()
 
 
 @dataclass(frozen=True)
@@ -26,6 +62,19 @@ class Registry:
     kind: str  # what the entries are, for messages: "probe", "debiasing method", ...
     entries: Mapping[str, str]  # canonical name ("winomt.v1") → "module:object"
     aliases: Mapping[str, str] = field(default_factory=dict)  # old name → canonical name
+    plugins: str | None = None  # the plugin group's key in mtdebias.plugins.GROUPS ("probe"), if any
+    # "module:function" called as function(obj, name, where) on every object loaded: raises when the
+    # object is not a component of this kind (a plugin's entry point naming the wrong thing)
+    check: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.plugins is not None:
+            object.__setattr__(self, "entries", _Entries(self.kind, self.entries, self.aliases, self.plugins))
+
+    def plugin(self, name: str) -> Plugin | None:
+        """The installed plugin behind a name (None for a built-in entry)."""
+        entries = self.entries
+        return entries.plugins.get(name) if isinstance(entries, _Entries) and name in entries else None
 
     def names(self) -> tuple[str, ...]:
         """Every accepted name: canonical ones first, then aliases."""
@@ -59,9 +108,10 @@ class Registry:
 
     def load(self, name: str) -> Any:
         """The object registered under ``name`` (imported now)."""
-        target = self.entries[self.canonical(name)]
-        module_name, _, attribute = target.partition(":")
-        obj: Any = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            obj = getattr(obj, part)
+        canonical = self.canonical(name)
+        plugin = self.plugin(canonical)
+        obj = plugin.load() if plugin else load_object(self.entries[canonical])
+        if self.check is not None:
+            where = plugin.where() if plugin else f"{self.kind} {canonical!r}"
+            load_object(self.check)(obj, canonical, where)
         return obj

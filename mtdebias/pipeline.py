@@ -80,10 +80,11 @@ def _dev_data(recipe: Recipe) -> tuple[list[str], list[str]] | None:
     return dev.sources[:data.dev_max_sentences], dev.targets[:data.dev_max_sentences]
 
 
-def check_recipe(recipe: Recipe) -> None:
+def check_recipe(recipe: Recipe) -> list[str]:
     """What the recipe package cannot check without importing the tools it names: the eval suite
-    (each probe's options as this run will fill them), the languages of the synthetic corpus and
-    of NER, and the debiasing word lists. A broken suite fails now, not after the first epoch."""
+    (each probe's options as this run will fill them, and every file they name), the languages of
+    the synthetic corpus and of NER, and the debiasing word lists. A broken suite fails now, not
+    after the first epoch. Returns one line per file the suite will read (for ``train --check``)."""
     path = Path(recipe.source) if recipe.source else None
     data = recipe.data
     if data.synth:
@@ -108,8 +109,50 @@ def check_recipe(recipe: Recipe) -> None:
                    "data_dir": str(Path(data.train_src).parent)}
         for spec in suite.probes:  # placeholders the run cannot fill ({winomt}) come from `eval --set` later
             check_resolved_options(spec.resolved(context, partial=True), path=suite.path)
+        read = _check_suite_paths(recipe, suite, context)
+    else:
+        read = []
     if recipe.debias.method != "none":
         _check_debias(recipe, path)
+    return read
+
+
+def _check_suite_paths(recipe: Recipe, suite, context: dict[str, str]) -> list[str]:
+    """Every file the suite's probes will read for this run exists (or the synthetic corpus
+    writes it before training): a missing test split fails now, naming the suite key that made
+    the path, instead of ending the run after training without ``finished.json``."""
+    data = recipe.data
+    made_by_synth: set[Path] = set()
+    if data.synth and not (Path(data.train_src).parent / "synth.json").exists():
+        from .synth import SPLITS
+
+        folder = Path(data.train_src).parent
+        made_by_synth = {(folder / f"{split}.{name}").resolve() for split in SPLITS
+                         for name in (data.src_lang, data.tgt_lang, "meta.jsonl")}
+    lines, missing = [], []
+    for raw in suite.probes:
+        spec = raw.resolved(context, partial=True)
+        if not spec.available():  # optional data (if_exists) that is absent: the probe is left out
+            lines.append(f"{spec.label}: left out ({spec.if_exists} does not exist)")
+            continue
+        for key in sorted(spec.paths):
+            value = spec.options.get(key)
+            if not isinstance(value, str) or not value or "{" in value:  # empty, or filled by `eval --set` later
+                continue
+            where = f"suite {suite.path}, probe '{spec.label}', {key} = {raw.options[key]!r}"
+            resolved = Path(value).resolve()
+            if resolved in made_by_synth:
+                lines.append(f"{where} → {value} (written by data.synth)")
+            elif Path(value).exists():
+                lines.append(f"{where} → {value}")
+            else:
+                missing.append(f"{where} → {value}")
+    if missing:
+        raise ConfigError(f"the eval suite reads file(s) that do not exist: {'; '.join(missing)}",
+                          path=recipe.source or None,
+                          hint=f"{{data_dir}} is the folder of data.train_src ({context['data_dir']}): put the "
+                               f"files there, or set eval.suite to a suite that names yours")
+    return lines
 
 
 def _check_debias(recipe: Recipe, path: Path | None) -> None:
@@ -279,7 +322,8 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
                        aligner=augment.aligner, types=tuple(augment.types),
                        two_sided=None if augment.two_sided else False,  # None: where a target NER model exists
                        candidates=augment.candidates, max_chars=recipe.data.max_line_chars,
-                       name_locale=augment.name_locale or None, corpus_gender=augment.corpus_gender)
+                       name_locale=augment.name_locale or None, corpus_gender=augment.corpus_gender,
+                       progress=True)  # shards done, rate and time left: annotation can take an hour
     augmenter = AUGMENTERS.load(augment.method)  # switch_entity.v1 → SwitchEntity
     return augmenter(annotated, seed=recipe.run.seed, p=augment.p, types=augment.types,
                         match_gender=augment.match_gender, unknown_policy=augment.unknown_policy,

@@ -8,8 +8,10 @@ one line in :mod:`mtdebias.debias.methods` and an aligner one line in
 :mod:`mtdebias.align.aligners`, the tables those packages pick their components from (kept
 there so that neither package imports this index, which names them: that was a loop).
 This module gathers all four, so callers above (recipes, suites, the runner, the CLI) ask one
-place. Naming and validating stay light: importing this imports no probe, eraser, augmenter
-or aligner backend (align.aligners itself needs only the standard library until an aligner runs).
+place. Probes and debiasing methods may also come from other distributions (entry points, see
+:mod:`mtdebias.plugins`), checked when loaded like built-in ones. Naming and validating stay
+light: importing this imports no probe, eraser, augmenter or aligner backend (align.aligners
+itself needs only the standard library until an aligner runs).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ PROBES = Registry("probe", {
 }, aliases={"quality": "quality.v1", "winomt": "winomt.v1", "name_gender": "name_gender.v1",
             "sentiment": "sentiment.v1", "ambiguity": "ambiguity.v1", "wsd_bias": "wsd_bias.v1",
             "gest": "gest.v1", "gest_pref": "gest_pref.v1",
-            "gest_choice": "gest_choice.v1"})
+            "gest_choice": "gest_choice.v1"},
+    plugins="probe", check="mtdebias.probes.base:check_probe")
 
 AUGMENTERS = Registry("augmenter", {
     "switch_entity.v1": "mtdebias.augment.switch:SwitchEntity",

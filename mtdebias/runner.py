@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tqdm.auto import tqdm
-
 from .errors import CheckpointError, InputError, MtdebiasError
 from .hub import snapshot_id
+from .probes.base import Probe, ProbeResult
+from .progress import heartbeat, progress
 from .registry import PROBES
 from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore
 from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite
+from .translators.base import Translator
 from .translators.fairseq import find_spec
 from .translators.load import check_backend, load_translator, translator_factory
 from .translators.specs import CACHED_KINDS, is_spec, load_spec, split_spec
@@ -73,10 +74,11 @@ def check_target_language(target: Path, lang: str, flag: str = "--lang") -> None
                          hint=f"pass {flag} {tgt_lang}, or a checkpoint trained to translate into '{lang}'")
 
 
-ProbeCache = dict[tuple, list[tuple[ProbeSpec, Any]]]
+ProbeCache = dict[tuple, list[tuple[ProbeSpec, Probe]]]
 
 
-def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None = None) -> list[tuple[ProbeSpec, Any]]:
+def build_probes(suite: Suite, context: dict[str, str],
+                 cache: ProbeCache | None = None) -> list[tuple[ProbeSpec, Probe]]:
     """The suite's probes with placeholders filled from ``context``. Building one can be costly
     (data loading, parsing contrast sets), so checkpoints of a run share them through ``cache``."""
     key = (suite.path, suite.name, tuple(sorted(context.items())))
@@ -94,8 +96,8 @@ def build_probes(suite: Suite, context: dict[str, str], cache: ProbeCache | None
     return probes
 
 
-def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], store: RunStore,
-                        outcome: EvalOutcome, make_translator: Callable[[Path], Any] | None = None,
+def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Probe]], store: RunStore,
+                        outcome: EvalOutcome, make_translator: Callable[[Path], Translator] | None = None,
                         backend: str = "hf", model: str | None = None) -> None:
     """``backend`` names how ``make_translator`` opens the checkpoint (``ct2-int8`` …): results
     of another backend answer another request."""
@@ -131,7 +133,7 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], s
         _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
 
 
-def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, claim, translator,
+def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Probe, request: str, claim, translator: Translator,
                    store: RunStore, outcome: EvalOutcome) -> None:
     label = f"{checkpoint.name}: {spec.label}"
     try:
@@ -139,7 +141,11 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
         if request in {row.get("request") for row in store.results(checkpoint)}:
             outcome.skipped.append(label)
             return
-        result = evaluate_probe(probe, translator)
+        with heartbeat(f"eval {label}"):  # a probe can decode for minutes: say so off a terminal
+            result = evaluate_probe(probe, translator)
+        if result.meta.get("degenerate"):
+            print(f"warning: {label}: the result says nothing: {'; '.join(result.meta['degenerate'])}",
+                  file=sys.stderr, flush=True)
         if result.meta.get("truncated_inputs"):
             print(f"warning: {label}: {result.meta['truncated_inputs']} input(s) longer than the model's positions "
                   "were cut to fit (recorded as meta.truncated_inputs in the results)", file=sys.stderr, flush=True)
@@ -158,10 +164,11 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
         claim.release()
 
 
-def evaluate_probe(probe: Any, translator: Any) -> Any:
+def evaluate_probe(probe: Probe, translator: Translator) -> ProbeResult:
     """``probe.evaluate(translator)``, recording in the result's meta how many of the sources the
-    translator had to truncate to the model's positions (their translations cover a part only)
-    and, for an API translator, the requests, cache hits and tokens the probe cost."""
+    translator had to truncate to the model's positions (their translations cover a part only),
+    for an API translator the requests, cache hits and tokens the probe cost, and why the
+    result is degenerate when the probe says it is (``degenerate``)."""
     before = getattr(translator, "truncated_inputs", 0)
     usage_before = dict(getattr(translator, "usage", {}))
     result = probe.evaluate(translator)
@@ -170,6 +177,9 @@ def evaluate_probe(probe: Any, translator: Any) -> Any:
         result.meta["truncated_inputs"] = cut
     if hasattr(translator, "usage"):
         result.meta["api_usage"] = {k: v - usage_before.get(k, 0) for k, v in translator.usage.items()}
+    degenerate = probe.degenerate(result.metrics)
+    if degenerate:
+        result.meta["degenerate"] = degenerate
     return result
 
 
@@ -180,16 +190,16 @@ def checkpoint_identity(checkpoint: Path, backend: str = "hf") -> str:
     return identity if backend == "hf" else f"{backend}/{identity}"
 
 
-def request_key(spec: ProbeSpec, model: str, probe: Any = None) -> str:
+def request_key(spec: ProbeSpec, model: str, probe: Probe | None = None) -> str:
     """What a stored result answers: probe type, options (with the content of files they name),
     the data the built probe holds (shipped data it loads by default changes between versions)
     and the model's identity. Probes' own signatures may depend on the run (a tuned α), so
     skipping uses this key, known before anything is loaded or decoded."""
     files = {k: hash_checkpoint_cached(v) for k, v in spec.options.items()  # a file's hash, cached by stat
              if isinstance(v, str) and v and Path(v).is_file()}
-    data = getattr(probe, "data_hash", None)
+    data = probe.data_hash if probe is not None else None
     data = data() if callable(data) else data  # quality computes it from its files
-    layout = getattr(probe, "stored_layout", 1)
+    layout = probe.stored_layout if probe is not None else 1
     extra = ([data] if data else []) + ([f"layout:{layout}"] if layout > 1 else [])
     return str(Signature(f"request:{spec.type}", hash_json([spec.options, files] + extra), model))
 
@@ -209,7 +219,7 @@ def backend_choice(suite: Suite, backend: str | None = None, compute_type: str |
 
 
 def evaluate(targets: Iterable[Path | str], suite_path: Path, overrides: dict[str, str] | None = None,
-             make_translator: Callable[[Path], Any] | None = None, cache: ProbeCache | None = None,
+             make_translator: Callable[[Path], Translator] | None = None, cache: ProbeCache | None = None,
              backend: str | None = None, compute_type: str | None = None,
              translator_options: dict[str, Any] | None = None) -> EvalOutcome:
     """Score every checkpoint of ``targets`` (runs, checkpoints, fairseq models or translator specs;
@@ -240,8 +250,7 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path, overrides: dict[st
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
         jobs += [(store, checkpoint, context, loader, model) for checkpoint in checkpoints]
-    for store, checkpoint, context, loader, model in tqdm(jobs, desc=f"suite {suite.name}", unit="checkpoint",
-                                                         disable=None):
+    for store, checkpoint, context, loader, model in progress(jobs, desc=f"suite {suite.name}", unit="checkpoint"):
         evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader,
                             backend_tag(chosen_backend, kind), model=model)
     return outcome
@@ -288,12 +297,13 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     return hook
 
 
-def single_probe(probe_type: str, options: dict[str, Any], translator, flags: dict[str, str] | None = None) -> Any:
+def single_probe(probe_type: str, options: dict[str, Any], translator: Translator,
+                 flags: dict[str, str] | None = None) -> ProbeResult:
     """Run one probe with the given options (``mtdebias eval --probe``)."""
     return evaluate_probe(build_single_probe(probe_type, options, flags), translator)
 
 
-def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str, str] | None = None) -> Any:
+def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str, str] | None = None) -> Probe:
     """The probe ``mtdebias eval --probe`` runs; bad options fail here, before a model is loaded."""
     canonical = PROBES.canonical(probe_type, where="--probe")
     check_probe_options(probe_type, options, flags=flags)

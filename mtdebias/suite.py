@@ -42,12 +42,15 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
 from .registry import PROBES
 from .resources import DATA_ROOT
 from .textio import read_text
+
+if TYPE_CHECKING:
+    from .probes.base import Probe
 
 IF_EXISTS = "if_exists"
 SUITE_KEYS = ("type", "label", IF_EXISTS)  # keys of a [[probe]] table that are not probe options
@@ -91,7 +94,7 @@ class ProbeSpec:
         """False when the probe names optional data (``if_exists``) that is not there."""
         return self.if_exists is None or Path(self.if_exists).exists()
 
-    def build(self) -> Any:
+    def build(self) -> "Probe":
         """The probe, built from the (resolved) options."""
         return PROBES.load(self.type)(**self.options)
 

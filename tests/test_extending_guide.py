@@ -15,8 +15,10 @@ The guide's code blocks carry a marker on the line above them, which this test r
 
 The steps are applied, in the order of the page, to a copy of the package in a project folder
 (with ``runs/tiny-seed1``, a tiny en→de model trained here); commands run there with the copy
-first on the import path. Each section must change the package by exactly what it says: one
-new module and one registry line (a language with data only: the line alone).
+first on the import path, by the interpreter of a virtual environment of the project's own
+(which sees this interpreter's packages), so the last section's ``pip install`` of a plugin
+package goes there. Each section must change the package by exactly what it says: one new module
+and one registry line (a language with data only: the line alone; a plugin package: nothing).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -38,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "extending.md"
 PROBE, DEBIAS, LANGUAGE, TRANSLATOR = ("Adding a probe", "Adding a debiasing method", "Adding a language",
                                        "Adding a translator backend")
-SECTIONS = (PROBE, DEBIAS, LANGUAGE, TRANSLATOR)
+PACKAGE = "Shipping components in your own package"
+SECTIONS = (PROBE, DEBIAS, LANGUAGE, TRANSLATOR, PACKAGE)
 MARKER = re.compile(r"^<!-- guide: (\w+)(?: ([^>]*?))? -->\n```[\w-]*\n(.*?)^```$", re.M | re.S)
 FENCE = re.compile(r"^```[\w-]*\n.*?^```$", re.M | re.S)
 
@@ -103,8 +107,8 @@ class Followed:
 
 
 class Guide:
-    def __init__(self, project: Path, bin_dir: Path):
-        self.project = project
+    def __init__(self, project: Path, bin_dir: Path, python: Path):
+        self.project, self.python_exe = project, python
         self.steps = read_guide(GUIDE.read_text(encoding="utf-8"))
         self.followed: dict[str, Followed] = {}
         self.env = {**os.environ, "PYTHONPATH": str(project), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
@@ -156,13 +160,13 @@ class Guide:
         target.write_text(step.body, encoding="utf-8")
 
     def run(self, step: Step) -> subprocess.CompletedProcess:
-        command = ["bash", "-o", "pipefail", "-c", step.body] if step.kind == "shell" else [sys.executable, "-"]
+        command = ["bash", "-o", "pipefail", "-c", step.body] if step.kind == "shell" else [str(self.python_exe), "-"]
         return subprocess.run(command, input=None if step.kind == "shell" else step.body, cwd=self.project,
                               env=self.env, capture_output=True, text=True, timeout=300)
 
     def python(self, code: str) -> str:
         """Run ``code`` in the project with the package copy (for checks the guide does not show)."""
-        done = subprocess.run([sys.executable, "-c", code], cwd=self.project, env=self.env, capture_output=True,
+        done = subprocess.run([str(self.python_exe), "-c", code], cwd=self.project, env=self.env, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         return done.stdout
@@ -177,18 +181,29 @@ def guide(tmp_path_factory) -> Guide:
 
     project = tmp_path_factory.mktemp("guide") / "project"
     shutil.copytree(ROOT / "mtdebias", project / "mtdebias")  # compiled files too: each command starts faster
-    # `mtdebias` as the user types it, run by this interpreter, so the copy is what is imported
+    # the project's environment: a venv whose own site-packages come first (a plugin installed
+    # there is seen by nothing else) and which sees this interpreter's packages (torch, pip, …)
+    env_dir = project.parent / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    python = env_dir / "bin" / "python"
+    own_site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                   capture_output=True, text=True, check=True).stdout.strip())
+    (own_site / "_outer_packages.pth").write_text(
+        "import site; " + "; ".join(f"site.addsitedir({path!r})" for path in site.getsitepackages()) + "\n",
+        encoding="utf-8")
+    # `mtdebias` and `pip` as the user types them, run by that interpreter, so the copy is what is imported
     bin_dir = project.parent / "bin"
     bin_dir.mkdir()
-    (bin_dir / "mtdebias").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mtdebias "$@"\n', encoding="utf-8")
-    (bin_dir / "mtdebias").chmod(0o755)
+    for command, module in (("mtdebias", "mtdebias"), ("pip", "pip")):
+        (bin_dir / command).write_text(f'#!/bin/sh\nexec "{python}" -m {module} "$@"\n', encoding="utf-8")
+        (bin_dir / command).chmod(0o755)
     torch.set_num_threads(1)
     # professions and definitional words (she/he, woman/man, …) often enough to be one token each,
     # which debiasing needs; the checkpoint is runs/tiny-seed1/checkpoints/step-0000020
     checkpoint = train_tiny_checkpoint(project / "runs" / "tiny-seed1", pairs=gender_corpus(), steps=20,
                                        vocab_size=150)
     assert checkpoint.name == "step-0000020"
-    made = Guide(project, bin_dir)
+    made = Guide(project, bin_dir, python)
     imported = made.python("import mtdebias; print(mtdebias.__file__)").strip()
     assert Path(imported).parent == project / "mtdebias"  # the guide's edits are what runs
     return made
@@ -203,7 +218,7 @@ def test_every_code_block_of_the_guide_is_a_tagged_step():
     assert list(steps) == list(SECTIONS)
     for section in SECTIONS:
         kinds = [step.kind for step in steps[section]]
-        assert kinds.count("registry") == 1, section
+        assert kinds.count("registry") == (0 if section == PACKAGE else 1), section
         assert "shell" in kinds, section
 
 
@@ -232,7 +247,7 @@ def test_a_new_probe_is_one_module_and_one_registry_line(guide):
     # in the report under its label, with a line plot of its own; in the generated reference
     html = (guide.project / "report.html").read_text(encoding="utf-8")
     assert "copy rate" in html and "copy_rate.v1:copy_rate" in html
-    reference = guide.python("from mtdebias.commands.docs_reference import probe_reference; "
+    reference = guide.python("from mtdebias.docs_reference import probe_reference; "
                              "print(probe_reference())")
     assert "## `copy_rate.v1`" in reference and "| `copy_rate` | lower | mcnemar |" in reference
 
@@ -293,3 +308,18 @@ def test_a_new_translator_kind_is_one_module_and_one_registry_line(guide):
                            cwd=guide.project, env=guide.env, capture_output=True, text=True)
     assert again.returncode == 0 and "1 scored, 0 already stored" in again.stdout, again.stderr
 
+
+
+def test_a_plugin_package_ships_a_probe_without_changing_mtdebias(guide):
+    followed = guide.follow(PACKAGE)
+    assert followed.new == [] and followed.changed == {}
+    # found through the installed distribution's entry point, loaded from the package, not mtdebias
+    found = guide.python("from mtdebias.registry import PROBES; "
+                         "print(PROBES.plugin('length_ratio.v1').distribution, "
+                         "PROBES.load('length_ratio.v1').__self__.__module__)")
+    assert found.split() == ["mtdebias-length", "0.1", "mtdebias_length"]
+    from mtdebias.store import RunStore
+
+    rows = [row for row in RunStore(guide.project / "runs" / "tiny-seed1").results("step-0000020")
+            if row["probe"] == "length_ratio.v1"]
+    assert [(row["metric"], row["n"]) for row in rows] == [("length_ratio", 8)]

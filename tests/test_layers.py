@@ -31,7 +31,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mtdebias"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("mtdebias", "mtdebias.errors", "mtdebias.atomic", "mtdebias.signature", "mtdebias.textio",
-              "mtdebias.store", "mtdebias.lazy_registry", "mtdebias.resources", "mtdebias.hub",
+              "mtdebias.store", "mtdebias.plugins", "mtdebias.progress", "mtdebias.lazy_registry", "mtdebias.resources", "mtdebias.hub",
               "mtdebias.stats", "mtdebias.significance", "mtdebias.locking", "mtdebias.langcodes",
               "mtdebias.languages", "mtdebias.plots")),
     ("language tools", ("mtdebias.lang", "mtdebias.align", "mtdebias.ner", "mtdebias.names", "mtdebias.synth",
@@ -46,7 +46,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("suite/runner", ("mtdebias.suite", "mtdebias.runner")),
     ("report", ("mtdebias.report",)),
     ("ablation/pipeline", ("mtdebias.ablation", "mtdebias.pipeline")),
-    ("commands", ("mtdebias.commands", "mtdebias.cli", "mtdebias.__main__")),
+    ("commands", ("mtdebias.commands", "mtdebias.cli", "mtdebias.__main__", "mtdebias.docs_reference")),
 ]
 
 # names of files and folders inside a run directory, and the pieces of run and result names

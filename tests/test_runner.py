@@ -190,9 +190,11 @@ def test_a_probes_default_data_is_part_of_the_request_key():
     from mtdebias.runner import request_key
     from mtdebias.suite import ProbeSpec
 
+    from mtdebias.probes.base import BaseProbe
+
     spec = ProbeSpec("wsd_bias.v1", {"lang": "es"})
 
-    class Probe:
+    class Probe(BaseProbe):
         def __init__(self, data_hash):
             self.data_hash = data_hash
 
@@ -206,9 +208,11 @@ def test_a_new_stored_layout_is_part_of_the_request_key():
     from mtdebias.runner import request_key
     from mtdebias.suite import ProbeSpec
 
+    from mtdebias.probes.base import BaseProbe
+
     spec = ProbeSpec("ambiguity.v1", {"lang": "es"})
 
-    class Probe:
+    class Probe(BaseProbe):  # the declared defaults: stored_layout 1
         data_hash = "aaa"
 
         def __init__(self, layout=None):

@@ -327,7 +327,7 @@ def test_forced_decoding_and_run_on_a_trained_checkpoint(tiny_checkpoint, tmp_pa
 def _score_matcher():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("score_matcher", ROOT / "eval/gold/wsd/score_matcher.py")
+    spec = importlib.util.spec_from_file_location("score_matcher", ROOT / "eval/gold/score_matcher.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -335,14 +335,14 @@ def _score_matcher():
 
 @pytest.mark.parametrize("lang, floor", [("de", 0.95), ("es", 0.95), ("it", 0.95), ("ru", 0.95)])
 def test_matcher_agrees_with_hand_labelled_gold(lang, floor):
-    result = _score_matcher().agreement(lang)
+    result = _score_matcher().agreement(f"wsd/matcher_{lang}.tsv")
     assert result["n"] >= (100 if lang in ("de", "es", "ru") else 80)
     assert result["agreement"] >= floor, [(r["id"], r["label"], a["status"]) for r, a in result["wrong"]]
 
 
 def test_aligner_decides_both_found_rows():
     # fast_align trained on the 171 German gold pairs finds «Rüssel» aligned to "trunk"
-    result = _score_matcher().agreement("de", align="fast_align")
+    result = _score_matcher().agreement("wsd/matcher_de.tsv", align="fast_align")
     wrong = {(r["id"], r["translation"]) for r, _ in result["wrong"]}
     assert ("trunk.elephant.1", "Der Elefant hob den Baumstamm mit seinem Rüssel.") not in wrong
     assert result["agreement"] >= 0.98

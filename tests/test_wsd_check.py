@@ -171,7 +171,7 @@ def test_pos_table_prints_percent_and_dashes():
 def _score_matcher():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("score_wsd_matcher", ROOT / "eval/gold/wsd_matcher/score_matcher.py")
+    spec = importlib.util.spec_from_file_location("score_wsd_matcher", ROOT / "eval/gold/score_matcher.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -185,7 +185,7 @@ def test_wilson_interval_by_hand():
 
 def test_matcher_agrees_with_labels_of_apertium_output():
     """Apertium eng-spa translations of every Spanish item, labelled by hand (README.md there)."""
-    result = _score_matcher().agreement("apertium_es.tsv")
+    result = _score_matcher().agreement("wsd_matcher/apertium_es.tsv")
     assert result["n"] == 225
     low, high = result["wilson"]
     assert result["agreement"] >= 0.95 and low <= result["agreement"] <= high
@@ -203,7 +203,7 @@ def test_matcher_agrees_with_labels_of_aws_output(name):
     """AWS translations of WinoMT/GEST sentences that use an item's word in its sense, labelled by
     hand; each row is judged with its item's lists on the row's own sentence."""
     rows, floor = AWS_FLOORS[name]
-    result = _score_matcher().agreement(name)
+    result = _score_matcher().agreement(f"wsd_matcher/{name}")
     assert result["n"] == rows
     low, high = result["wilson"]
     assert result["agreement"] >= floor, (name, [(r["origin"], r["label"], a["status"]) for r, a in result["wrong"]])

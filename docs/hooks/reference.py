@@ -1,9 +1,9 @@
 """MkDocs hook: adds the reference pages, generated from the code at build time
-(mtdebias.commands.docs_reference), so they are never copied by hand and never stale."""
+(mtdebias.docs_reference), so they are never copied by hand and never stale."""
 
 from mkdocs.structure.files import File
 
-from mtdebias.commands.docs_reference import PAGES, generate
+from mtdebias.docs_reference import PAGES, generate
 
 
 def on_files(files, config):

@@ -597,9 +597,9 @@ def annotate_corpus(src: str | Path, tgt: str | Path, out_dir: str | Path, src_l
     todo = [k for k in range(n_shards) if not (shard_dir / f"{k:06d}.stats.json").exists()]
     bar = None
     if progress:
-        from tqdm import tqdm
+        from ..progress import progress as show_progress
 
-        bar = tqdm(total=n_shards, initial=n_shards - len(todo), unit="shard", desc="annotate")
+        bar = show_progress(total=n_shards, initial=n_shards - len(todo), unit="shard", desc="annotate")
     if n_process > 1 and len(todo) > 1:
         import multiprocessing
 

@@ -12,7 +12,7 @@ def add_parser(subparsers) -> None:
         description="Expand a grid (or the recipe's [ablate] variants) × seeds into runs, train them (resuming "
                     "unfinished ones, skipping finished ones), score every checkpoint with the recipe's eval suite, "
                     "and write a comparison report with significance tests against the baseline.")
-    parser.add_argument("recipe", type=Path)
+    parser.add_argument("recipe", type=Path, help="TOML recipe: the base every variant changes")
     parser.add_argument("--grid", nargs="*", default=[], metavar="SECTION.KEY=V1,V2",
                         help="e.g. --grid augment.p=0,0.5,1 debias.method=none,hard")
     parser.add_argument("--seeds", default="", help="comma-separated seeds, e.g. 1,2,3")

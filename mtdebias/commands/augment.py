@@ -16,10 +16,12 @@ def add_parser(subparsers) -> None:
     parser.add_argument("dir", help="directory written by `mtdebias annotate`")
     parser.add_argument("--epoch", type=int, help="the epoch to write (text format)")
     parser.add_argument("--epochs", help="fairseq format: epochs to write, e.g. 1-10 or 1,3,5-6")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", required=True,
-                        help="output prefix: writes OUT.src and OUT.tgt (or one file, see --joint); "
-                             "with --format fairseq a directory holding epoch1/, epoch2/, …")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the candidate draws (default 0)")
+    # --out names what is written, as in every verb (a folder, or one file), never a prefix
+    parser.add_argument("--out", help="what to write: with --joint the file of 'src ||| tgt' lines; with "
+                                      "--format fairseq the folder holding epoch1/, epoch2/, …")
+    parser.add_argument("--out-prefix", metavar="PREFIX",
+                        help="text format without --joint: writes PREFIX.src and PREFIX.tgt")
     parser.add_argument("--format", default="text", choices=("text", "fairseq"),
                         help="fairseq: subword-encode each epoch and binarise it with fairseq-preprocess "
                              "(shared dictionary); prints the fairseq-train data argument")
@@ -51,16 +53,21 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
 
     _check_switch_options(args)
+    _check_out(args)
     out = Path(args.out)
-    atomic.check_writable(out if args.format == "fairseq" else out.parent, "--out")
+    flag = "--out-prefix" if args.out_prefix else "--out"
+    atomic.check_writable(out if args.format == "fairseq" else out.parent, flag)
     if args.format == "fairseq":
         return _run_fairseq(args)
     if args.epoch is None:
         raise InputError("--epoch N is required", hint="or --format fairseq --epochs 1-10 for fairseq shards")
     if args.epoch < 0:
         raise InputError(f"--epoch {args.epoch} must be 0 or more", hint="epochs count from 0")
+    from ..progress import heartbeat
+
     switch = _switch(args)
-    sources, targets = switch.pairs(args.epoch)
+    with heartbeat(f"augment epoch {args.epoch}"):  # one pass over the corpus: minutes on a large one
+        sources, targets = switch.pairs(args.epoch)
     if args.joint:
         atomic.write_text(args.out, "".join(f"{s} ||| {t}\n" for s, t in zip(sources, targets)))
         written = args.out
@@ -71,6 +78,32 @@ def run(args: argparse.Namespace) -> int:
     print(f"epoch {args.epoch}: {len(sources)} pairs, {switch.last_stats.get('switched', 0)} "
           f"names switched → {written}")
     return 0
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """--out is what the verb writes (a folder or one file), as in annotate or debias; the text
+    format's two files take --out-prefix. An old command line, --out PREFIX, still works, with
+    a note. Leaves the prefix (or the file, or the folder) in args.out."""
+    from ..errors import InputError
+
+    if args.format == "fairseq" or args.joint:
+        if args.out_prefix:
+            raise InputError("--out-prefix names the two files of the text format",
+                             hint="give --out " + ("FOLDER" if args.format == "fairseq" else "FILE"))
+        if not args.out:
+            raise InputError("--out is required", hint="the folder of epoch shards" if args.format == "fairseq"
+                             else "the file of 'src ||| tgt' lines")
+        return
+    if args.out and args.out_prefix:
+        raise InputError("give --out-prefix only", hint="--out PREFIX is the old spelling of --out-prefix")
+    if args.out:
+        print(f"note: --out {args.out} as a prefix of two files is deprecated: write --out-prefix {args.out} "
+              "(--out names one file or folder in every verb)", file=sys.stderr)
+        return
+    if not args.out_prefix:
+        raise InputError("--out-prefix is required",
+                         hint="PREFIX.src and PREFIX.tgt are written; or --joint --out FILE")
+    args.out = args.out_prefix
 
 
 def _check_switch_options(args: argparse.Namespace) -> None:
@@ -135,14 +168,18 @@ def _run_fairseq(args: argparse.Namespace) -> int:
                          hint="pass --src-lang and --tgt-lang")
     options = {"p": args.p, "types": list(_types(args)), "match_gender": args.match_gender, "unknown": args.unknown}
 
-    def report(epoch, stats):
-        if stats is None:
-            print(f"epoch {epoch}: up to date", file=sys.stderr)
-        else:
-            print(f"epoch {epoch}: {stats.get('switched', 0)} names switched", file=sys.stderr)
+    from ..progress import progress
 
-    plan = write_fairseq_shards(switch, args.dir, epochs, args.out, codec, src_lang=src_lang, tgt_lang=tgt_lang,
-                                valid=valid, workers=args.workers, options=options, progress=report)
+    bar = progress(total=len(epochs), desc="augment", unit="epoch")
+
+    def report(epoch, stats):
+        bar.set_postfix(epoch=epoch, switched="up to date" if stats is None else stats.get("switched", 0))
+        bar.update(1)
+
+    with bar:
+        plan = write_fairseq_shards(switch, args.dir, epochs, args.out, codec, src_lang=src_lang,
+                                    tgt_lang=tgt_lang, valid=valid, workers=args.workers, options=options,
+                                    progress=report)
     if valid is None:
         print("note: no --valid-src/--valid-tgt: run fairseq-train with --disable-validation", file=sys.stderr)
     print(plan.data_argument())

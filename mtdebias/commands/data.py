@@ -39,18 +39,20 @@ def add_parser(subparsers) -> None:
 
     candidates = verbs.add_parser("candidates", help="write a SwitchEntity candidate list of names outside the "
                                                      "probe lists (for augment.candidates)")
-    candidates.add_argument("--per-gender", type=int, default=300)
-    candidates.add_argument("--seed", type=int, default=13)
-    candidates.add_argument("--out", type=Path, default=Path("mtdebias/data/names/switch_candidates.tsv"))
+    candidates.add_argument("--per-gender", type=int, default=300, help="names of each gender (default 300)")
+    candidates.add_argument("--seed", type=int, default=13, help="seed of the sampling (default 13)")
+    candidates.add_argument("--out", type=Path, default=Path("mtdebias/data/names/switch_candidates.tsv"),
+                            help="the TSV file to write (default mtdebias/data/names/switch_candidates.tsv)")
     candidates.set_defaults(func=run)
 
     synth = verbs.add_parser("synth", help="generate the synthetic biased en→X corpus (train/dev/test + synth.json)")
-    synth.add_argument("--tgt-lang", required=True, choices=["de", "fr", "es"])
+    synth.add_argument("--tgt-lang", required=True, choices=["de", "fr", "es"], help="target language")
     synth.add_argument("--size", type=int, required=True, help="number of training pairs")
-    synth.add_argument("--seed", type=int, default=1)
-    synth.add_argument("--out", type=Path, required=True)
-    synth.add_argument("--dev-size", type=int, default=500)
-    synth.add_argument("--test-size", type=int, default=500)
+    synth.add_argument("--seed", type=int, default=1, help="seed of the generator (default 1)")
+    synth.add_argument("--out", type=Path, required=True,
+                       help="output folder: train/dev/test.{en,<lang>}, their .meta.jsonl and synth.json")
+    synth.add_argument("--dev-size", type=int, default=500, help="dev pairs (default 500)")
+    synth.add_argument("--test-size", type=int, default=500, help="test pairs (default 500)")
     synth.add_argument("--n-female", type=int, default=30, help="number of female names (default 30)")
     synth.add_argument("--n-male", type=int, default=60, help="number of male names (default 60)")
     synth.add_argument("--female-share", type=float, default=0.2,
@@ -63,7 +65,8 @@ def add_parser(subparsers) -> None:
 
     professions = verbs.add_parser("professions",
                                    help="write professions_<lang>.tsv (english, masculine, feminine)")
-    professions.add_argument("--out", type=Path, default=Path("mtdebias/data/synth"))
+    professions.add_argument("--out", type=Path, default=Path("mtdebias/data/synth"),
+                             help="output folder of the profession tables (default mtdebias/data/synth)")
     professions.add_argument("--templates-out", type=Path, default=Path("mtdebias/data/templates"),
                              help="where name_gender_synth_<lang>.tsv (quickstart templates) go")
     professions.set_defaults(func=run)

@@ -9,7 +9,7 @@ from ..registry import DEBIAS_METHODS
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "debias", help="debias a checkpoint's encoder input embeddings (hard-debias, INLP, LEACE)",
+        "debias", help=f"debias a checkpoint's encoder input embeddings ({', '.join(DEBIAS_METHODS.entries)})",
         description="Remove the gender direction from the encoder embeddings of gender-neutral words "
                     "(by default one-token professions) and write the result, with a diagnostics "
                     "report (debias_report.json), to a new checkpoint directory. Decoder and output "
@@ -19,8 +19,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--revision", help="hub revision (branch, tag or commit) of a hub id")
     parser.add_argument("--out", required=True, help="directory for the debiased checkpoint")
     parser.add_argument("--method", choices=DEBIAS_METHODS.names(), default="hard",
-                        help="hard: Bolukbasi et al. neutralise (default); inlp: iterative nullspace "
-                             "projection; leace: closed-form linear concept erasure")
+                        help=f"a registered method: {', '.join(DEBIAS_METHODS.entries)} (or without the version; "
+                             f"default hard, Bolukbasi et al.'s neutralise step)")
     parser.add_argument("--words", default="professions",
                         help="'professions' (the shipped list) or a file with one word per line")
     parser.add_argument("--pairs", default="en",
@@ -37,8 +37,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--beam", type=int, default=5, help="beam size for the dev set (default 5)")
     parser.add_argument("--overwrite", action="store_true", help="replace a non-empty --out directory")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="an eraser setting (inlp: n_iterations, classifier, l2; leace: rank_tolerance), "
-                             "value read as JSON if it parses")
+                        help="a setting of the method's eraser (a keyword of its constructor; a misspelt one is "
+                             "refused with the list, before the model loads), value read as JSON if it parses")
     parser.set_defaults(func=run)
 
 

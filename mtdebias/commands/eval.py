@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..registry import PROBES
-from ..translators.specs import KINDS
+from ..translators.specs import kinds
 
 
 def add_parser(subparsers) -> None:
@@ -29,7 +29,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--revision", help="hub revision (branch, tag or commit) for hub ids given as targets")
     parser.add_argument("--translator", action="append", default=[], metavar="SPEC",
                         help="a system named by a spec KIND:REST instead of a checkpoint (kinds: "
-                             f"{', '.join(KINDS)}), e.g. hf-causal:MODEL (decoder-only LM), openai:MODEL@URL "
+                             f"{', '.join(kinds())}), e.g. hf-causal:MODEL (decoder-only LM), openai:MODEL@URL "
                              "(OpenAI-compatible server), apertium:en-es (rule-based); a target written as a spec "
                              "is the same")
     parser.add_argument("--translator-option", action="append", default=[], metavar="KEY=VALUE",
@@ -169,6 +169,8 @@ def _run_single(args: argparse.Namespace) -> int:
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = evaluate_probe(probe, translator)
+    for reason in result.meta.get("degenerate", ()):
+        print(f"warning: the result says nothing: {reason}", file=sys.stderr)
     truncated = result.meta.get("truncated_inputs", 0)
     if truncated:
         print(f"warning: {truncated} input(s) longer than the model's positions were cut to fit and translated "

@@ -20,7 +20,7 @@ def add_parser(subparsers) -> None:
                              "'delta_g' (default: the headline metrics each stored probe declares)")
     parser.add_argument("--at", default="last", help="headline checkpoint: last (default) or best:bleu, "
                         "best:chrf, best:dev_loss (from best.json)")
-    parser.add_argument("--title", default="mtdebias report")
+    parser.add_argument("--title", default="mtdebias report", help="the report's title (default 'mtdebias report')")
     parser.set_defaults(func=run)
 
 
@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     print()
     for warning in summary.warnings:
         print(f"warning: {warning}")
+    for reason in summary.degenerate:
+        print(f"warning: the result says nothing: {reason}")
     print(f"report: {summary.html} ({summary.images} figures); summary: {summary.markdown}; "
           f"tables: {summary.tables_dir}/")
     return 0

@@ -13,7 +13,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("recipe", help="TOML recipe (see recipes/)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
                         help="override a recipe value, e.g. --set train.epochs=3 (repeatable)")
-    parser.add_argument("--check", action="store_true", help="validate the recipe and exit")
+    parser.add_argument("--check", action="store_true",
+                        help="validate the recipe (and every file its eval suite will read) and exit")
     parser.set_defaults(func=run)
 
 
@@ -22,9 +23,11 @@ def run(args: argparse.Namespace) -> int:
     from ..recipe import load_recipe
 
     recipe = load_recipe(args.recipe, args.overrides)
-    check_recipe(recipe)
+    reads = check_recipe(recipe)  # every file the eval suite will read exists: before any training
     if args.check:
         print(f"{args.recipe}: valid; run directory {recipe.run_dir}")
+        for line in reads:
+            print(f"  eval reads: {line}")
         return 0
     from ..atomic import check_writable
 

@@ -8,7 +8,7 @@ import sys
 
 from ..textio import FIRST_LINES, read_stream_lines
 from ..translators.base import DEFAULT_EPSILON
-from ..translators.specs import KINDS
+from ..translators.specs import kinds
 
 # lines translated and printed at a time: small enough that Ctrl-C loses little, large enough that
 # length batching inside a chunk still packs batches well
@@ -16,11 +16,14 @@ STREAM_LINES = 64
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("translate", help="translate stdin to stdout with a checkpoint",
-                                   description="Translate lines from standard input with a local checkpoint.")
+    parser = subparsers.add_parser("translate",
+                                   help="translate stdin to stdout with a checkpoint, a hub model or a spec",
+                                   description="Translate lines from standard input with a local checkpoint, a "
+                                               "hub model, a fairseq model or a system named by a spec "
+                                               "(KIND:REST).")
     parser.add_argument("checkpoint", help="a local checkpoint directory, a hub id (org/name or org/name@REV), "
                                            "a fairseq model (.pt, save directory or fairseq.toml), or a translator "
-                                           f"spec KIND:REST (kinds: {', '.join(KINDS)}; e.g. hf-causal:MODEL, "
+                                           f"spec KIND:REST (kinds: {', '.join(kinds())}; e.g. hf-causal:MODEL, "
                                            "openai:MODEL@URL, apertium:en-es)")
     parser.add_argument("--revision", help="hub revision (branch, tag or commit) of a hub id")
     parser.add_argument("--beam", type=int, default=5, help="beam size (default 5)")
@@ -28,7 +31,7 @@ def add_parser(subparsers) -> None:
                         help="print N ε-samples per line instead (tab-separated)")
     parser.add_argument("--epsilon", type=float, default=DEFAULT_EPSILON,
                         help=f"ε for sampling (default {DEFAULT_EPSILON})")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the ε-sampler with --sample (default 0)")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 … (default: cuda when available)")
     parser.add_argument("--src-lang", default=None, help="source language code (M2M100/NLLB only)")
     parser.add_argument("--tgt-lang", default=None, help="target language code (M2M100/NLLB only)")

@@ -62,3 +62,13 @@ def restore_norms(new: np.ndarray, old: np.ndarray, eps: float = 1e-12) -> np.nd
     ok = new_norm > eps
     new[ok] *= (old_norm[ok] / new_norm[ok])[:, None]
     return new
+
+
+def check_eraser(obj: Any, name: str, where: str) -> None:
+    """What a debiasing-method registry entry must name (built-in or plugin, checked when loaded):
+    a subclass of :class:`Eraser`."""
+    from ..errors import ConfigError
+
+    if not (isinstance(obj, type) and issubclass(obj, Eraser)):
+        raise ConfigError(f"{where}: names {obj!r}, not an eraser class",
+                          hint="subclass mtdebias.debias.base.Eraser")

@@ -131,6 +131,8 @@ class AmbiguityAttempt(_AmbiguityFields, total=False):
 
 class AmbiguityProbe(BaseProbe):
     name = PROBE_NAME
+    # where samples are cached, how many go to the model at once, whether bars show: how, not what
+    unsigned = ("cache_dir", "batch_size", "progress")
     attempt_type = AmbiguityAttempt
     needs = ("detector",)  # reads the gender of target words
     # 2: S3E stored at every α of the tuning grid (α is tuned in metrics); 3: reference

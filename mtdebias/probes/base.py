@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
 
 from ..translators.base import Translator
 
@@ -75,6 +75,35 @@ class MetricSpec:
 
     def matches(self, name: str) -> bool:
         return fnmatch.fnmatchcase(name, self.pattern)
+
+
+# the share of items the judge could not read (undetected, MISS, unmatched) at which a result
+# rests on a tenth of its items or fewer: too few to read, a sign of a barely trained model
+SAYS_LITTLE = 0.9
+
+
+@dataclass(frozen=True)
+class Degenerate:
+    """When a probe's result says nothing: a metric (or an ``fnmatch`` pattern of metrics) at or
+    below ``at_most``, or at or above ``at_least`` — no template kept, every translation
+    undetected. The runner warns of it on the command line and stores it, and the report repeats
+    it, so a table of zeros from a barely trained checkpoint is not read as a finding."""
+
+    pattern: str
+    why: str  # what it means, for the warning ("no template passed the filter: …")
+    at_most: float | None = None
+    at_least: float | None = None
+
+    def reasons(self, metrics: Sequence[Metric]) -> list[str]:
+        out = []
+        for metric in metrics:
+            value = metric.value
+            if not fnmatch.fnmatchcase(metric.name, self.pattern) or value is None or value != value:
+                continue
+            if (self.at_most is not None and value <= self.at_most) or \
+                    (self.at_least is not None and value >= self.at_least):
+                out.append(f"{metric.name} = {value:.4g}: {self.why}")
+        return out
 
 
 class Attempts(list):
@@ -165,6 +194,11 @@ class Probe(Protocol):
     own_plots: tuple[str, ...]
     needs: tuple[str, ...]
     stored_layout: int
+    degenerate_when: tuple[Degenerate, ...]
+    unsigned: tuple[str, ...]
+    # the hash of the data the built probe holds (request keys carry it: shipped data that
+    # changes between versions is scored again); a callable when computing it reads files
+    data_hash: str | Callable[[], str]
 
     def items(self) -> Sequence[Any]: ...
 
@@ -182,8 +216,14 @@ class Probe(Protocol):
 
     def evaluate(self, translator: Translator) -> ProbeResult: ...
 
+    def degenerate(self, metrics: Sequence[Metric]) -> list[str]: ...
+
     @classmethod
     def report_section(cls, view: ReportView, labels: Sequence[str]) -> None: ...
+
+
+# every member the protocol names (its annotations and methods): what a registered probe must have
+PROBE_MEMBERS = tuple(sorted(set(Probe.__annotations__) | {m for m in vars(Probe) if not m.startswith("_")}))
 
 
 class BaseProbe:
@@ -205,6 +245,15 @@ class BaseProbe:
     # the fields of one attempt as judge writes it (a TypedDict: required keys in the class,
     # optional ones in a total=False subclass); run() refuses an attempt that is not one
     attempt_type: type | None = None
+    # options of from_options that change how the work is done, not the numbers (a cache folder,
+    # a batch size, the bootstrap's resample count, which sets only an interval's precision): every
+    # other option must show in the signature, as a setting, the seed or the data hash
+    # (tests/test_probe_contract.py changes each option in turn and checks that it does)
+    unsigned: tuple[str, ...] = ()
+    # what a result that says nothing looks like for this probe (see Degenerate)
+    degenerate_when: tuple[Degenerate, ...] = ()
+    # the hash of the probe's data (its items), set by the constructor; "" for none
+    data_hash: str | Callable[[], str] = ""
 
     def items(self) -> Sequence[Any]:
         raise NotImplementedError
@@ -241,6 +290,10 @@ class BaseProbe:
         attempts = self.run(translator, self.items())
         return ProbeResult(self.name, self.metrics(attempts), self.signature(translator, attempts),
                            list(attempts), attempts.meta, self.tables(attempts))
+
+    def degenerate(self, metrics: Sequence[Metric]) -> list[str]:
+        """Why these metrics say nothing (empty when they do), by ``degenerate_when``."""
+        return [reason for rule in self.degenerate_when for reason in rule.reasons(metrics)]
 
     # -- what comparisons need ---------------------------------------------------------------
     def spec(self, metric: str) -> MetricSpec | None:
@@ -279,6 +332,26 @@ class BaseProbe:
         report itself; a probe adds only what that leaves out. Nothing by default."""
 
 
+def check_probe(obj: Any, name: str, where: str) -> None:
+    """What a probe registry entry must name (built-in or plugin, checked when loaded): a probe
+    class, or a class method building one (``from_options``), whose class has every member of
+    the :class:`Probe` protocol and the registry's name as its ``name`` (the name results are
+    stored under)."""
+    from ..errors import ConfigError
+
+    owner = getattr(obj, "__self__", obj)
+    if not (callable(obj) and isinstance(owner, type)):
+        raise ConfigError(f"{where}: names {obj!r}, not a probe class or its from_options",
+                          hint="point it at CLASS.from_options of a BaseProbe subclass")
+    lacking = [member for member in PROBE_MEMBERS if not hasattr(owner, member)]
+    if lacking:
+        raise ConfigError(f"{where}: {owner.__name__} is not a probe: it lacks {', '.join(lacking)}",
+                          hint="subclass mtdebias.probes.base.BaseProbe")
+    if getattr(owner, "name", None) != name:
+        raise ConfigError(f"{where}: {owner.__name__}.name is {getattr(owner, 'name', None)!r}, registered as "
+                          f"{name!r}", hint="the registry name and the probe's name must be the same")
+
+
 def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, Any]]) -> None:
     """Every attempt has the fields ``attempt_type`` (a TypedDict) requires and no others: the
     stored layout is what the type says, so metrics and views can read attempts written by any
@@ -292,5 +365,6 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Headline", "Attempts", "Outputs", "ProbeResult", "Probe", "BaseProbe", "ReportView",
-           "check_attempts", "HIGHER", "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
+__all__ = ["Metric", "MetricSpec", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs", "ProbeResult",
+           "Probe", "BaseProbe", "ReportView", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER", "LOWER",
+           "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

@@ -50,7 +50,8 @@ from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_cis
 from ..textio import read_text
 from ..translators.base import DEFAULT_EPSILON, Translator
-from .base import BOOTSTRAP, LOWER, NEUTRAL, ZERO, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs
+from .base import (BOOTSTRAP, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline, Metric,
+                   MetricSpec, Outputs)
 
 PROBE_NAME = "gest.v1"
 PREFERENCE_PROBE_NAME = "gest_pref.v1"
@@ -298,7 +299,12 @@ class GestProbe(_GestViews, BaseProbe):
     """``gest.v1``: translate GEST, read the speaker's gender, rate per stereotype."""
 
     name = PROBE_NAME
+    # the bootstrap interval's precision; the languages the probe runs for (it is skipped for the
+    # others), not what it computes where it runs
+    unsigned = ("resamples", "only_for")
     attempt_type = GestAttempt
+    degenerate_when = (Degenerate("undetected_rate", "no speaker gender was read in most translations",
+                                  at_least=SAYS_LITTLE),)
     specs = SPECS
     headline = HEADLINE
     own_plots = OWN_PLOTS
@@ -445,6 +451,7 @@ class GestPreferenceProbe(_GestViews, BaseProbe):
     """``gest_pref.v1``: does the model score the masculine or the feminine translation higher?"""
 
     name = PREFERENCE_PROBE_NAME
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
     attempt_type = GestPreferenceAttempt
     specs = SPECS
     headline = PREFERENCE_HEADLINE

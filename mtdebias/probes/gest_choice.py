@@ -58,7 +58,8 @@ from ..langcodes import language_name
 from ..signature import Signature, hash_file, hash_json, hash_text
 from ..stats import bootstrap_cis
 from ..translators.base import Translator, UnsupportedCall
-from .base import BOOTSTRAP, LOWER, NEUTRAL, ZERO, Attempts, BaseProbe, Headline, Metric, MetricSpec
+from .base import (BOOTSTRAP, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline, Metric,
+                   MetricSpec)
 from .gest import FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv, load_variants
 
 PROBE_NAME = "gest_choice.v1"
@@ -211,9 +212,12 @@ class GestChoiceAttempt(TypedDict):
 
 class GestChoiceProbe(BaseProbe):
     """``gest_choice.v1``: GenderBench's GestTranslation, asked through ``respond``."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     name = PROBE_NAME
     attempt_type = GestChoiceAttempt
+    degenerate_when = (Degenerate("undetected_rate_items", "no choice was read for most items",
+                                  at_least=SAYS_LITTLE),)
     specs = SPECS
     headline = (Headline("masculine_rate", "masculine rate (GEST choice)"),
                 Headline("stereotype_rate", "stereotype rate (GEST choice)"),

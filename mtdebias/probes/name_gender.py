@@ -51,7 +51,8 @@ from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
 from ..textio import read_lines
 from ..translators.base import Translator
-from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, ZERO, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs
+from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
+                   Headline, Metric, MetricSpec, Outputs)
 
 PROBE_NAME = "name_gender.v1"
 GROUP_ACCURACY = "accuracy"  # a group's pooled accuracy is "accuracy.<group>"
@@ -253,11 +254,16 @@ class NameGenderAttempt(_NameGenderFields, total=False):
 
 class NameGenderProbe(BaseProbe):
     """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     name = PROBE_NAME
     attempt_type = NameGenderAttempt
     needs = ("detector",)  # reads the gender of target words
     stored_layout = 2  # 2: the per-name table (was meta)
+    degenerate_when = (Degenerate("templates_kept", "no template passed the he/she filter, so no name was tested "
+                                  "(a model that does not yet translate the pronouns?)", at_most=0),
+                       Degenerate("*.undetected_rate", "the detector read no gender in most translations",
+                                  at_least=SAYS_LITTLE))
     specs = (MetricSpec("templates_kept", NEUTRAL), MetricSpec("accuracy", HIGHER, MCNEMAR),
              MetricSpec("*.acc_f", HIGHER), MetricSpec("*.acc_m", HIGHER),
              MetricSpec("*.delta_acc", LOWER, BOOTSTRAP), MetricSpec("*.acc_gap_m_minus_f", ZERO),

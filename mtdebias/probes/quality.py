@@ -3,6 +3,7 @@ signature, as a probe like the others (items = sentence pairs, attempts = hypoth
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Sequence, TypedDict
 
 from sacrebleu.metrics import BLEU, CHRF
@@ -57,7 +58,7 @@ class QualityProbe(BaseProbe):
         self.sources, self.references, self.tgt_lang, self.beam = list(sources), list(references), tgt_lang, beam
 
     @classmethod
-    def from_options(cls, src: str, ref: str, *, lang: str | None = None, tgt_lang: str | None = None,
+    def from_options(cls, src: str | Path, ref: str | Path, *, lang: str | None = None, tgt_lang: str | None = None,
                      beam: int = 5, max_sentences: int | None = None) -> "QualityProbe":
         """``src``/``ref``: a sentence-aligned test set; ``max_sentences`` keeps the first N pairs."""
         from ..textio import read_parallel

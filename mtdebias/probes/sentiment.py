@@ -36,7 +36,8 @@ from ..languages import langs_with
 from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
 from ..translators.base import Translator
-from .base import BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec
+from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric,
+                   MetricSpec)
 from .name_gender import TEMPLATE_DIR, fill, read_template_table, split_forms
 
 PROBE_NAME = "sentiment.v1"
@@ -289,9 +290,12 @@ class SentimentAttempt(_SentimentFields, total=False):
 
 class SentimentProbe(BaseProbe):
     """``sentiment.v1``: word-level (t) and sentence-level (s) positiveness per filler."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     name = PROBE_NAME
     attempt_type = SentimentAttempt
+    degenerate_when = (Degenerate("unmatched_rate", "most renderings are in neither inventory (unmatched)",
+                                  at_least=SAYS_LITTLE),)
     specs = (MetricSpec("unmatched_rate", LOWER), MetricSpec("*_delta", LOWER, BOOTSTRAP),
              MetricSpec("*_min", HIGHER), MetricSpec("*_max", NEUTRAL), MetricSpec("*_mean[*", NEUTRAL))
     headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))

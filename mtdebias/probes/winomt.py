@@ -30,7 +30,8 @@ from ..stats import bootstrap_ci
 from ..textio import read_lines, read_parallel
 from ..translators.base import Translator
 from ..align.target import target_genders
-from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, ZERO, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs
+from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
+                   Metric, MetricSpec, Outputs)
 
 PROBE_NAME = "winomt.v1"
 GOLD_GENDERS = ("male", "female", "neutral")
@@ -259,10 +260,13 @@ class WinoMTAttempt(TypedDict):
 
 class WinoMTProbe(BaseProbe):
     """``winomt.v1``: gender accuracy, F1 gap ΔG and stereotype gap ΔS on WinoMT."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     name = PROBE_NAME
     attempt_type = WinoMTAttempt
     needs = ("detector",)  # reads the gender of target words
+    degenerate_when = (Degenerate("undetected_rate", "the detector read no gender in most translations",
+                                  at_least=SAYS_LITTLE),)
     specs = (MetricSpec("accuracy", HIGHER, MCNEMAR), MetricSpec("accuracy_*", HIGHER), MetricSpec("f1_*", HIGHER),
              MetricSpec("delta_g", ZERO, BOOTSTRAP), MetricSpec("delta_s", ZERO, BOOTSTRAP),
              MetricSpec("undetected_rate", LOWER))

@@ -41,7 +41,7 @@ from ..lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lem
 from ..signature import Signature, hash_file, hash_json
 from ..translators.base import Translator, UnsupportedCall
 from ..align.target import aligned_spans
-from .base import HIGHER, Attempts, BaseProbe, Headline, Metric, MetricSpec
+from .base import HIGHER, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric, MetricSpec
 from .wsd_items import WSDItem, item_to_json, load_items
 from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, metrics_by_pos, rows_from_attempts, wsd_metrics
 
@@ -166,12 +166,15 @@ class WSDAttempt(TypedDict):
 
 class WSDBiasProbe(BaseProbe):
     """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
+    unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     needs = ("lemmatiser",)  # matches lemmas of the translation
     stored_layout = 2  # 2: accuracy by μ and δ are metrics (were meta), the by-POS table
 
     name = PROBE_NAME
     attempt_type = WSDAttempt
+    degenerate_when = (Degenerate("miss_rate", "most translations hold neither a good nor a bad lemma (MISS)",
+                                  at_least=SAYS_LITTLE),)
     specs = (*(MetricSpec(metric, better, test) for metric, (better, test) in SPECS.items()),
              MetricSpec("accuracy_by_*", HIGHER))
     headline = (Headline("accuracy", "WSD accuracy"), Headline("miss_rate", "WSD MISS rate"),

@@ -50,6 +50,8 @@ class ReportSummary:
     warnings: list[str]
     headline_markdown: str
     exports: list[Path] = field(default_factory=list)
+    # results at the headline checkpoints that their probe declares degenerate (they say nothing)
+    degenerate: list[str] = field(default_factory=list)
 
     @property
     def images(self) -> int:
@@ -153,6 +155,16 @@ class _Builder:
             if taken.count(self.column_labels.get(key, key)) > 1:
                 self.column_labels[key] = f"{self.column_labels[key]} ({key.partition(':')[0]})"
         return chosen
+
+    def degenerate(self) -> list[str]:
+        """The stored results at the headline checkpoints that their probe called degenerate when
+        they were scored (``meta.degenerate``): a column of zeros from a barely trained model."""
+        found = []
+        for run, checkpoint in self.picked():
+            for row in run.rows_at(checkpoint):
+                for reason in (row.get("meta") or {}).get("degenerate", ()):
+                    found.append(f"{run_label(run, checkpoint)}: {label_of(row)}: {reason}")
+        return list(dict.fromkeys(found))  # each metric row repeats its result's meta
 
     def picked(self) -> list[tuple[RunData, str]]:
         return [(run, ckpt) for run in self.runs for _, ckpt in sorted(self.picks[run.name].items())]
@@ -394,11 +406,16 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
 
     # warnings gathered from every section, listed once near the top as well
     unique_warnings = list(dict.fromkeys(builder.warnings))
+    degenerate = builder.degenerate()
     intro = (f'<p class="note">mtdebias {html_lib.escape(__version__)} · runs: '
              + ", ".join(html_lib.escape(r.name) for r in runs) + f" · headline checkpoint: {html_lib.escape(at)}</p>")
     if unique_warnings:
         intro += ('<div class="warn"><b>Comparability warnings</b><ul>'
                   + "".join(f"<li>{html_lib.escape(w)}</li>" for w in unique_warnings) + "</ul></div>")
+    if degenerate:
+        intro += ('<div class="warn"><b>Results that say nothing</b> (their probe calls them degenerate; the '
+                  'numbers are in the tables, but do not read them as findings)<ul>'
+                  + "".join(f"<li>{html_lib.escape(w)}</li>" for w in degenerate) + "</ul></div>")
     # the three parts are one report: built in a folder beside it, then renamed into place
     # together (a kill mid-way leaves the old set and a temporary the next report removes)
     tables_dir = out_html.with_name(out_html.stem + "_tables")
@@ -410,23 +427,27 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
         exports = [tables_dir / path.name for table in builder.tables
                    for path in table.export(staging / tables_dir.name)]
         write_text(staging / markdown_path.name,
-                   _markdown(title, runs, headline, per_run, unique_warnings, builder, out_html, at))
+                   _markdown(title, runs, headline, per_run, unique_warnings, builder, out_html, at, degenerate))
         write_text(staging / out_html.name, doc.render(intro))
         replace_together(staging, [tables_dir.name, markdown_path.name, out_html.name], out_html.parent)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return ReportSummary(out_html, markdown_path, tables_dir, [r.name for r in runs], builder.figures,
-                         [t.name for t in builder.tables], unique_warnings, headline.to_markdown(), exports)
+                         [t.name for t in builder.tables], unique_warnings, headline.to_markdown(), exports,
+                         degenerate)
 
 
 def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, warnings: list[str],
-              builder: _Builder, out_html: Path, at: str) -> str:
+              builder: _Builder, out_html: Path, at: str, degenerate: Sequence[str] = ()) -> str:
     lines = [f"# {title}", "", f"Runs: {', '.join(r.name for r in runs)}. Headline checkpoint: {at}.",
              f"Full report with {len(builder.figures)} figures: `{out_html.name}`; tables as CSV/JSON in "
              f"`{out_html.stem}_tables/`.", "", "## Headline", "", headline.note, "", headline.to_markdown(), ""]
     if warnings:
         lines += ["## Warnings", ""] + [f"- ⚠ {w}" for w in warnings] + [""]
+    if degenerate:
+        lines += ["## Results that say nothing", "", "Their probe calls them degenerate: do not read them as "
+                  "findings.", ""] + [f"- ⚠ {w}" for w in degenerate] + [""]
     if builder.seeded:
         lines += ["## Runs", "", per_run.to_markdown(), ""]
     for table in builder.summary_tables:

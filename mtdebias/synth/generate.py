@@ -214,9 +214,9 @@ def generate(tgt_lang: str, size: int, seed: int, *, dev_size: int = DEFAULT_DEV
 
     bar = None
     if progress:
-        from tqdm import tqdm
+        from ..progress import progress as show_progress
 
-        bar = tqdm(total=size + dev_size + test_size, desc=f"synth en-{tgt_lang}", unit="pair")
+        bar = show_progress(total=size + dev_size + test_size, desc=f"synth en-{tgt_lang}", unit="pair")
 
     def fill(rng: random.Random, count: int, forbidden: set[str], distinct: bool) -> list[SynthPair]:
         out: list[SynthPair] = []

@@ -28,9 +28,9 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from ..atomic import write_json
+from ..progress import progress as show_progress
 from ..recipe.schema import TrainConfig
 from ..store import COMPLETE_MARKER, RunStore, checkpoint_name
 from .batching import Encoded, collate, encode_pairs, make_batches
@@ -203,8 +203,8 @@ class Trainer:
             every = make_batches(encoded, config.max_tokens, self.seed, epoch)
             batches = shard_batches(every, self.accelerator.num_processes, self.accelerator.process_index)
             start = self.state.batch_in_epoch
-            progress = tqdm(total=len(batches), initial=start, desc=f"epoch {epoch + 1}/{epochs}",
-                            disable=None if acc.is_local_main_process else True, leave=False, unit="batch")
+            progress = show_progress(total=len(batches), initial=start, desc=f"epoch {epoch + 1}/{epochs}",
+                                     enabled=acc.is_local_main_process, leave=False, unit="batch")
             window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
             step_tokens = 0
             self.model.train()

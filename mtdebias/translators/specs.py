@@ -11,13 +11,15 @@ command line) and an unknown kind gets a did-you-mean, before any model loads.
 from __future__ import annotations
 
 import difflib
-import importlib
+import functools
 import re
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..plugins import Plugin, load_object, merged
 from ..signature import hash_json
+from .base import check_translator_kind
 
 KINDS = {
     "hf-causal": "mtdebias.translators.hf_causal:HFCausalTranslator",
@@ -25,12 +27,27 @@ KINDS = {
     "apertium": "mtdebias.translators.apertium:ApertiumTranslator",
     "llamacpp": "mtdebias.translators.llamacpp:LlamaCppTranslator",
 }
+
+
+@functools.cache
+def _plugin_kinds() -> dict[str, Plugin]:
+    return merged("translator", KINDS, valid_name=lambda kind: bool(_KIND.fullmatch(kind)),
+                  name_rule="a translator kind is lower-case letters, digits, '-' and '_'")[1]
+
+
+def kinds() -> dict[str, str]:
+    """:data:`KINDS` plus the kinds installed distributions declare (entry points of the group
+    ``mtdebias.translators``; a name already in KINDS is refused)."""
+    return {**KINDS, **{kind: plugin.value for kind, plugin in _plugin_kinds().items() if kind not in KINDS}}
+
+
 # options that change how a system is reached, not what it answers: left out of its identity
 OPERATIONAL = frozenset({"cache_dir", "backoff", "retries", "timeout", "concurrency", "api_key_env", "device",
                          "batch_tokens", "n_threads"})
 # kinds that call a server: they keep a response cache in the run store (cache_dir)
 CACHED_KINDS = ("openai",)
-_SPEC = re.compile(r"^([a-z][a-z0-9_-]*):(.*)$", re.S)
+_KIND = re.compile(r"[a-z][a-z0-9_-]*")
+_SPEC = re.compile(rf"^({_KIND.pattern}):(.*)$", re.S)
 
 
 def is_spec(text: str | Path) -> bool:
@@ -44,10 +61,11 @@ def split_spec(text: str) -> tuple[str, str]:
     if not found:
         raise ConfigError(f"{text!r} is not a translator spec", hint="write KIND:REST, e.g. apertium:en-es")
     kind, rest = found.groups()
-    if kind not in KINDS:
-        close = difflib.get_close_matches(kind, list(KINDS), n=1)
+    known = kinds()
+    if kind not in known:
+        close = difflib.get_close_matches(kind, list(known), n=1)
         raise ConfigError(f"unknown translator kind {kind!r} in {text!r}",
-                          hint=f"did you mean '{close[0]}'?" if close else f"kinds: {', '.join(KINDS)}")
+                          hint=f"did you mean '{close[0]}'?" if close else f"kinds: {', '.join(known)}")
     return kind, rest
 
 
@@ -57,7 +75,7 @@ def spec_from_table(table: dict[str, Any], where: str = "[translator]") -> tuple
     table = dict(table)
     kind = table.pop("kind", None)
     if not kind:
-        raise ConfigError(f"{where}: missing key 'kind'", hint=f"kinds: {', '.join(KINDS)}")
+        raise ConfigError(f"{where}: missing key 'kind'", hint=f"kinds: {', '.join(kinds())}")
     split_spec(f"{kind}:")  # checks the kind
     if kind == "apertium":
         rest = table.pop("pair", "")
@@ -119,5 +137,7 @@ def prepare_spec(spec: str) -> str:
 def load_spec(spec: str, **options: Any):
     """The translator a spec names; ``options`` go to the kind's ``from_spec``."""
     kind, rest = split_spec(spec)
-    module, _, name = KINDS[kind].partition(":")
-    return getattr(importlib.import_module(module), name).from_spec(rest, **options)
+    plugin = _plugin_kinds().get(kind) if kind not in KINDS else None
+    cls = plugin.load() if plugin else load_object(KINDS[kind])
+    check_translator_kind(cls, kind, plugin.where() if plugin else f"translator kind {kind!r}")
+    return cls.from_spec(rest, **options)

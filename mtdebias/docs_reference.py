@@ -20,7 +20,7 @@ from typing import Any
 
 PAGES = {"reference/cli.md": "cli_reference", "reference/probes.md": "probe_reference",
          "reference/recipe.md": "recipe_reference", "reference/shipped.md": "shipped_reference"}
-ROOT = Path(__file__).resolve().parents[2]  # a checkout: recipes/ and eval/ live beside the package
+ROOT = Path(__file__).resolve().parents[1]  # a checkout: recipes/ and eval/ live beside the package
 # the shipped files of a checkout (the repository's eval/, not a run directory's)
 SHIPPED_RECIPES, SHIPPED_SUITES = "recipes/*.toml", "eval/*.toml"
 
@@ -52,7 +52,7 @@ def _option_rows(parser: argparse.ArgumentParser) -> list[list[Any]]:
 
 
 def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
-    from ..cli import build_parser
+    from .cli import build_parser
 
     parser = parser or build_parser()
     out = ["# Command reference", "",
@@ -98,8 +98,8 @@ def _how_it_works(module_name: str) -> list[str]:
 
 
 def probe_reference() -> str:
-    from ..registry import PROBES
-    from ..suite import probe_options
+    from .registry import PROBES
+    from .suite import probe_options
 
     out = ["# Probe reference", "",
            "Generated from the probe registry (`mtdebias/registry.py`), each probe's constructor and "
@@ -107,6 +107,8 @@ def probe_reference() -> str:
            "ablation runs against the baseline), and the docstrings that define the metrics.", ""]
     explained: dict[str, str] = {}
     for name in PROBES.entries:
+        if PROBES.plugin(name):  # the reference documents mtdebias, not what is installed beside it
+            continue
         constructor = PROBES.load(name)
         probe_class = getattr(constructor, "__self__", constructor)
         doc = inspect.cleandoc(probe_class.__doc__ or "")  # its own, not BaseProbe's
@@ -146,7 +148,7 @@ def _type_name(annotation: Any) -> str:
 
 
 def recipe_reference() -> str:
-    from ..recipe import schema
+    from .recipe import schema
 
     out = ["# Recipe and suite reference", "",
            "Generated from `mtdebias/recipe/schema.py` (recipes) and `mtdebias/suite.py` (suites). "
@@ -181,10 +183,10 @@ def recipe_reference() -> str:
 def _suite_reference() -> list[str]:
     """The keys of a suite file: ``[suite]`` from the Suite dataclass, ``[[probe]]`` and
     ``[translator]`` from what ``load_suite`` accepts."""
-    from ..registry import PROBES
-    from ..suite import IF_EXISTS, SUITE_HEADER_KEYS, SUITE_KEYS, Suite
-    from ..translators.load import BACKENDS, COMPUTE_TYPES
-    from ..translators.specs import KINDS
+    from .registry import PROBES
+    from .suite import IF_EXISTS, SUITE_HEADER_KEYS, SUITE_KEYS, Suite
+    from .translators.load import BACKENDS, COMPUTE_TYPES
+    from .translators.specs import KINDS
 
     hints = typing.get_type_hints(Suite)
     fields = {item.name: item for item in dataclasses.fields(Suite)}
@@ -195,7 +197,8 @@ def _suite_reference() -> list[str]:
         header_rows.append([f"`{key}`", _type_name(hints[key]),
                             "the file's name" if default is dataclasses.MISSING else f"`{default!r}`",
                             allowed.get(key, "")])
-    probe_rows = [["`type`", "str", "required", ", ".join(f"`{name}`" for name in PROBES.entries)]]
+    probe_rows = [["`type`", "str", "required", ", ".join(f"`{name}`" for name in PROBES.entries
+                                                      if not PROBES.plugin(name))]]
     defaults = {"label": "the probe's name (`winomt`)", IF_EXISTS: "always run"}
     probe_rows += [[f"`{key}`", "str", defaults.get(key, "—"), ""] for key in SUITE_KEYS if key != "type"]
     return ["## Suites", "",

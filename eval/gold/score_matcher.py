@@ -1,12 +1,16 @@
-"""Agreement of the wsd_bias lemma matcher with hand labels of translations its labeller did not
-write (real MT output: Apertium eng-spa of the items; AWS translations of WinoMT and GEST
-sentences that use an item's word in the item's sense), per language, with Wilson 95% intervals.
+"""Agreement of the wsd_bias lemma matcher with the hand-labelled gold sets, per file, with
+Wilson 95% intervals. Two sets (each folder's README.md says how its labels were made):
 
-    python eval/gold/wsd_matcher/score_matcher.py          # agreement per file
-    python eval/gold/wsd_matcher/score_matcher.py --show   # and every disagreement
+* ``wsd/matcher_<lang>.tsv``: translations of the items' own sentences, written for the gold set;
+* ``wsd_matcher/``: translations the labeller did not write (real MT output: Apertium eng-spa of
+  the items; AWS translations of WinoMT and GEST sentences that use an item's word in the item's
+  sense).
 
-The labels were written by hand before this script was run (see README.md); it only runs the
-matcher on the same translations and counts how often its GOOD/BAD/MISS equals the label.
+    python eval/gold/score_matcher.py                  # agreement per file, both sets
+    python eval/gold/score_matcher.py wsd --show       # one set, and every disagreement
+
+The labels were written by hand before this script was run; it only runs the matcher on the
+same translations and counts how often its GOOD/BAD/MISS equals the label.
 
 A file with ``source`` and ``span`` columns holds outside sentences: each row is judged with the
 named item's lemma lists, but as an item whose sentence and word span are that row's (so an
@@ -25,13 +29,15 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[2]))
+sys.path.insert(0, str(HERE.parents[1]))
 
 from mtdebias.probes.wsd_bias import DEFAULT_ITEMS, WSDBiasProbe  # noqa: E402
 from mtdebias.probes.wsd_items import WSDItem, load_items  # noqa: E402
 
-# gold file → target language
-FILES = {"apertium_es.tsv": "es", "aws_de.tsv": "de", "aws_it.tsv": "it", "aws_ru.tsv": "ru"}
+# gold file (under eval/gold/) → target language
+FILES = {**{f"wsd/matcher_{lang}.tsv": lang for lang in ("de", "es", "it", "ru")},
+         "wsd_matcher/apertium_es.tsv": "es", "wsd_matcher/aws_de.tsv": "de", "wsd_matcher/aws_it.tsv": "it",
+         "wsd_matcher/aws_ru.tsv": "ru"}
 
 
 def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -86,10 +92,14 @@ def agreement(name: str, items_path: Path = DEFAULT_ITEMS, folder: Path = HERE, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sets", nargs="*", choices=("wsd", "wsd_matcher"), help="the gold sets (default both)")
     parser.add_argument("--show", action="store_true", help="list every disagreement")
+    parser.add_argument("--no-compounds", action="store_true", help="switch German compound-head matching off")
     args = parser.parse_args()
     for name in FILES:
-        r = agreement(name)
+        if args.sets and name.split("/")[0] not in args.sets:
+            continue
+        r = agreement(name, compounds=not args.no_compounds)
         low, high = r["wilson"]
         print(f"{name} ({r['lang']}, lemmatiser {r['lemmatizer']}): {r['agree']}/{r['n']} = "
               f"{r['agreement']:.3f} agreement, Wilson 95% [{low:.3f}, {high:.3f}]")
