@@ -76,10 +76,10 @@ def cases(f: dict[str, str]) -> dict[str, tuple[dict, dict]]:
         "name_gender.v1": ({"lang": "de", "templates": str(T / "name_gender_synth_de.tsv")},
                            {"lang": "es", "templates": str(T / "name_gender_de.tsv"), "first_female": f["names"],
                             "first_male": f["names"], "full_female": f["names"], "full_male": f["names"],
-                            "names_limit": 3, "beam": 3, "seed": 1, "seen_in": f["corpus"],
+                            "names_limit": 3, "templates_limit": 2, "beam": 3, "seed": 1, "seen_in": f["corpus"],
                             "pronoun_filter": "strict"}),
         "sentiment.v1": ({}, {"lang": With(lang="ja", templates=f["sentiment"]), "templates": f["sentiment"], "fillers": f["fillers"], "beam": 3, "seed": 1,
-                              "fillers_limit": 2}),
+                              "fillers_limit": 2, "templates_limit": 2}),
         "wsd_bias.v1": ({"lang": "de", "wordnet": False},
                         {"lang": "es", "data": f["wsd"], "beam": 3,
                          "lemmatizer": With(lemmatizer="simplemma", base={"lang": "ru"}), "align": "fast_align",
@@ -89,7 +89,7 @@ def cases(f: dict[str, str]) -> dict[str, tuple[dict, dict]]:
                                                  align_extra_tgt=f["extra_tgt"]),
                          "align_extra_tgt": With(align="fast_align", align_extra_src=f["extra_src"],
                                                  align_extra_tgt=f["extra_tgt"]),
-                         "seed": 1}),
+                         "seed": 1, "limit": 5}),
         "gest.v1": ({"lang": "ru"}, {"lang": "uk", "data": f["gest"], "beam": 3, "samples": 4,
                                      "epsilon": With(epsilon=0.1, base={"samples": 4}), "seed": 1, "limit": 3}),
         "gest_pref.v1": ({"lang": "ru", "data": f["pairs"]}, {"lang": "uk", "data": f["pairs2"],
@@ -101,7 +101,7 @@ def cases(f: dict[str, str]) -> dict[str, tuple[dict, dict]]:
         "ambiguity.v1": ({"lang": "de", "data": WINO, "pro": "", "anti": "", "similarity": "cosine-e5-small"},
                          {"lang": "fr", "data": f["wino2"], "pro": f["wino2"], "anti": f["wino2"], "names": True,
                           "limit": 5, "references": f["refs"], "n": 8, "epsilon": 0.1, "temperature": 0.5,
-                          "seed": 1, "align_method": "eflomal"}),
+                          "seed": 1, "align_method": "eflomal", "surprisal": "pseudo-sample", "min_items": 3}),
     }
 
 
