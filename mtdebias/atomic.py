@@ -6,7 +6,8 @@ over the target, so an interrupted run leaves nothing half-written behind.
 The temporary file is created with mode 0666 filtered by the process umask (as ``open`` would
 create the target), and its name carries the writer's host and process id: ``.NAME.HOST-PID.RANDOM.tmp``.
 A process killed mid-write leaves such a file behind; :func:`clean_stale_temporaries` removes
-the ones whose writer is no longer running.
+the ones whose writer is no longer running. A write that fails on a full disk removes its
+temporary and raises :class:`~mtdebias.errors.DiskFull` naming the target.
 """
 
 from __future__ import annotations
@@ -26,18 +27,27 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 @contextmanager
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[TextIO]:
     """Open a temporary sibling of ``path`` for writing; rename it over ``path`` on success."""
+    from .errors import DiskFull, disk_full
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _create_temporary(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _create_temporary(path)
+    except OSError as exc:
+        if disk_full(exc):
+            raise DiskFull(path) from None
+        raise
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if disk_full(exc):  # the old file (or none) stays: the rerun writes it again
+            raise DiskFull(path) from None
         raise
 
 

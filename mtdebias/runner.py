@@ -170,6 +170,8 @@ def evaluate_probe(probe: Any, translator: Any) -> Any:
         result.meta["truncated_inputs"] = cut
     if hasattr(translator, "usage"):
         result.meta["api_usage"] = {k: v - usage_before.get(k, 0) for k, v in translator.usage.items()}
+    if getattr(translator, "served_models", None):  # what the server says answered (an API may swap models)
+        result.meta["served_models"] = sorted(translator.served_models)
     return result
 
 

@@ -287,9 +287,11 @@ class RunStore:
 
     def claim(self, checkpoint: str | Path, request: str) -> FileLock:
         """The lock an evaluator holds while it computes ``request`` for ``checkpoint``, so that a
-        second evaluator works on something else (or waits) instead of computing it again."""
+        second evaluator works on something else (or waits) instead of computing it again. Its
+        wait has no deadline: the holder is computing a probe, which may take hours, and the lock
+        ends with it (the kernel drops it when the holder exits)."""
         name = hashlib.sha256(request.encode("utf-8")).hexdigest()[:24]
-        return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock")
+        return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock", timeout=None)
 
     def attempts_path(self, checkpoint: str | Path, label: str) -> Path:
         return self.eval_dir(checkpoint) / f"{label}.attempts.jsonl"
