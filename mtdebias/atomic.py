@@ -154,6 +154,12 @@ def write_jsonl(path: str | Path, rows: Iterable[Any]) -> None:
 
 
 def read_jsonl(path: str | Path) -> list[Any]:
+    return [row for _, row in enumerate_jsonl(path)]
+
+
+def enumerate_jsonl(path: str | Path) -> list[tuple[int, Any]]:
+    """(line number, parsed row) of each non-blank line; a line that is not JSON is an InputError
+    naming it. A missing file has no rows."""
     path = Path(path)
     if not path.exists():
         return []
@@ -162,12 +168,13 @@ def read_jsonl(path: str | Path) -> list[Any]:
         for number, line in enumerate(handle, 1):
             if line.strip():
                 try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
+                    rows.append((number, json.loads(line)))
+                except (json.JSONDecodeError, RecursionError) as exc:
                     from .errors import InputError
 
-                    raise InputError(f"not valid JSON: {exc.msg}", path=path, line=number,
-                                     hint="delete the damaged line or the file to recompute it") from exc
+                    why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+                    raise InputError(f"not valid JSON: {why}", path=path, line=number,
+                                     hint="delete the damaged line or the file to recompute it") from None
     return rows
 
 

@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 
 from .errors import CheckpointError, InputError, MtdebiasError
 from .hub import snapshot_id
+from .probes.base import value_problem
 from .registry import PROBES
 from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore
@@ -104,7 +105,7 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Any]], s
     except OSError as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
-    stored = {row.get("request") for row in store.results(checkpoint)}
+    stored = _believed_requests(store, checkpoint, probes)
     missing = []
     for spec, probe in probes:
         request = request_key(spec, model, probe)
@@ -136,7 +137,7 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
     label = f"{checkpoint.name}: {spec.label}"
     try:
         # stored by another evaluator between our first look and the claim
-        if request in {row.get("request") for row in store.results(checkpoint)}:
+        if request in _believed_requests(store, checkpoint, [(spec, probe)]):
             outcome.skipped.append(label)
             return
         result = evaluate_probe(probe, translator)
@@ -156,6 +157,24 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Any, request: str, 
         outcome.scored.append(label)
     finally:
         claim.release()
+
+
+def _believed_requests(store: RunStore, checkpoint: Path, probes: list[tuple[ProbeSpec, Any]]) -> set:
+    """The requests whose stored rows are all believable: a row with an impossible value (BLEU
+    1e308, a NaN accuracy where none can be) is named and its request computed again, not
+    counted as "already stored"."""
+    specs = {getattr(probe, "name", None): getattr(probe, "specs", ()) for _, probe in probes}
+
+    def check(row: dict) -> str | None:
+        return value_problem(specs.get(row.get("probe"), ()), row.get("metric"), row.get("value"))
+
+    good, bad = store.read_results(checkpoint, check)
+    path = store.eval_dir(checkpoint) / "results.jsonl"
+    for line, _, problem in bad:
+        print(f"warning: {path}:{line}: {problem}; the row is not believed and its result is computed again",
+              file=sys.stderr, flush=True)
+    damaged = {row.get("request") for _, row, _ in bad if isinstance(row, dict)}
+    return {row.get("request") for row in good} - damaged
 
 
 def evaluate_probe(probe: Any, translator: Any) -> Any:

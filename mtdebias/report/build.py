@@ -32,7 +32,7 @@ from .. import plots
 from ..store import checkpoint_suffix
 from .collect import RunData, finite, load_run, row_key
 from .html import Document
-from .probe_view import PageView, label_of, run_label, stored_probes
+from .probe_view import PageView, label_of, run_label, stored_probes, stored_value_check
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
 
@@ -368,7 +368,8 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     """
     if not run_dirs:
         raise InputError("no run directories given", hint="pass one or more directories `mtdebias train` created")
-    runs = [load_run(d) for d in run_dirs]
+    check = stored_value_check()
+    runs = [load_run(d, check) for d in run_dirs]
     _unique_names(runs)
     out_html = Path(out_html)
     builder = _Builder(runs, title, metrics, at)
