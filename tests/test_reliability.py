@@ -11,6 +11,7 @@ import json
 import os
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -234,3 +235,53 @@ def test_a_hub_snapshot_file_linking_outside_the_cache_is_refused(tmp_path, monk
     (repo / "refs" / "main").write_text("a" * 40)
     with pytest.raises(InputError, match="links outside"):
         resolve_model("org/model")
+
+
+# --------------------------------------------------------------------------- text reaching C extensions
+
+_ALIGN = """
+import sys
+from mtdebias.align.aligners import align_pairs
+from mtdebias.errors import InputError
+src = ["the doctor asked the nurse to help her .", "the cat sleeps ."] * 10
+tgt = ["der arzt bat die krankenschwester ihr zu helfen .", "die katze schläft ."] * 10
+src[0] = {bad}
+try:
+    align_pairs(src, tgt, "en", "de")
+except InputError as exc:
+    print(exc)
+    sys.exit(2)
+"""
+
+
+@pytest.mark.parametrize("bad, message", [(repr("the doc\x00tor asked ."), "pair 1 to align, source .*control character U\\+0000"),
+                                          ('" ".join(["word"] * 200_000)', "pair 1 to align has a side of 200000 words")])
+def test_text_that_crashed_the_aligner_is_refused_before_it_runs(bad, message):
+    import re
+    import subprocess
+    import sys
+
+    # in a child process: before the check, both inputs killed fast_align with SIGSEGV (exit 139)
+    done = subprocess.run([sys.executable, "-c", _ALIGN.format(bad=bad)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert re.search(message, done.stdout)
+
+
+def test_long_pairs_can_be_skipped_and_counted_instead():
+    from mtdebias.align.aligners import align_pairs
+
+    src = ["the cat sleeps .", " ".join(["word"] * 1500)] + ["the dog runs ."] * 10
+    tgt = ["die katze schläft .", "wort"] + ["der hund läuft ."] * 10
+    out = align_pairs(src, tgt, "en", "de", too_long="skip")
+    assert [a.too_long for a in out[:3]] == [False, True, False]
+    assert out[1].links == [] and out[0].links
+
+
+def test_a_winomt_line_with_a_nul_byte_is_refused_with_file_and_line(tmp_path, capsys):
+    from mtdebias.probes.winomt import load_winomt
+
+    path = tmp_path / "winomt.tsv"
+    path.write_bytes(b"male\t1\tThe doctor asked the nurse.\tdoctor\nfemale\t1\tThe nur\x00se left.\tnurse\n")
+    with pytest.raises(InputError, match=rf"{path}:2: control character U\+0000 at column 17"):
+        load_winomt(path)

@@ -7,6 +7,14 @@ a handful of sentences should pass a few hundred extra pairs.
 Tokens are lower-cased for the aligner only (sentence-initial capitals would otherwise split
 the counts of one word in two); offsets always refer to the original text.
 
+Guarded input: the aligners are C extensions that crash the whole process (a segmentation fault,
+no message) on a NUL byte and on a sentence of 200,000 words, and slow down quadratically on
+very long ones. :func:`align_pairs` therefore refuses a sentence holding a control character
+and one of more than :data:`MAX_ALIGN_WORDS` tokens, naming the item, before any aligner runs;
+``too_long="skip"`` leaves long pairs unaligned instead (``Alignment.too_long``, to be counted).
+Extra training pairs with either problem are simply not used. Readers of text files refuse
+control characters with file and line already (:mod:`mtdebias.textio`); this is the last check.
+
 Determinism: fast_align's EM has no randomness, so the same input gives the same links.
 eflomal is a Gibbs sampler seeded from /dev/urandom with no seed option, so its links can
 differ between runs; use it for quality, fast_align when runs must be reproducible.
@@ -24,6 +32,7 @@ from typing import Iterable, Sequence
 
 from ..errors import InputError
 from ..lazy_registry import Registry
+from ..textio import CONTROL, check_control
 from .symmetrize import grow_diag_final_and
 from .tokenize import Token, tokenize
 
@@ -35,6 +44,9 @@ ALIGNERS = Registry("aligner", {
     "eflomal.v1": "mtdebias.align.aligners:run_eflomal",
 }, aliases={"fast_align": "fast_align.v1", "eflomal": "eflomal.v1"})
 METHODS = ALIGNERS.names()  # fast_align.v1, eflomal.v1 and their unversioned aliases
+# far beyond any sentence (WinoMT's longest is ~40 words); fast_align crashed at 200,000 and
+# took minutes at 30,000
+MAX_ALIGN_WORDS = 1000
 
 
 @dataclass
@@ -42,6 +54,7 @@ class Alignment:
     src: list[Token]
     tgt: list[Token]
     links: list[tuple[int, int]] = field(default_factory=list)  # (src idx, tgt idx), sorted
+    too_long: bool = False  # left unaligned: a side has more than MAX_ALIGN_WORDS tokens (too_long="skip")
 
     def tgt_indices_of(self, src_start: int, src_end: int) -> list[int]:
         """Sorted target token indices linked to source tokens overlapping [src_start, src_end)."""
@@ -168,9 +181,20 @@ def _aligner(method: str):
 
 def align_pairs(sources: Sequence[str], targets: Sequence[str], src_lang: str, tgt_lang: str,
                 method: str = "fast_align", extra_sources: Sequence[str] = (),
-                extra_targets: Sequence[str] = ()) -> list[Alignment]:
-    """Tokenise and word-align each (source, target) pair; extra pairs are training data only."""
+                extra_targets: Sequence[str] = (), too_long: str = "refuse") -> list[Alignment]:
+    """Tokenise and word-align each (source, target) pair; extra pairs are training data only.
+    A pair with a control character is refused; one with a side longer than
+    :data:`MAX_ALIGN_WORDS` tokens is refused too, or with ``too_long="skip"`` left unaligned."""
     run = _aligner(method)
+    if too_long not in ("refuse", "skip"):
+        raise InputError(f"too_long={too_long!r}", hint="give 'refuse' or 'skip'")
+    for k, (s, t) in enumerate(zip(sources, targets)):
+        for side, text in (("source", s), ("target", t)):
+            try:
+                check_control(text, None, None)
+            except InputError as exc:
+                raise InputError(f"pair {k + 1} to align, {side} {text[:60]!r}: {exc.message}",
+                                 hint=exc.hint) from None
     if len(sources) != len(targets):
         raise InputError(f"{len(sources)} sources but {len(targets)} targets",
                          hint="pass sentence-aligned lists of equal length")
@@ -183,11 +207,25 @@ def align_pairs(sources: Sequence[str], targets: Sequence[str], src_lang: str, t
 
     # Pairs with an empty side cannot be aligned (and upset fast_align's reader): skip them.
     keep = [k for k in range(len(alignments)) if src_tok[k] and tgt_tok[k]]
+    for k in keep:
+        words = max(len(src_tok[k]), len(tgt_tok[k]))
+        if words > MAX_ALIGN_WORDS:
+            if too_long == "refuse":
+                raise InputError(f"pair {k + 1} to align has a side of {words} words, more than the aligner takes "
+                                 f"({MAX_ALIGN_WORDS})", hint="split or drop the sentence (or skip such pairs: "
+                                 "too_long='skip')")
+            alignments[k].too_long = True
+    keep = [k for k in keep if not alignments[k].too_long]
     src_lines = [aligner_line(src_tok[k]) for k in keep]
     tgt_lines = [aligner_line(tgt_tok[k]) for k in keep]
     n_aligned = len(src_lines)
     for s, t in zip(extra_sources, extra_targets):
-        s_line, t_line = aligner_line(tokenize(s, src_lang)), aligner_line(tokenize(t, tgt_lang))
+        if CONTROL.search(s) or CONTROL.search(t):
+            continue  # training data only: a bad pair is left out, not worth stopping for
+        s_tok, t_tok = tokenize(s, src_lang), tokenize(t, tgt_lang)
+        if max(len(s_tok), len(t_tok)) > MAX_ALIGN_WORDS:
+            continue
+        s_line, t_line = aligner_line(s_tok), aligner_line(t_tok)
         if s_line and t_line:
             src_lines.append(s_line)
             tgt_lines.append(t_line)
