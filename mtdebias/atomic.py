@@ -163,18 +163,20 @@ def enumerate_jsonl(path: str | Path) -> list[tuple[int, Any]]:
     path = Path(path)
     if not path.exists():
         return []
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if line.strip():
-                try:
-                    rows.append((number, json.loads(line)))
-                except (json.JSONDecodeError, RecursionError) as exc:
-                    from .errors import InputError
+    from .textio import iter_lines  # invalid UTF-8 or a control byte: an InputError naming the line
 
-                    why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-                    raise InputError(f"not valid JSON: {why}", path=path, line=number,
-                                     hint="delete the damaged line or the file to recompute it") from None
+    from .errors import InputError
+    from .textio import iter_lines  # invalid UTF-8 or a control byte: an InputError naming the line
+
+    rows = []
+    for number, line in enumerate(iter_lines(path), 1):
+        if line.strip():
+            try:
+                rows.append((number, json.loads(line)))
+            except (json.JSONDecodeError, RecursionError) as exc:
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+                raise InputError(f"not valid JSON: {why}", path=path, line=number,
+                                 hint="delete the damaged line or the file to recompute it") from None
     return rows
 
 
