@@ -169,7 +169,7 @@ def _believed_requests(store: RunStore, checkpoint: Path, probes: list[tuple[Pro
         return value_problem(specs.get(row.get("probe"), ()), row.get("metric"), row.get("value"))
 
     good, bad = store.read_results(checkpoint, check)
-    path = store.eval_dir(checkpoint) / "results.jsonl"
+    path = store.results_file(checkpoint)
     for line, _, problem in bad:
         print(f"warning: {path}:{line}: {problem}; the row is not believed and its result is computed again",
               file=sys.stderr, flush=True)

@@ -268,13 +268,16 @@ class RunStore:
         folder = self.dir / EVAL
         if not folder.is_dir():
             return []
-        return sorted(p.name for p in folder.iterdir() if (p / "results.jsonl").exists())
+        return sorted(p.name for p in folder.iterdir() if self.results_file(p.name).exists())
+
+    def results_file(self, checkpoint: str | Path) -> Path:
+        return self.eval_dir(checkpoint) / "results.jsonl"
 
     def results(self, checkpoint: str | Path, check: Callable[[dict], str | None] | None = None) -> list[dict[str, Any]]:
         """The stored result rows of ``checkpoint`` that can be believed; each other row is named
         (file:line) in a warning and left out (see :meth:`read_results`)."""
         rows, bad = self.read_results(checkpoint, check)
-        path = self.eval_dir(checkpoint) / "results.jsonl"
+        path = self.results_file(checkpoint)
         for line, _, problem in bad:
             warnings.warn(f"{path}:{line}: {problem}; this row is not reported (a damaged or edited file? rerun "
                           "`mtdebias eval`: it computes the result again and replaces the row)", stacklevel=2)
@@ -285,7 +288,7 @@ class RunStore:
         """(good rows, [(line, row, problem)]) of ``results.jsonl``: a row is bad when it is not
         an object, its value is neither null nor a finite number, or ``check`` (a metric's
         declared range, which only the caller's probes know) names a problem."""
-        path = self.eval_dir(checkpoint) / "results.jsonl"
+        path = self.results_file(checkpoint)
         good, bad = [], []
         for line, row in enumerate_jsonl(path):
             problem = _row_problem(row) or (check(row) if check is not None else None)
@@ -307,7 +310,7 @@ class RunStore:
         with FileLock(self.eval_dir(checkpoint) / ".results.lock"):  # read-modify-write: one writer at a time
             kept = [r for r in self.results(checkpoint) if (r.get("signature"), r.get("metric")) not in new_keys
                     and (label is None or r.get("label") != label)]
-            write_jsonl(self.eval_dir(checkpoint) / "results.jsonl", kept + rows)
+            write_jsonl(self.results_file(checkpoint), kept + rows)
 
     def claim(self, checkpoint: str | Path, request: str) -> FileLock:
         """The lock an evaluator holds while it computes ``request`` for ``checkpoint``, so that a
