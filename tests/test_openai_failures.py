@@ -193,3 +193,34 @@ def test_ctrl_c_stops_within_a_second_while_the_server_hangs(tmp_path):
         assert time.monotonic() - started < 1.5
     lines = (tmp_path / "responses.jsonl").read_text().splitlines()
     assert len(lines) == 1 and all(json.loads(line)["key"] for line in lines)  # whole lines only
+
+
+def test_eval_on_a_full_disk_stops_with_a_message_and_a_rerun_resumes(tmp_path, monkeypatch, capsys):
+    """The audit's case 1: with the run folder on a full disk, eval against a server printed
+    nothing for 10 minutes (a lock taken, its owner record failing, the other workers waiting)."""
+    import errno
+
+    from mtdebias.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src.en").write_text("".join(f"The dog {k} sleeps.\n" for k in range(8)))
+    (tmp_path / "ref.de").write_text("".join(f"Der Hund {k} schläft.\n" for k in range(8)))
+    (tmp_path / "q.toml").write_text('[suite]\nname = "q"\n\n[[probe]]\ntype = "quality.v1"\nlang = "de"\n'
+                                     f'src = "{tmp_path}/src.en"\nref = "{tmp_path}/ref.de"\n')
+    with ScriptedServer(lambda handler, body: send(handler, completion())) as server:
+        argv = ["eval", "--translator", f"openai:tiny@{server.url}", "--suite", "q.toml",
+                "--translator-option", "backoff=0.01", "--set", "tgt_lang=de"]
+
+        def full(*args):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "pwrite", full)  # the lock's owner record, as on the audit's 2 MB tmpfs
+            patch.setattr(os, "fsync", full)
+            started = time.monotonic()
+            assert main(argv) == 2
+            assert time.monotonic() - started < 30
+        err = capsys.readouterr().err
+        assert "error: disk full: " in err and "Traceback" not in err
+        assert main(argv) == 0  # space freed: the same command resumes and finishes
+        assert "1 scored" in capsys.readouterr().out
