@@ -163,8 +163,6 @@ def enumerate_jsonl(path: str | Path) -> list[tuple[int, Any]]:
     path = Path(path)
     if not path.exists():
         return []
-    from .textio import iter_lines  # invalid UTF-8 or a control byte: an InputError naming the line
-
     from .errors import InputError
     from .textio import iter_lines  # invalid UTF-8 or a control byte: an InputError naming the line
 

@@ -90,9 +90,13 @@ class FileLock:
             if state == "held":
                 self._fd = fd
                 return True
+            os.close(fd)
             if state == "retry":
                 continue
-            owner = state
+            owner, inode = state
+            if owner is not None and owner[0] == socket.gethostname() and not process_running(owner[1]):
+                self._break_stale(owner, inode)
+                continue
             if not blocking:
                 return False
             if self.timeout is not None and time.monotonic() - started > self.timeout:
@@ -101,22 +105,16 @@ class FileLock:
             time.sleep(delay)
             delay = min(delay * 1.5, 0.5)
 
-    def _try_lock(self, fd: int) -> "str | tuple[str, int] | None":
-        """``"held"`` (``fd`` now holds the lock and names its owner), ``"retry"`` (``fd`` was
-        closed: open the lock file again) or, with ``fd`` closed, the owner of the lock another
-        process holds (None when none is recorded)."""
+    def _try_lock(self, fd: int) -> "str | tuple[tuple[str, int] | None, int]":
+        """``"held"`` (``fd`` now holds the lock and names its owner), ``"retry"`` (the file was
+        replaced: open it again) or, when another process holds the lock, (its recorded owner or
+        None, the file's inode). Only the caller closes ``fd``."""
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise
-            owner = self._owner(fd)
-            inode = os.fstat(fd).st_ino
-            os.close(fd)
-            if owner is not None and owner[0] == socket.gethostname() and not process_running(owner[1]):
-                self._break_stale(owner, inode)
-                return "retry"
-            return owner
+            return self._owner(fd), os.fstat(fd).st_ino
         # the file may have been removed as stale between our open and our lock: then we hold
         # a lock on a file nobody else will open; start over on the current one
         try:
@@ -124,7 +122,6 @@ class FileLock:
         except FileNotFoundError:
             same = False
         if not same:
-            os.close(fd)
             return "retry"
         try:
             os.ftruncate(fd, 0)
