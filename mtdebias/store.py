@@ -286,7 +286,7 @@ class RunStore:
     def read_results(self, checkpoint: str | Path, check: Callable[[dict], str | None] | None = None,
                      ) -> tuple[list[dict[str, Any]], list[tuple[int, Any, str]]]:
         """(good rows, [(line, row, problem)]) of ``results.jsonl``: a row is bad when it is not
-        an object, its value is neither null nor a finite number, or ``check`` (a metric's
+        an object, its value is not null, NaN or a finite number, or ``check`` (a metric's
         declared range, which only the caller's probes know) names a problem."""
         path = self.results_file(checkpoint)
         good, bad = [], []

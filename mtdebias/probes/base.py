@@ -310,5 +310,5 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "value_problem", "Headline", "Attempts", "Outputs", "ProbeResult", "Probe", "BaseProbe", "ReportView",
-           "check_attempts", "HIGHER", "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
+__all__ = ["Metric", "MetricSpec", "value_problem", "Headline", "Attempts", "Outputs", "ProbeResult", "Probe",
+           "BaseProbe", "ReportView", "check_attempts", "HIGHER", "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
