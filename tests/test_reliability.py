@@ -268,6 +268,16 @@ def test_text_that_crashed_the_aligner_is_refused_before_it_runs(bad, message):
     assert re.search(message, done.stdout)
 
 
+def test_a_crash_inside_fast_align_is_an_error_not_the_end_of_the_process(monkeypatch):
+    from mtdebias.align import aligners
+    from mtdebias.errors import MtdebiasError
+
+    # whatever input still crashes the C extension: decoding runs in a child process
+    monkeypatch.setattr(aligners, "_ALIGN_IN_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
+    with pytest.raises(MtdebiasError, match=r"fast_align decoding crashed \(SIGSEGV\)"):
+        aligners.align_pairs(["the cat sleeps ."] * 5, ["die katze schläft ."] * 5, "en", "de")
+
+
 def test_long_pairs_can_be_skipped_and_counted_instead():
     from mtdebias.align.aligners import align_pairs
 
