@@ -6,7 +6,8 @@ over the target, so an interrupted run leaves nothing half-written behind.
 The temporary file is created with mode 0666 filtered by the process umask (as ``open`` would
 create the target), and its name carries the writer's host and process id: ``.NAME.HOST-PID.RANDOM.tmp``.
 A process killed mid-write leaves such a file behind; :func:`clean_stale_temporaries` removes
-the ones whose writer is no longer running.
+the ones whose writer is no longer running. A write that fails on a full disk removes its
+temporary and raises :class:`~mtdebias.errors.DiskFull` naming the target.
 """
 
 from __future__ import annotations
@@ -26,18 +27,27 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 @contextmanager
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[TextIO]:
     """Open a temporary sibling of ``path`` for writing; rename it over ``path`` on success."""
+    from .errors import DiskFull, disk_full
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _create_temporary(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _create_temporary(path)
+    except OSError as exc:
+        if disk_full(exc):
+            raise DiskFull(path) from None
+        raise
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if disk_full(exc):  # the old file (or none) stays: the rerun writes it again
+            raise DiskFull(path) from None
         raise
 
 
@@ -144,20 +154,27 @@ def write_jsonl(path: str | Path, rows: Iterable[Any]) -> None:
 
 
 def read_jsonl(path: str | Path) -> list[Any]:
+    return [row for _, row in enumerate_jsonl(path)]
+
+
+def enumerate_jsonl(path: str | Path) -> list[tuple[int, Any]]:
+    """(line number, parsed row) of each non-blank line; a line that is not JSON is an InputError
+    naming it. A missing file has no rows."""
     path = Path(path)
     if not path.exists():
         return []
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    from .errors import InputError
+    from .errors import InputError
+    from .textio import iter_lines  # invalid UTF-8 or a control byte: an InputError naming the line
 
-                    raise InputError(f"not valid JSON: {exc.msg}", path=path, line=number,
-                                     hint="delete the damaged line or the file to recompute it") from exc
+    rows = []
+    for number, line in enumerate(iter_lines(path), 1):
+        if line.strip():
+            try:
+                rows.append((number, json.loads(line)))
+            except (json.JSONDecodeError, RecursionError) as exc:
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+                raise InputError(f"not valid JSON: {why}", path=path, line=number,
+                                 hint="delete the damaged line or the file to recompute it") from None
     return rows
 
 

@@ -7,7 +7,7 @@ import importlib
 import sys
 
 from . import __version__
-from .errors import MtdebiasError
+from .errors import MtdebiasError, disk_full
 
 # verb modules, in the order `mtdebias --help` shows them; each has add_parser() and run()
 VERBS = ("train", "translate", "eval", "report", "ablate", "annotate", "augment", "debias", "data")
@@ -44,6 +44,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mtdebias {args.verb}: error: an input file is not valid UTF-8 ({exc.reason}: byte "
               f"{exc.object[exc.start:exc.start + 1]!r} at offset {exc.start} of what was being read) "
               "(re-encode it as UTF-8, e.g. iconv -f latin1 -t utf-8)", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if not disk_full(exc):
+            raise
+        # a write that did not go through mtdebias.atomic (which names its target itself)
+        print(f"mtdebias {args.verb}: error: disk full: {exc.filename or 'a file being written'} (free some "
+              "space, then rerun the same command to resume)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"mtdebias {args.verb}: interrupted; rerun the same command to resume", file=sys.stderr)

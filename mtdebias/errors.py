@@ -37,3 +37,19 @@ class ConfigError(InputError):
 
 class CheckpointError(MtdebiasError):
     """A checkpoint directory that is missing, incomplete or corrupt."""
+
+
+class DiskFull(MtdebiasError):
+    """A write failed because the file system is full (ENOSPC) or over quota (EDQUOT)."""
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        super().__init__(f"disk full: {self.path} (free some space, or point the run folder elsewhere, "
+                         "then rerun the same command: finished work is kept and the rest resumes)")
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` is an OSError saying the disk (or the user's quota) is full."""
+    import errno
+
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)

@@ -84,6 +84,7 @@ def resolve_model(name: str | Path, revision: str | None = None, what: str = "mo
     if path.is_dir():
         if revision is not None:
             raise InputError(f"--revision {revision} applies to hub ids; {path} is a local folder", path=path)
+        check_snapshot_links(path)  # a snapshot folder named by its path
         return ResolvedModel(path)
     text = str(name)
     if not looks_like_hub_id(text):
@@ -115,7 +116,25 @@ def resolve_model(name: str | Path, revision: str | None = None, what: str = "mo
         raise InputError(f"{what} '{text}' could not be resolved on the hub: {str(exc).splitlines()[0]}",
                          hint="check the name and revision (and HF_TOKEN for a gated or private model)") from None
     folder = Path(folder)
+    check_snapshot_links(folder)
     return ResolvedModel(folder, repo_id, folder.name)
+
+
+def check_snapshot_links(snapshot: Path) -> None:
+    """Refuse a hub snapshot holding a symbolic link that leads outside its repository's folder
+    in the cache (``models--ORG--NAME``, whose ``blobs/`` the links of a real download point
+    into): a planted link would make a loader read any file of the machine as a model file."""
+    snapshot = Path(snapshot)
+    found = _SNAPSHOT.search(snapshot.expanduser().absolute().as_posix())
+    if not found:
+        return
+    repo = snapshot.expanduser().absolute().parents[1].resolve()
+    for path in sorted(snapshot.rglob("*")):
+        if path.is_symlink() and not path.resolve().is_relative_to(repo):
+            raise InputError(f"{path.relative_to(snapshot)} links outside the Hugging Face cache, to "
+                             f"{os.readlink(path)}", path=snapshot,
+                             hint="a download never makes such a link: delete this snapshot folder and fetch "
+                                  "the model again")
 
 
 def resolve_target(target: str | Path, revision: str | None = None, what: str = "model") -> Path:

@@ -11,6 +11,11 @@ subprocess that inherited the descriptor). The lock file therefore records its o
 running is stale. The waiter removes the lock file and locks a fresh one; whoever still holds
 the old file holds a lock nobody else asks for. A lock whose owner is on another host (a shared
 file system) is never broken: only a timeout ends that wait.
+
+**no leaked lock**: whatever fails after the lock is taken (writing the owner record on a full
+disk, Ctrl-C) gives the lock up and closes its file before the error goes on, and a wait has a
+deadline (:data:`DEFAULT_TIMEOUT` unless the caller sets another) after which
+:class:`LockTimeout` names the holder. A full disk is :class:`~mtdebias.errors.DiskFull`.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import time
 from pathlib import Path
 
 from .atomic import process_running
-from .errors import MtdebiasError
+from .errors import DiskFull, MtdebiasError, disk_full
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +38,22 @@ class LockTimeout(MtdebiasError):
     """A lock stayed held by a running process for longer than the caller would wait."""
 
 
+# Locks guarding a read-modify-write or an append are held for milliseconds: a wait this long
+# means the holder is stuck, and saying so (and who it is) beats waiting forever.
+DEFAULT_TIMEOUT = 600.0
+
+
+def _describe(owner: tuple[str, int] | None) -> str:
+    if owner is None:
+        return "another process (it recorded no owner: it may be stuck, e.g. on a full disk)"
+    return f"process {owner[1]} on {owner[0]}"
+
+
 class FileLock:
     """An exclusive lock on ``path`` (created on first use, never deleted on release: deleting a
     lock file other processes may be waiting on would let two of them hold "the" lock)."""
 
-    def __init__(self, path: str | Path, timeout: float | None = None, poll: float = 0.05):
+    def __init__(self, path: str | Path, timeout: float | None = DEFAULT_TIMEOUT, poll: float = 0.05):
         self.path = Path(path)
         self.timeout = timeout
         self.poll = poll
@@ -51,45 +67,72 @@ class FileLock:
         """Take the lock; with ``blocking=False`` return False at once when another holds it."""
         if self._fd is not None:
             raise RuntimeError(f"{self.path} is already held by this FileLock")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            if disk_full(exc):
+                raise DiskFull(self.path.parent) from None
+            raise
         started = time.monotonic()
         delay = self.poll
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
             except OSError as exc:
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    os.close(fd)
-                    raise
-                owner = self._owner(fd)
-                inode = os.fstat(fd).st_ino
-                os.close(fd)
-                if owner is not None and owner[0] == socket.gethostname() and not process_running(owner[1]):
-                    self._break_stale(owner, inode)
-                    continue
-                if not blocking:
-                    return False
-                if self.timeout is not None and time.monotonic() - started > self.timeout:
-                    who = f"process {owner[1]} on {owner[0]}" if owner else "another process"
-                    raise LockTimeout(f"{self.path}: still locked by {who} after {self.timeout:.0f} s",
-                                      ) from None
-                time.sleep(delay)
-                delay = min(delay * 1.5, 0.5)
-                continue
-            # the file may have been removed as stale between our open and our lock: then we hold
-            # a lock on a file nobody else will open; start over on the current one
+                if disk_full(exc):
+                    raise DiskFull(self.path) from None
+                raise
             try:
-                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:
-                os.close(fd)
+                state = self._try_lock(fd)
+            except BaseException:
+                os.close(fd)  # whatever failed after the open (a full disk, Ctrl-C): no handle is left behind
+                raise
+            if state == "held":
+                self._fd = fd
+                return True
+            os.close(fd)
+            if state == "retry":
                 continue
+            owner, inode = state
+            if owner is not None and owner[0] == socket.gethostname() and not process_running(owner[1]):
+                self._break_stale(owner, inode)
+                continue
+            if not blocking:
+                return False
+            if self.timeout is not None and time.monotonic() - started > self.timeout:
+                raise LockTimeout(f"{self.path}: still locked by {_describe(owner)} after {self.timeout:.0f} s",
+                                  ) from None
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.5)
+
+    def _try_lock(self, fd: int) -> "str | tuple[tuple[str, int] | None, int]":
+        """``"held"`` (``fd`` now holds the lock and names its owner), ``"retry"`` (the file was
+        replaced: open it again) or, when another process holds the lock, (its recorded owner or
+        None, the file's inode). Only the caller closes ``fd``."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise
+            return self._owner(fd), os.fstat(fd).st_ino
+        # the file may have been removed as stale between our open and our lock: then we hold
+        # a lock on a file nobody else will open; start over on the current one
+        try:
+            same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:
+            return "retry"
+        try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{socket.gethostname()} {os.getpid()} {time.time():.0f}\n".encode(), 0)
-            self._fd = fd
-            return True
+        except BaseException as exc:
+            # a lock without its owner record is never broken as stale; give it up rather than hold it
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            if disk_full(exc):
+                raise DiskFull(self.path) from None
+            raise
+        return "held"
 
     def release(self) -> None:
         if self._fd is None:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 
 from .errors import CheckpointError, InputError, MtdebiasError
 from .hub import snapshot_id
-from .probes.base import Probe, ProbeResult
+from .probes.base import Probe, ProbeResult, value_problem
 from .progress import heartbeat, progress
 from .registry import PROBES
 from .signature import Signature, hash_checkpoint_cached, hash_json
@@ -106,7 +106,7 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Probe]],
     except OSError as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
-    stored = {row.get("request") for row in store.results(checkpoint)}
+    stored = _believed_requests(store, checkpoint, probes)
     missing = []
     for spec, probe in probes:
         request = request_key(spec, model, probe)
@@ -138,7 +138,7 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Probe, request: str
     label = f"{checkpoint.name}: {spec.label}"
     try:
         # stored by another evaluator between our first look and the claim
-        if request in {row.get("request") for row in store.results(checkpoint)}:
+        if request in _believed_requests(store, checkpoint, [(spec, probe)]):
             outcome.skipped.append(label)
             return
         with heartbeat(f"eval {label}"):  # a probe can decode for minutes: say so off a terminal
@@ -164,6 +164,24 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Probe, request: str
         claim.release()
 
 
+def _believed_requests(store: RunStore, checkpoint: Path, probes: list[tuple[ProbeSpec, Any]]) -> set:
+    """The requests whose stored rows are all believable: a row with an impossible value (BLEU
+    1e308, a NaN accuracy where none can be) is named and its request computed again, not
+    counted as "already stored"."""
+    specs = {getattr(probe, "name", None): getattr(probe, "specs", ()) for _, probe in probes}
+
+    def check(row: dict) -> str | None:
+        return value_problem(specs.get(row.get("probe"), ()), row.get("metric"), row.get("value"))
+
+    good, bad = store.read_results(checkpoint, check)
+    path = store.results_file(checkpoint)
+    for line, _, problem in bad:
+        print(f"warning: {path}:{line}: {problem}; the row is not believed and its result is computed again",
+              file=sys.stderr, flush=True)
+    damaged = {row.get("request") for _, row, _ in bad if isinstance(row, dict)}
+    return {row.get("request") for row in good} - damaged
+
+
 def evaluate_probe(probe: Probe, translator: Translator) -> ProbeResult:
     """``probe.evaluate(translator)``, recording in the result's meta how many of the sources the
     translator had to truncate to the model's positions (their translations cover a part only),
@@ -180,6 +198,8 @@ def evaluate_probe(probe: Probe, translator: Translator) -> ProbeResult:
     degenerate = probe.degenerate(result.metrics)
     if degenerate:
         result.meta["degenerate"] = degenerate
+    if getattr(translator, "served_models", None):  # what the server says answered (an API may swap models)
+        result.meta["served_models"] = sorted(translator.served_models)
     return result
 
 

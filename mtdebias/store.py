@@ -27,16 +27,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
 import re
 import subprocess
 import sys
+import warnings
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-from .atomic import read_jsonl, write_json, write_jsonl
+from .atomic import enumerate_jsonl, read_jsonl, write_json, write_jsonl
 from .locking import FileLock
 
 CHECKPOINTS = "checkpoints"
@@ -266,30 +268,57 @@ class RunStore:
         folder = self.dir / EVAL
         if not folder.is_dir():
             return []
-        return sorted(p.name for p in folder.iterdir() if (p / "results.jsonl").exists())
+        return sorted(p.name for p in folder.iterdir() if self.results_file(p.name).exists())
 
-    def results(self, checkpoint: str | Path) -> list[dict[str, Any]]:
-        return read_jsonl(self.eval_dir(checkpoint) / "results.jsonl")
+    def results_file(self, checkpoint: str | Path) -> Path:
+        return self.eval_dir(checkpoint) / "results.jsonl"
+
+    def results(self, checkpoint: str | Path, check: Callable[[dict], str | None] | None = None) -> list[dict[str, Any]]:
+        """The stored result rows of ``checkpoint`` that can be believed; each other row is named
+        (file:line) in a warning and left out (see :meth:`read_results`)."""
+        rows, bad = self.read_results(checkpoint, check)
+        path = self.results_file(checkpoint)
+        for line, _, problem in bad:
+            warnings.warn(f"{path}:{line}: {problem}; this row is not reported (a damaged or edited file? rerun "
+                          "`mtdebias eval`: it computes the result again and replaces the row)", stacklevel=2)
+        return rows
+
+    def read_results(self, checkpoint: str | Path, check: Callable[[dict], str | None] | None = None,
+                     ) -> tuple[list[dict[str, Any]], list[tuple[int, Any, str]]]:
+        """(good rows, [(line, row, problem)]) of ``results.jsonl``: a row is bad when it is not
+        an object, its value is not null, NaN or a finite number, or ``check`` (a metric's
+        declared range, which only the caller's probes know) names a problem."""
+        path = self.results_file(checkpoint)
+        good, bad = [], []
+        for line, row in enumerate_jsonl(path):
+            problem = _row_problem(row) or (check(row) if check is not None else None)
+            if problem:
+                bad.append((line, row, problem))
+            else:
+                good.append(row)
+        return good, bad
 
     def signatures(self, checkpoint: str | Path) -> set[str]:
-        return {row["signature"] for row in self.results(checkpoint)}
+        return {row["signature"] for row in self.results(checkpoint) if "signature" in row}
 
     def add_results(self, checkpoint: str | Path, rows: Iterable[dict[str, Any]], label: str | None = None) -> None:
         """Store result rows, replacing earlier rows with the same signature and metric, and —
         given a suite ``label`` — every earlier row of that label (the suite entry was rerun with
         other options, so its old numbers are superseded)."""
         rows = list(rows)
-        new_keys = {(r["signature"], r["metric"]) for r in rows}
+        new_keys = {(r.get("signature"), r.get("metric")) for r in rows}
         with FileLock(self.eval_dir(checkpoint) / ".results.lock"):  # read-modify-write: one writer at a time
-            kept = [r for r in self.results(checkpoint) if (r["signature"], r["metric"]) not in new_keys
+            kept = [r for r in self.results(checkpoint) if (r.get("signature"), r.get("metric")) not in new_keys
                     and (label is None or r.get("label") != label)]
-            write_jsonl(self.eval_dir(checkpoint) / "results.jsonl", kept + rows)
+            write_jsonl(self.results_file(checkpoint), kept + rows)
 
     def claim(self, checkpoint: str | Path, request: str) -> FileLock:
         """The lock an evaluator holds while it computes ``request`` for ``checkpoint``, so that a
-        second evaluator works on something else (or waits) instead of computing it again."""
+        second evaluator works on something else (or waits) instead of computing it again. Its
+        wait has no deadline: the holder is computing a probe, which may take hours, and the lock
+        ends with it (the kernel drops it when the holder exits)."""
         name = hashlib.sha256(request.encode("utf-8")).hexdigest()[:24]
-        return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock")
+        return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock", timeout=None)
 
     def attempts_path(self, checkpoint: str | Path, label: str) -> Path:
         return self.eval_dir(checkpoint) / f"{label}.attempts.jsonl"
@@ -333,11 +362,12 @@ class RunStore:
                                  hint="delete the file and rerun `mtdebias eval` to recompute it") from exc
         return out
 
-    def all_results(self) -> list[dict[str, Any]]:
-        """Every stored result of the run, each with ``run`` and ``checkpoint`` fields."""
+    def all_results(self, check: Callable[[dict], str | None] | None = None) -> list[dict[str, Any]]:
+        """Every stored result of the run that can be believed (:meth:`results`), each with
+        ``run`` and ``checkpoint`` fields."""
         rows = []
         for name in self.scored_checkpoints():
-            for row in self.results(name):
+            for row in self.results(name, check):
                 rows.append({"run": self.dir.name, "checkpoint": name, **row})
         return rows
 
@@ -376,6 +406,19 @@ class RunStore:
 
     def read_log(self) -> list[dict[str, Any]]:
         return read_jsonl(self.dir / "log.jsonl")
+
+
+def _row_problem(row: Any) -> str | None:
+    if not isinstance(row, dict):
+        return f"a result row is a JSON object, not {type(row).__name__}"
+    value = row.get("value")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"{row.get('metric')} = {value!r} is not a number"
+    if value in (math.inf, -math.inf):
+        return f"{row.get('metric')} = {value!r} is not finite"
+    return None
 
 
 def _git_commit() -> str | None:

@@ -5,11 +5,15 @@
   first line's first word is a word (an entity, a template's id, a TOML key) like any other;
 * parallel files of different lengths → error naming both files and counts, before any work;
 * empty or whitespace-only lines → skipped on both sides together and counted, as are lines
-  over a length cap, with the first line numbers of each kind.
+  over a length cap, with the first line numbers of each kind;
+* a control character (NUL, ESC, …; tab and a line's CR/LF are text) → :class:`InputError`
+  with file, line and column: such bytes reach C extensions (word aligners, tokenizers, spaCy)
+  that crash on them instead of failing, and no sentence holds one.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -20,12 +24,28 @@ from .errors import InputError
 BOM = "\ufeff"
 
 
+# C0 controls but tab, LF and CR, and DEL
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def _decode(raw: bytes, path: Path, number: int) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _invalid_utf8(path, number, exc.start) from None
+    check_control(text, path, number)
     return text.removeprefix(BOM) if number == 1 else text
+
+
+def check_control(text: str, path: str | Path | None, line: int | None) -> None:
+    """Refuse ``text`` holding a control character, naming where (see the module notes)."""
+    found = CONTROL.search(text)
+    if found:
+        char = ord(found.group())
+        raise InputError(f"control character U+{char:04X} at column {found.start() + 1}",
+                         path=path, line=line,
+                         hint=f"remove it (e.g. tr -d '\\{char:03o}' < FILE); text inputs hold sentences, no "
+                              "control bytes")
 
 
 def _invalid_utf8(path: Path, line: int, byte: int) -> InputError:
@@ -41,10 +61,15 @@ def read_text(path: str | Path) -> str:
         raise InputError("file not found", path=path, hint="check the path")
     raw = path.read_bytes()
     try:
-        return raw.decode("utf-8").removeprefix(BOM)
+        text = raw.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as exc:
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
         raise _invalid_utf8(path, raw.count(b"\n", 0, exc.start) + 1, exc.start - line_start) from None
+    found = CONTROL.search(text)
+    if found:
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        check_control(text[line_start:found.end()], path, text.count("\n", 0, found.start()) + 1)
+    return text
 
 
 def iter_lines(path: str | Path) -> Iterator[str]:

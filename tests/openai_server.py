@@ -6,7 +6,8 @@ source, vLLM has no CPU wheel for this Python); it speaks the same JSON: ``messa
 ``temperature``/``top_p``/``n``/``max_tokens``, ``usage``, and vLLM's ``prompt_logprobs`` with
 ``continue_final_message`` for scoring. Switches make it fail as real servers do: ``script``
 (status codes to answer first, e.g. 429), ``malformed`` (a 200 with a body that is not a
-completion) and ``die_after`` (stop answering after N completions, as a killed server does).
+completion), ``die_after`` (stop answering after N completions, as a killed server does) and
+``ignore_n`` (one choice whatever ``n`` asks, as llama.cpp's server does).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class TinyChatServer:
         self.script: list[int] = []
         self.malformed = False
         self.die_after: int | None = None
+        self.ignore_n = False
+        self.seeds: list[int] = []  # the seed of every sampled completion asked for
         self._lock = threading.Lock()
         server = self
 
@@ -89,7 +92,9 @@ class TinyChatServer:
         text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         ids = tokenizer(text, add_special_tokens=False, return_tensors="pt")["input_ids"]
         n, temperature = int(body.get("n", 1)), float(body.get("temperature", 1.0))
+        n = 1 if self.ignore_n else n
         if temperature > 0:
+            self.seeds.append(int(body.get("seed", 0)))
             torch.manual_seed(int(body.get("seed", 0)))
         out = llm.model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=temperature > 0,
                                  temperature=temperature if temperature > 0 else None,

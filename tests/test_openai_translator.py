@@ -48,6 +48,20 @@ def test_429_then_200_is_retried_with_backoff(tiny_llm):
         assert client.usage["retries"] == 2 and client.usage["requests"] == 1 and server.requests == 1
 
 
+def test_sampling_from_a_server_that_ignores_n_asks_once_per_sample_with_its_own_seed(tiny_llm, tmp_path):
+    with TinyChatServer(tiny_llm) as server:
+        server.ignore_n = True  # llama.cpp's server answers n=4 with one choice
+        client = _client(server.url, cache_dir=tmp_path)
+        samples = client.sample(SOURCES[:2], n=4, temperature=1.0, seed=7)
+        assert [len(s) for s in samples] == [4, 4]
+        assert sorted(server.seeds) == [7, 7, 8, 8, 9, 9, 10, 10]  # each sample its own seed
+        assert client.usage["requests"] == 8
+        assert client.served_models == {"tiny"}
+        # the same call again is answered from the cache, sample for sample
+        again = _client(server.url, cache_dir=tmp_path).sample(SOURCES[:2], n=4, temperature=1.0, seed=7)
+        assert again == samples and server.requests == 8
+
+
 def test_malformed_response_is_a_clear_error_and_nothing_is_stored(tiny_llm, tmp_path):
     with TinyChatServer(tiny_llm) as server:
         server.malformed = True

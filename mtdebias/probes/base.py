@@ -72,6 +72,10 @@ class MetricSpec:
     pattern: str  # "accuracy", "first.acc_*"
     better: str = NEUTRAL  # higher | lower | zero (closer to 0 is better) | none (descriptive)
     test: str | None = None  # mcnemar | bootstrap | None (not tested against a baseline)
+    # the values the metric can take, when declared: a stored value outside them (or not finite)
+    # is a damaged row, never reported; ``nan`` allows NaN, a metric's "undefined here"
+    bounds: tuple[float, float] | None = None
+    nan: bool = False
 
     def matches(self, name: str) -> bool:
         return fnmatch.fnmatchcase(name, self.pattern)
@@ -104,6 +108,20 @@ class Degenerate:
                     (self.at_least is not None and value >= self.at_least):
                 out.append(f"{metric.name} = {value:.4g}: {self.why}")
         return out
+
+
+def value_problem(specs: Sequence[MetricSpec], metric: Any, value: Any) -> str | None:
+    """What is impossible about a stored ``value`` of ``metric`` by the first spec matching it
+    (None when nothing is: no spec, no declared bounds, or a value inside them)."""
+    spec = next((s for s in specs if isinstance(metric, str) and s.matches(metric)), None)
+    if spec is None or spec.bounds is None or value is None:
+        return None
+    if value != value:  # NaN
+        return None if spec.nan else f"{metric} = NaN, which it cannot be"
+    low, high = spec.bounds
+    if not low <= value <= high:
+        return f"{metric} = {value!r} is outside its range [{low:g}, {high:g}]"
+    return None
 
 
 class Attempts(list):
@@ -365,6 +383,6 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs", "ProbeResult",
-           "Probe", "BaseProbe", "ReportView", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER", "LOWER",
-           "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
+__all__ = ["Metric", "MetricSpec", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
+           "ProbeResult", "Probe", "BaseProbe", "ReportView", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
+           "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

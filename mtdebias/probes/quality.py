@@ -47,7 +47,8 @@ class QualityProbe(BaseProbe):
 
     name = "quality.v1"
     attempt_type = QualityAttempt
-    specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP), MetricSpec("chrf", HIGHER, BOOTSTRAP))
+    specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP, bounds=(0, 100)),
+             MetricSpec("chrf", HIGHER, BOOTSTRAP, bounds=(0, 100)))
     # translation quality: the report shows these beside every headline of bias metrics
     quality = (Headline("bleu", "BLEU"), Headline("chrf", "chrF"))
 

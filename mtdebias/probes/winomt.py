@@ -267,9 +267,12 @@ class WinoMTProbe(BaseProbe):
     needs = ("detector",)  # reads the gender of target words
     degenerate_when = (Degenerate("undetected_rate", "the detector read no gender in most translations",
                                   at_least=SAYS_LITTLE),)
-    specs = (MetricSpec("accuracy", HIGHER, MCNEMAR), MetricSpec("accuracy_*", HIGHER), MetricSpec("f1_*", HIGHER),
-             MetricSpec("delta_g", ZERO, BOOTSTRAP), MetricSpec("delta_s", ZERO, BOOTSTRAP),
-             MetricSpec("undetected_rate", LOWER))
+    specs = (MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), nan=True),
+             MetricSpec("accuracy_*", HIGHER, bounds=(0, 1), nan=True),
+             MetricSpec("f1_*", HIGHER, bounds=(0, 1), nan=True),
+             MetricSpec("delta_g", ZERO, BOOTSTRAP, (-1, 1), nan=True),
+             MetricSpec("delta_s", ZERO, BOOTSTRAP, (-1, 1), nan=True),
+             MetricSpec("undetected_rate", LOWER, bounds=(0, 1), nan=True))  # NaN: no item of that kind
     headline = (Headline("accuracy", "WinoMT accuracy"), Headline("delta_g", "ΔG (WinoMT)"),
                 Headline("delta_s", "ΔS (WinoMT)"))
 

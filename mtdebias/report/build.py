@@ -26,13 +26,13 @@ from typing import Any, Sequence
 
 from .. import __version__
 from ..atomic import clean_stale_temporaries, replace_together, temporary_dir, write_text
-from ..errors import InputError
+from ..errors import DiskFull, InputError, disk_full
 from ..significance import seed_interval
 from .. import plots
 from ..store import checkpoint_suffix
 from .collect import RunData, finite, load_run, row_key
 from .html import Document
-from .probe_view import PageView, label_of, run_label, stored_probes
+from .probe_view import PageView, label_of, run_label, stored_probes, stored_value_check
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
 
@@ -385,7 +385,8 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     """
     if not run_dirs:
         raise InputError("no run directories given", hint="pass one or more directories `mtdebias train` created")
-    runs = [load_run(d) for d in run_dirs]
+    check = stored_value_check()
+    runs = [load_run(d, check) for d in run_dirs]
     _unique_names(runs)
     out_html = Path(out_html)
     builder = _Builder(runs, title, metrics, at)
@@ -421,8 +422,9 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     tables_dir = out_html.with_name(out_html.stem + "_tables")
     markdown_path = out_html.with_suffix(".md")
     clean_stale_temporaries(out_html.parent, recursive=False)
-    staging = temporary_dir(out_html)
+    staging = None
     try:
+        staging = temporary_dir(out_html)
         (staging / tables_dir.name).mkdir()
         exports = [tables_dir / path.name for table in builder.tables
                    for path in table.export(staging / tables_dir.name)]
@@ -430,8 +432,11 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
                    _markdown(title, runs, headline, per_run, unique_warnings, builder, out_html, at, degenerate))
         write_text(staging / out_html.name, doc.render(intro))
         replace_together(staging, [tables_dir.name, markdown_path.name, out_html.name], out_html.parent)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+    except BaseException as exc:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        if disk_full(exc) or isinstance(exc, DiskFull):  # the previous report, if any, is left whole
+            raise DiskFull(out_html) from None
         raise
     return ReportSummary(out_html, markdown_path, tables_dir, [r.name for r in runs], builder.figures,
                          [t.name for t in builder.tables], unique_warnings, headline.to_markdown(), exports,

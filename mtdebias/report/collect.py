@@ -10,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from ..errors import InputError
 from ..store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name
@@ -108,13 +108,14 @@ class RunData:
         return out
 
 
-def load_run(run_dir: str | Path) -> RunData:
-    """Everything a report needs from one run directory."""
+def load_run(run_dir: str | Path, check: Callable[[dict], str | None] | None = None) -> RunData:
+    """Everything a report needs from one run directory; result rows with impossible values
+    (``check``: the metric's declared range) are named in a warning and left out."""
     path = Path(run_dir)
     if not path.is_dir():
         raise InputError("not a run directory", path=path, hint="pass the directory `mtdebias train` created")
     store = RunStore(path)
-    results = [r for r in store.all_results() if "metric" in r and "probe" in r]
+    results = [r for r in store.all_results(check) if "metric" in r and "probe" in r]
     log = store.read_log()
     if not results and not log:
         raise InputError("no stored results and no training log", path=path,

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import ConfigError
+from ..probes.base import value_problem
 from ..registry import PROBES
 from ..store import checkpoint_suffix
 from .collect import RunData, finite
@@ -33,6 +34,21 @@ def probe_class(name: str) -> type | None:
                       "sections are left out", stacklevel=2)
         return None
     return getattr(obj, "__self__", obj)  # entries name the class's from_options
+
+
+def stored_value_check() -> Callable[[dict], str | None]:
+    """A check of stored rows against their probe's declared metric ranges (for load_run)."""
+    classes: dict[str, type | None] = {}
+
+    def check(row: dict) -> str | None:
+        name = row.get("probe")
+        if not isinstance(name, str):
+            return None
+        if name not in classes:
+            classes[name] = probe_class(name)
+        return value_problem(getattr(classes[name], "specs", ()), row.get("metric"), row.get("value"))
+
+    return check
 
 
 def stored_probes(runs: Sequence[RunData]) -> dict[str, type]:

@@ -86,7 +86,7 @@ def resolve(name: str | Path, *, revision: str | None = None, what: str = "model
     kinds. ``download``: whether a hub id missing from the cache may be fetched (commands that
     name a model say so; loaders never do). ``fairseq=False`` for callers that only open
     transformers models (a decoder-only LLM is never a fairseq save)."""
-    from ..hub import resolve_model, snapshot_id
+    from ..hub import check_snapshot_links, resolve_model, snapshot_id
 
     text = str(name)
     path = Path(text).expanduser()
@@ -105,7 +105,8 @@ def resolve(name: str | Path, *, revision: str | None = None, what: str = "model
                 return ModelSource(text, "gguf", single)
             found = snapshot_id(path)
             if found:  # a folder inside the hub cache is that hub model
-                repo_id, _, commit = found.removeprefix("hub:").partition("@")
+                check_snapshot_links(path)
+                repo_id = found.removeprefix("hub:").partition("@")[0]
                 return ModelSource(text, "hub", path, repo_id=repo_id, commit=path.name)
             return ModelSource(text, "folder", path)
         raise InputError(f"expected a {what} folder, a .gguf file or a fairseq model, found another file",

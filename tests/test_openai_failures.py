@@ -1,0 +1,226 @@
+"""The openai translator against servers that misbehave (issue 34): a reply dripped a byte at a
+time, a body cut short, a reply far larger than asked for, an error that echoes the key, a reply
+from another model, and Ctrl-C while requests are in flight. The server is a raw HTTP server
+started here on 127.0.0.1, each test scripting what it sends (no model needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+import warnings
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from mtdebias.errors import MtdebiasError
+from mtdebias.translators.openai_api import OpenAITranslator
+
+KEY = "sk-test-0123456789abcdef"
+
+
+def completion(text="Hallo.", model="tiny", n=1):
+    return json.dumps({"object": "chat.completion", "model": model,
+                       "choices": [{"index": i, "message": {"role": "assistant", "content": text}} for i in range(n)],
+                       "usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
+
+
+class ScriptedServer:
+    """Answers each POST with ``behaviour(handler, body)``; counts the requests it got."""
+
+    def __init__(self, behaviour):
+        self.requests = 0
+        self.stop = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests += 1
+                try:
+                    behaviour(self, body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up, as it should
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self):
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def send(handler, data: bytes, status: int = 200, length: int | None = None):
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data) if length is None else length))
+    handler.end_headers()
+    handler.wfile.write(data)
+    handler.wfile.flush()
+
+
+def client(url, **options):
+    return OpenAITranslator.from_spec(f"tiny@{url}", tgt_lang="de", backoff=0.01, **options)
+
+
+def test_a_reply_dripped_byte_by_byte_ends_at_the_total_deadline():
+    def drip(handler, body):
+        handler.send_response(200)
+        handler.send_header("Content-Length", "5000")
+        handler.end_headers()
+        for _ in range(200):  # one byte every 0.2 s: each read is quick, the whole reply takes 40 s
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+            if handler.server_stop.wait(0.2):
+                return
+
+    with ScriptedServer(drip) as server:
+        ScriptedServer.server_stop = server.stop
+        started = time.monotonic()
+        with pytest.raises(MtdebiasError, match=r"no answer after 2 tries \(no complete reply within 1 s\)"):
+            client(server.url, timeout=1, retries=1).translate(["The dog sleeps."])
+        assert time.monotonic() - started < 4  # two tries of 1 s each, not 40 s
+
+
+@pytest.fixture(autouse=True)
+def _server_stop_on_handler(monkeypatch):
+    # handlers reach their server's stop event through this attribute
+    monkeypatch.setattr(BaseHTTPRequestHandler, "server_stop", property(lambda self: ScriptedServer.server_stop),
+                        raising=False)
+
+
+def test_a_body_cut_short_is_retried_then_a_clear_error(tmp_path):
+    tries = []
+
+    def cut(handler, body):
+        tries.append(1)
+        if len(tries) == 2:  # the first request's second try is whole
+            send(handler, completion())
+            return
+        send(handler, completion()[:20], length=200)  # declares 200 bytes, sends 20, closes
+        handler.close_connection = True
+
+    with ScriptedServer(cut) as server:
+        assert client(server.url, retries=2, cache_dir=tmp_path).translate(["The dog sleeps."]) == ["Hallo."]
+        # from now on every try is cut
+        with pytest.raises(MtdebiasError, match=r"no answer after 2 tries \(the reply was cut short"):
+            client(server.url, retries=1).translate(["Another sentence."])
+    lines = (tmp_path / "responses.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["response"]["choices"][0]["message"]["content"] == "Hallo."
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_reply_larger_than_the_limit_is_refused_and_not_stored(tmp_path, declared):
+    big = completion("x" * 200_000)
+
+    def huge(handler, body):
+        if declared:
+            send(handler, big)
+        else:  # no Content-Length: the size is only known while reading
+            handler.send_response(200)
+            handler.end_headers()
+            handler.wfile.write(big)
+            handler.close_connection = True
+
+    with ScriptedServer(huge) as server:
+        with pytest.raises(MtdebiasError, match="larger than max_reply_bytes=100000 .*nothing of it was stored"):
+            client(server.url, max_reply_bytes=100_000, cache_dir=tmp_path).translate(["The dog sleeps."])
+        # the default limit (16 MiB) lets an ordinary large reply through
+        assert client(server.url).translate(["The dog sleeps."]) == ["x" * 200_000]
+    assert not (tmp_path / "responses.jsonl").exists()
+
+
+def test_an_error_that_echoes_the_key_is_printed_redacted(monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+    def echo(handler, body):
+        text = (f"bad request; you sent Authorization: {handler.headers['Authorization']} and "
+                f'{{"api-key": "other-secret-42"}} and the key again: {KEY}').encode()
+        send(handler, text, status=400)
+
+    with ScriptedServer(echo) as server:
+        with pytest.raises(MtdebiasError) as error:
+            client(server.url).translate(["The dog sleeps."])
+    message = str(error.value)
+    assert "HTTP 400" in message and "Authorization: Bearer [redacted]" in message
+    assert KEY not in message and "other-secret-42" not in message and "again: [redacted]" in message
+
+
+def test_the_served_model_is_recorded_and_a_mismatch_warned_or_refused(tmp_path):
+    def other(handler, body):
+        send(handler, completion(model="someone-else-7b"))
+
+    with ScriptedServer(other) as server:
+        translator = client(server.url, cache_dir=tmp_path)
+        with pytest.warns(UserWarning, match="asked for model 'tiny', the reply names 'someone-else-7b'"):
+            assert translator.translate(["The dog sleeps."]) == ["Hallo."]
+        assert translator.served_models == {"someone-else-7b"}
+        with pytest.raises(MtdebiasError, match="strict_model=true refuses"):
+            client(server.url, strict_model=True).translate(["Another one."])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a dated snapshot of the name asked for is the same model
+        with ScriptedServer(lambda h, b: send(h, completion(model="tiny-2024-08-06"))) as server:
+            client(server.url).translate(["The dog sleeps."])
+
+
+def test_ctrl_c_stops_within_a_second_while_the_server_hangs(tmp_path):
+    def answer_first_then_hang(handler, body):
+        if "first" in json.dumps(body):
+            send(handler, completion())
+            return
+        handler.server_stop.wait(60)  # a server that never answers
+
+    with ScriptedServer(answer_first_then_hang) as server:
+        ScriptedServer.server_stop = server.stop
+        translator = client(server.url, cache_dir=tmp_path, concurrency=2, timeout=120)
+        translator.translate(["first"])
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            translator.translate([f"sentence {k}" for k in range(6)])
+        assert time.monotonic() - started < 1.5
+    lines = (tmp_path / "responses.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and all(json.loads(line)["key"] for line in lines)  # whole lines only
+
+
+def test_eval_on_a_full_disk_stops_with_a_message_and_a_rerun_resumes(tmp_path, monkeypatch, capsys):
+    """The audit's case 1: with the run folder on a full disk, eval against a server printed
+    nothing for 10 minutes (a lock taken, its owner record failing, the other workers waiting)."""
+    import errno
+
+    from mtdebias.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src.en").write_text("".join(f"The dog {k} sleeps.\n" for k in range(8)))
+    (tmp_path / "ref.de").write_text("".join(f"Der Hund {k} schläft.\n" for k in range(8)))
+    (tmp_path / "q.toml").write_text('[suite]\nname = "q"\n\n[[probe]]\ntype = "quality.v1"\nlang = "de"\n'
+                                     f'src = "{tmp_path}/src.en"\nref = "{tmp_path}/ref.de"\n')
+    with ScriptedServer(lambda handler, body: send(handler, completion())) as server:
+        argv = ["eval", "--translator", f"openai:tiny@{server.url}", "--suite", "q.toml",
+                "--translator-option", "backoff=0.01", "--set", "tgt_lang=de"]
+
+        def full(*args):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "pwrite", full)  # the lock's owner record, as on the audit's 2 MB tmpfs
+            patch.setattr(os, "fsync", full)
+            started = time.monotonic()
+            assert main(argv) == 2
+            assert time.monotonic() - started < 30
+        err = capsys.readouterr().err
+        assert "error: disk full: " in err and "Traceback" not in err
+        assert main(argv) == 0  # space freed: the same command resumes and finishes
+        assert "1 scored" in capsys.readouterr().out
