@@ -118,9 +118,9 @@ def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
     """model.kind agrees with what model.init is (read from its config), and a causal model's
     prompt options are ones the hf-causal translator takes."""
     from .runner import prompt_options
-    from .translators.causal_training import init_kind
+    from .translators.causal_training import model_kind
 
-    found = init_kind(recipe.model.init)
+    found = model_kind(recipe.model.init)
     if found != recipe.model.kind:
         what = {"causal": "a decoder-only LM", "seq2seq": "an encoder-decoder model"}[found]
         raise ConfigError(f"model.init = {recipe.model.init} is {what}, but model.kind = {recipe.model.kind!r}",

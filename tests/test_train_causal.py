@@ -225,3 +225,36 @@ def test_sigkill_and_resume_of_a_causal_model_is_bit_identical(tiny_llm, tmp_pat
     steps = [r["step"] for r in store.read_log() if "loss" in r]
     assert steps == [r["step"] for r in ref_store.read_log() if "loss" in r] == sorted(set(steps))
     assert json.loads((store.latest_checkpoint() / "trainer_state.json").read_text())["epoch"] == 4
+
+
+def test_switch_entity_feeds_a_causal_model_each_epochs_switched_pairs_as_prompts(tiny_llm, tmp_path):
+    """One augmentation, two model families: the pairs SwitchEntity draws for an epoch are what the
+    decoder-only model is trained on, rendered as the translator's prompts."""
+    from mtdebias.augment import SwitchEntity, annotate_lists
+    from mtdebias.recipe.schema import TrainConfig
+    from mtdebias.synth import generate
+    from mtdebias.train.trainer import Trainer
+
+    corpus = generate("de", size=150, seed=2, dev_size=10, test_size=10)
+    sources, targets = corpus.sources("train"), corpus.targets("train")
+    annotate_lists(sources, targets, tmp_path / "ann", "en", "de", two_sided=False, name_locale="en")
+    model, tokenizer = load_causal(tiny_llm)
+    renderer = PromptRenderer(model, tokenizer, src_lang="en", tgt_lang="de")
+    config = TrainConfig(epochs=2, max_tokens=4000, lr=1e-3, warmup_steps=5, validate_bleu=False,
+                         save_every_epochs=10, log_every_steps=1000)
+    trainer = Trainer(config=config, run_dir=tmp_path / "run", model=model, tokenizer=tokenizer, seed=1,
+                      source=SwitchEntity(tmp_path / "ann", seed=5, p=1.0),
+                      encode=lambda s, t, m: joined_pairs(*renderer.prompt_pairs(s, t), m))
+    fed = []
+    original = trainer._encode_epoch
+    trainer._encode_epoch = lambda epoch: fed.append(original(epoch)) or fed[-1]
+    trainer.train()
+    assert trainer.state.epoch == 2 and trainer.state.step > 0
+    for epoch, encoded in enumerate(fed):
+        switched = SwitchEntity(tmp_path / "ann", seed=5, p=1.0).pairs(epoch)
+        expected = joined_pairs(*renderer.prompt_pairs(*switched), config.max_len)
+        assert encoded.src == expected.src and encoded.tgt == expected.tgt
+        first = next(i for i in range(len(switched[0])) if i not in encoded.first_dropped)
+        assert tokenizer.decode(encoded.src[0]) == renderer._prompt_text(switched[0][first])
+    assert sum(a != b for a, b in zip(SwitchEntity(tmp_path / "ann", seed=5, p=1.0).pairs(0)[0], sources)) > 0.3 * len(sources)
+    assert fed[0].src != fed[1].src  # a new draw every epoch

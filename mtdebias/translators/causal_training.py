@@ -22,10 +22,10 @@ from .hf_causal import HFCausalTranslator, _load_model, _load_tokenizer
 from .source import ModelSource, resolve
 
 
-def init_kind(init: str | Path) -> str:
+def model_kind(init: str | Path, what: str = "model.init") -> str:
     """``causal`` or ``seq2seq``: what the model ``init`` names is, read from its config (a GGUF
     file always holds a decoder-only LM), without loading its weights."""
-    source = resolve(init, what="model.init", fairseq=False)
+    source = resolve(init, what=what, fairseq=False)
     if source.kind == "gguf":
         return "causal"
     from transformers import AutoConfig
@@ -33,7 +33,7 @@ def init_kind(init: str | Path) -> str:
     try:
         config = AutoConfig.from_pretrained(source.path)
     except Exception as exc:  # transformers raises many types for a missing or unknown config
-        raise ConfigError(f"model.init = {init}: no readable config.json ({type(exc).__name__}: "
+        raise ConfigError(f"{what} = {init}: no readable config.json ({type(exc).__name__}: "
                           f"{str(exc).splitlines()[0][:200]})", hint="name a transformers model folder, a hub id "
                                                                      "or a .gguf file") from exc
     return "seq2seq" if getattr(config, "is_encoder_decoder", False) else "causal"
