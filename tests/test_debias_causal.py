@@ -42,7 +42,7 @@ def test_input_table_is_untied_and_neutralised_and_the_output_layer_is_bit_ident
         assert report.max_abs_relative_projection_after < 1e-6
         assert report.direction["n_pairs"] == 4
     signature = Signature.parse(report.signature)
-    assert signature.method == f"debias.{method}" and "decoder-only" in str(signature)
+    assert signature.method == f"debias.{method}" and "table=decoder-only-input" in str(signature)
 
 
 def test_a_debiased_copy_reloads_untied_and_translates(tiny_llm, tmp_path):

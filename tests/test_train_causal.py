@@ -147,6 +147,10 @@ def test_a_causal_recipe_trains_resumes_and_is_scored_per_checkpoint(tiny_llm, t
         # scored by hf-causal with the run's prompt: its hash is in the result's signature
         assert all(f"prompt-{logged}" in r["signature"] and "hf-causal-" in r["request"] for r in rows)
     assert not evaluate([store.dir], suite).scored  # stored results are not computed again
+    from mtdebias.translators.load import load_translator
+
+    with pytest.raises(ConfigError, match="decoder-only language model.*"):
+        load_translator(store.latest_checkpoint())  # as `translate CHECKPOINT` would: hf-causal: is the way
 
 
 def test_recipe_model_kind_is_checked_before_any_work(tiny_llm, tiny_checkpoint, tmp_path):

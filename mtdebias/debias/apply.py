@@ -230,7 +230,7 @@ def debias_model(model: Any, tokenizer: Any, method: str = "hard",
                          and all(torch.equal(decoder_before[k], decoder_after[k]) for k in decoder_before))
     statuses = [w.status for w in selection]
     settings = {"multi_token": multi_token, "equalise": equalise, "keep_norm": keep_norm,
-                **({"table": "decoder-only input, words after a space"} if prefix else {}),
+                **({"table": "decoder-only-input", "words": "after-space"} if prefix else {}),
                 **{f"eraser.{k}": v for k, v in sorted((eraser_options or {}).items())}}
     return DebiasReport(
         method=method, settings=settings,
