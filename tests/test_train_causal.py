@@ -66,7 +66,7 @@ def _write_pairs(folder: Path, pairs) -> tuple[Path, Path]:
 
 
 def _recipe(tmp_path: Path, init: Path, name: str, steps: int = 6, save_every: int = 2, warmup: int = 1,
-            max_tokens: int = 40) -> Path:
+            max_tokens: int = 40, grad_accum: int = 1) -> Path:
     """A causal recipe on NEW_PAIRS (max_tokens = 40: one pair per batch, four batches an epoch)."""
     src, tgt = _write_pairs(tmp_path / "data", NEW_PAIRS)
     path = tmp_path / f"{name}.toml"
@@ -98,6 +98,7 @@ warmup_steps = {warmup}
 label_smoothing = 0.0
 save_every_steps = {save_every}
 save_every_epochs = 1000
+grad_accum = {grad_accum}
 log_every_steps = 1
 beam = 1
 """, encoding="utf-8")
@@ -262,3 +263,21 @@ def test_switch_entity_feeds_a_causal_model_each_epochs_switched_pairs_as_prompt
         assert tokenizer.decode(encoded.src[0]) == renderer._prompt_text(switched[0][first])
     assert sum(a != b for a, b in zip(SwitchEntity(tmp_path / "ann", seed=5, p=1.0).pairs(0)[0], sources)) > 0.3 * len(sources)
     assert fed[0].src != fed[1].src  # a new draw every epoch
+
+
+def test_two_processes_train_a_causal_model_as_one_process_accumulating_two_batches(tiny_llm, tmp_path):
+    """torchrun with 2 CPU ranks (gloo) against 1 process with grad_accum = 2: the same pairs per
+    step and the same averaged gradient, so the dev loss agrees to float round-off."""
+    from mtdebias.pipeline import run_recipe
+    from mtdebias.recipe import load_recipe
+    from tests.test_distributed import _finish, _torchrun
+
+    out, err = _finish(_torchrun(_recipe(tmp_path, tiny_llm, "two", steps=4, save_every=0)))
+    assert err.splitlines()[0] == "distributed: 2 processes, backend gloo (MULTI_CPU), rank 0"
+    two = RunStore(tmp_path / "runs" / "two")
+    assert [c.name for c in two.checkpoints()] == ["step-0000004"]
+    assert json.loads((two.latest_checkpoint() / "trainer_state.json").read_text())["num_processes"] == 2
+    assert sum("prompt" in row for row in two.read_log()) == 1  # logged once, by the main process
+    one = run_recipe(load_recipe(_recipe(tmp_path, tiny_llm, "one", steps=4, save_every=0, grad_accum=2)))
+    loss = [[r["dev_loss"] for r in store.read_log() if "dev_loss" in r][-1] for store in (one, two)]
+    assert loss[0] == pytest.approx(loss[1], rel=1e-3)
