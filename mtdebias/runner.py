@@ -230,6 +230,7 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path, overrides: dict[st
             if split_spec(str(target))[0] in CACHED_KINDS:
                 options["cache_dir"] = str(store.response_cache_dir)
             loader = make_translator or (lambda _, spec=str(target), options=options: load_spec(spec, **options))
+            tag = backend_tag(chosen_backend, kind)
         else:
             store, checkpoints = locate(target)
             context = {**run_context(store), **(overrides or {})}
