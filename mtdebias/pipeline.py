@@ -114,7 +114,33 @@ def check_recipe(recipe: Recipe) -> list[str]:
         read = []
     if recipe.debias.method != "none":
         _check_debias(recipe, path)
+    if recipe.model.init:
+        _check_model_kind(recipe, path)
     return read
+
+
+def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
+    """model.kind agrees with what model.init is (read from its config), and a causal model's
+    prompt options are ones the hf-causal translator takes."""
+    from .runner import prompt_options
+    from .translators.causal_training import model_kind
+
+    found = model_kind(recipe.model.init)
+    if found != recipe.model.kind:
+        what = {"causal": "a decoder-only LM", "seq2seq": "an encoder-decoder model"}[found]
+        raise ConfigError(f"model.init = {recipe.model.init} is {what}, but model.kind = {recipe.model.kind!r}",
+                          path=path, hint=f"set model.kind = \"{found}\"")
+    if found == "causal":
+        from .translators.llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt, load_examples
+
+        tables = recipe_to_dict(recipe)
+        options = prompt_options(tables["model"], tables["data"])
+        try:
+            TranslationPrompt(recipe.data.src_lang, recipe.data.tgt_lang, options.get("prompt", DEFAULT_TEMPLATE),
+                              options.get("plain_prompt", DEFAULT_PLAIN_TEMPLATE), options.get("system"),
+                              load_examples(options.get("examples")))
+        except (ConfigError, InputError) as exc:
+            raise ConfigError(f"[model] prompt options: {exc.message}", path=path, hint=exc.hint) from None
 
 
 def _check_suite_paths(recipe: Recipe, suite, context: dict[str, str]) -> list[str]:
@@ -274,6 +300,10 @@ def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[
     from .model import build_model, load_model, marian_config
     from .tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
 
+    if recipe.model.kind == "causal":
+        from .translators.causal_training import load_causal
+
+        return load_causal(recipe.model.init)  # a GGUF file: converted once to its float folder
     if recipe.model.init:
         from transformers import AutoTokenizer
 
@@ -330,8 +360,9 @@ def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: R
                         swap_log=store.swaps_dir if augment.swap_log else None)
 
 
-def dev_quality(recipe: Recipe, dev: tuple[list[str], list[str]] | None):
-    """The trainer's dev BLEU/chrF at each checkpoint: the quality probe on the dev set."""
+def dev_quality(recipe: Recipe, dev: tuple[list[str], list[str]] | None, renderer=None):
+    """The trainer's dev BLEU/chrF at each checkpoint: the quality probe on the dev set (a causal
+    model translates through ``renderer``, the hf-causal translator on the model in training)."""
     if dev is None or not recipe.train.validate_bleu:
         return None
     from .probes.quality import QualityProbe
@@ -340,7 +371,8 @@ def dev_quality(recipe: Recipe, dev: tuple[list[str], list[str]] | None):
     probe = QualityProbe(dev[0], dev[1], recipe.data.tgt_lang, beam=recipe.train.beam)
 
     def quality(model, tokenizer, device: str, step: int) -> dict[str, float]:
-        translator = HFTranslator(model=model, tokenizer=tokenizer, device=device, identity=f"hf:step-{step}")
+        translator = (renderer.on(model, device) if renderer is not None else
+                      HFTranslator(model=model, tokenizer=tokenizer, device=device, identity=f"hf:step-{step}"))
         result = probe.evaluate(translator)
         return {"bleu": result.metric("bleu").value, "chrf": result.metric("chrf").value}
 
@@ -370,12 +402,17 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
         # untie shared embeddings before the optimizer is built, so the encoder's own copy trains
         debiaser.prepare(model)
     dev = _dev_data(recipe)
+    renderer = _prompt_renderer(recipe, model, tokenizer)
     trainer = Trainer(config=recipe.train, run_dir=store.dir, model=model, tokenizer=tokenizer, source=source,
                       seed=recipe.run.seed, dev=dev, tgt_lang=recipe.data.tgt_lang,
-                      quality=dev_quality(recipe, dev))
+                      quality=dev_quality(recipe, dev, renderer), encode=_joined_encoder(renderer))
     resumed = trainer.resume()
     if state.is_main_process and not any("input" in row for row in store.read_log()):
         store.log({"step": 0, "input": drops})  # the training log says what the data lost
+    if renderer is not None and state.is_main_process and not any("prompt" in row for row in store.read_log()):
+        # what evaluation checks its hf-causal translator against (runner.causal_loader)
+        store.log({"step": 0, "prompt": {"hash": renderer.prompt_hash, "chat": renderer.chat,
+                                         "text": renderer._prompt_text("{source}"), "end": renderer._end_text()}})
     if debiaser is not None:
         _wire_debiasing(recipe, debiaser, trainer, resumed)
     if recipe.eval.suite and recipe.eval.inline:
@@ -398,6 +435,26 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
         store.mark_finished({"step": trainer.state.step, "epoch": trainer.state.epoch})
     state.wait_for_everyone()
     return store
+
+
+def _prompt_renderer(recipe: Recipe, model, tokenizer):
+    """A causal model's prompts, rendered by the hf-causal translator on the model in training."""
+    if recipe.model.kind != "causal":
+        return None
+    from .runner import prompt_options
+    from .translators.causal_training import PromptRenderer
+
+    tables = recipe_to_dict(recipe)
+    return PromptRenderer(model, tokenizer, **prompt_options(tables["model"], tables["data"]))
+
+
+def _joined_encoder(renderer):
+    """A causal model's training pairs: the token ids of the prompts its translator renders."""
+    if renderer is None:
+        return None
+    from .train.batching import joined_pairs
+
+    return lambda sources, targets, max_len: joined_pairs(*renderer.prompt_pairs(sources, targets), max_len)
 
 
 def _start_watcher(recipe: Recipe, store: RunStore):

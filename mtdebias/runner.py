@@ -260,20 +260,60 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path, overrides: dict[st
             if split_spec(str(target))[0] in CACHED_KINDS:
                 options["cache_dir"] = str(store.response_cache_dir)
             loader = make_translator or (lambda _, spec=str(target), options=options: load_spec(spec, **options))
+            tag = backend_tag(chosen_backend, kind)
         else:
             store, checkpoints = locate(target)
             context = {**run_context(store), **(overrides or {})}
-            # a fairseq.toml's parts follow its checkpoints
-            loader = make_translator or translator_factory(target, chosen_backend, kind, _languages(context))
+            # a fairseq.toml's parts follow its checkpoints; a decoder-only run's open as hf-causal
+            loader, tag = run_loader(target, store, chosen_backend, kind, _languages(context))
+            loader = make_translator or loader
             model = None
         store.clean_stale_temporaries(evaluation_only=True)  # left by an evaluator killed mid-write
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
-        jobs += [(store, checkpoint, context, loader, model) for checkpoint in checkpoints]
-    for store, checkpoint, context, loader, model in progress(jobs, desc=f"suite {suite.name}", unit="checkpoint"):
-        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader,
-                            backend_tag(chosen_backend, kind), model=model)
+        jobs += [(store, checkpoint, context, loader, model, tag) for checkpoint in checkpoints]
+    for store, checkpoint, context, loader, model, tag in progress(jobs, desc=f"suite {suite.name}",
+                                                                   unit="checkpoint"):
+        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader, tag,
+                            model=model)
     return outcome
+
+
+def run_loader(target: Path | str, store: RunStore, backend: str, compute_type: str,
+               languages: dict[str, str]) -> tuple[Callable[[Path], Any], str]:
+    """How the checkpoints of ``target`` open, and the backend tag of their request keys."""
+    causal = causal_loader(store, backend)
+    if causal is not None:
+        return causal
+    return translator_factory(target, backend, compute_type, languages), backend_tag(backend, compute_type)
+
+
+def causal_loader(store: RunStore, backend: str = "hf") -> tuple[Callable[[Path], Any], str] | None:
+    """A decoder-only run (``model.kind = "causal"`` in its recipe): each checkpoint opens as the
+    ``hf-causal`` translator with the recipe's prompt options and language pair, and must render
+    the prompt the run was trained on (the hash its log holds). The backend tag names the options:
+    the same weights asked another way are another system. None for any other run."""
+    if not store.recipe_file.exists():
+        return None
+    tables = tomllib.loads(store.recipe_file.read_text(encoding="utf-8"))
+    if tables.get("model", {}).get("kind") != "causal":
+        return None
+    if backend != "hf":
+        raise InputError(f"backend {backend!r}: {store.dir} fine-tunes a decoder-only LM, whose checkpoints are "
+                         "scored with the hf-causal translator", path=store.dir, hint="drop --backend")
+    from .translators.hf_causal import HFCausalTranslator
+
+    options = prompt_options(tables["model"], tables["data"])
+    trained = next((row["prompt"]["hash"] for row in store.read_log() if "prompt" in row), None)
+
+    def load(checkpoint: Path) -> HFCausalTranslator:
+        translator = HFCausalTranslator(checkpoint, **options)
+        if trained is not None and translator.prompt_hash != trained:
+            raise CheckpointError(f"{checkpoint} renders another prompt (hash {translator.prompt_hash}) than its run "
+                                  f"was trained on ({trained}): its tokenizer or chat template changed")
+        return translator
+
+    return load, f"hf-causal-{hash_json(options)[:12]}"
 
 
 def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = None, interval: float = 10.0,
@@ -296,6 +336,19 @@ def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = No
         time.sleep(interval)
 
 
+def prompt_options(model: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """The hf-causal translator options of a causal run, from its resolved recipe's ``[model]``
+    and ``[data]`` tables (as :func:`~mtdebias.recipe.recipe_to_dict` writes them): the language
+    pair and the prompt keys the recipe set. Training and evaluation both build their prompts from these."""
+    from .translators.llm_prompt import PROMPT_OPTIONS
+
+    options = {"src_lang": data["src_lang"], "tgt_lang": data["tgt_lang"]}
+    for key in PROMPT_OPTIONS:
+        if model.get(key) is not None:
+            options[key] = str(model[key]) if key == "examples" else model[key]
+    return options
+
+
 def _languages(context: dict[str, str]) -> dict[str, str]:
     """The run's (or ``--set``) language pair, for checkpoints that translate many (M2M100, NLLB)."""
     return {key: context[key] for key in ("src_lang", "tgt_lang") if context.get(key)}
@@ -308,9 +361,8 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
-        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store), cache), store, outcome,
-                            translator_factory(store.dir, *backend_choice(suite), _languages(run_context(store))),
-                            backend_tag(*backend_choice(suite)))
+        loader, tag = run_loader(store.dir, store, *backend_choice(suite), _languages(run_context(store)))
+        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store), cache), store, outcome, loader, tag)
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
 

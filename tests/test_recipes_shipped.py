@@ -62,3 +62,47 @@ def test_real_data_recipes_run_on_a_slice(name, slice_dir, tmp_path, tiny_checkp
     assert "step-0000004" in checkpoints
     if recipe.augment.method != "none":
         assert (store.dir / "annotated" / "summary.json").exists()
+
+
+LLM = "llm_switch_entity_en_de.toml"
+
+
+def test_the_llm_recipe_names_its_missing_model_and_validates_with_a_causal_model(tiny_llm, tiny_checkpoint):
+    from mtdebias.pipeline import check_recipe
+
+    with pytest.raises(ConfigError, match="model.init = '../models/SmolLM2-135M-Instruct.Q4_1.gguf': file not found"):
+        load_recipe(RECIPES / LLM)
+    recipe = load_recipe(RECIPES / LLM, [f'model.init="{tiny_llm}"'])
+    assert recipe.model.kind == "causal" and len(recipe.ablate.variants) == 3
+    check_recipe(recipe)
+    with pytest.raises(ConfigError, match="is an encoder-decoder model"):
+        check_recipe(load_recipe(RECIPES / LLM, [f'model.init="{tiny_checkpoint}"']))
+
+
+def test_the_llm_recipe_runs_switch_entity_and_posthoc_debiasing_on_a_slice(slice_dir, tmp_path, tiny_llm):
+    """The study's switch_entity variant and vanilla's debiased copy, on the tiny Llama fixture (the
+    released model is too slow for the default run): SwitchEntity's pairs train a decoder-only model,
+    and the hard-debiased copy keeps its output layer."""
+    import json
+
+    from safetensors.torch import load_file
+
+    from mtdebias.pipeline import run_recipe
+
+    words, pairs = tmp_path / "words.txt", tmp_path / "pairs.tsv"
+    words.write_text("doctor\nnurse\nteacher\n", encoding="utf-8")  # one token each in the fixture's vocabulary
+    pairs.write_text("Kuh\tHund\nKatze\tVogel\ncow\tdog\n", encoding="utf-8")
+    overrides = _slice_overrides(slice_dir, "de", tmp_path) + [
+        f'model.init="{tiny_llm}"', "train.max_steps=3", "train.save_every_steps=0", 'eval.suite=""',
+        "train.validate_bleu=false", "train.max_tokens=600", "data.dev_max_sentences=5",
+        'augment.method="switch_entity.v1"', 'debias.method="hard"', f'debias.words="{words}"',
+        f'debias.pairs="{pairs}"']
+    store = run_recipe(load_recipe(RECIPES / LLM, overrides))
+    assert (store.dir / "annotated" / "summary.json").exists()
+    last = store.latest_checkpoint()
+    debiased = store.derived_checkpoint(last, "debiased")
+    report = json.loads((debiased / "debias_report.json").read_text())
+    assert report["untied"] and report["decoder_unchanged"] and report["counts"]["rows_changed"] == 3
+    a, b = load_file(str(last / "model.safetensors")), load_file(str(debiased / "model.safetensors"))
+    assert "lm_head.weight" not in a  # tied in the fine-tuned model, a table of its own in the copy
+    assert (b["lm_head.weight"] == a["model.embed_tokens.weight"]).all()

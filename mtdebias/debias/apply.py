@@ -36,7 +36,8 @@ from ..signature import Signature, hash_checkpoint, hash_json
 from .base import Eraser, restore_norms
 from .direction import GenderDirection, gender_direction
 from .hard import equalise as equalise_pairs
-from .untie import decoder_side_weights, encoder_shares_weights, encoder_tables, untie_encoder_embeddings
+from .untie import (decoder_side_weights, encoder_shares_weights, encoder_tables, is_decoder_only,
+                    untie_encoder_embeddings)
 from .words import (MULTI_TOKEN_MODES, WordTokens, load_definitional_pairs, load_word_list,
                     select_word_tokens, single_token_id)
 
@@ -112,10 +113,11 @@ def _resolve_pairs(pairs: str | Path | Sequence[tuple[str, str]]) -> list[tuple[
     return [(str(f), str(m)) for f, m in pairs]
 
 
-def _pair_ids(tokenizer: Any, pairs: list[tuple[str, str]]) -> tuple[list[tuple[str, str, int, int]], list[dict]]:
+def _pair_ids(tokenizer: Any, pairs: list[tuple[str, str]],
+              prefix: str = "") -> tuple[list[tuple[str, str, int, int]], list[dict]]:
     used, skipped = [], []
     for female, male in pairs:
-        f_id, m_id = single_token_id(tokenizer, female), single_token_id(tokenizer, male)
+        f_id, m_id = single_token_id(tokenizer, female, prefix), single_token_id(tokenizer, male, prefix)
         if f_id is None or m_id is None:
             reason = "not one token: " + ", ".join(w for w, i in ((female, f_id), (male, m_id)) if i is None)
             skipped.append({"pair": [female, male], "reason": reason})
@@ -147,7 +149,8 @@ def debias_model(model: Any, tokenizer: Any, method: str = "hard",
                  equalise: bool = False, keep_norm: bool = True,
                  pairs: str | Path | Sequence[tuple[str, str]] = "en",
                  eraser_options: dict[str, Any] | None = None) -> DebiasReport:
-    """Debias ``model``'s encoder input embeddings in place and describe what changed."""
+    """Debias ``model``'s encoder input embeddings (a decoder-only LM: its input embeddings, with
+    words looked up as they follow a space) in place and describe what changed."""
     if method not in METHODS:
         raise InputError(f"unknown debiasing method {method!r}", hint=f"choose one of {', '.join(METHODS)}")
     if multi_token not in MULTI_TOKEN_MODES:
@@ -165,7 +168,9 @@ def debias_model(model: Any, tokenizer: Any, method: str = "hard",
     table = tables[0]
     snapshot = table.detach().to("cpu", torch.float64).numpy().copy()
 
-    used, skipped = _pair_ids(tokenizer, pair_list)
+    # a decoder-only LM reads a word inside a sentence as the token after a space (words.py)
+    prefix = " " if is_decoder_only(model) else ""
+    used, skipped = _pair_ids(tokenizer, pair_list, prefix)
     if len(used) < 2:
         raise InputError(f"only {len(used)} definitional pair(s) have both words as single tokens in this "
                          f"vocabulary (skipped: {', '.join('/'.join(s['pair']) for s in skipped[:8])}…)",
@@ -176,7 +181,8 @@ def debias_model(model: Any, tokenizer: Any, method: str = "hard",
     eraser = make_eraser(method, **(eraser_options or {})).fit(snapshot[f_ids], snapshot[m_ids])
 
     gendered_ids = set(f_ids) | set(m_ids)
-    selection: list[WordTokens] = select_word_tokens(tokenizer, word_list, multi_token, protect=gendered_ids)
+    selection: list[WordTokens] = select_word_tokens(tokenizer, word_list, multi_token, protect=gendered_ids,
+                                                     prefix=prefix)
     words_of: dict[int, list[str]] = {}
     for entry in selection:
         for token_id in entry.ids:
@@ -224,6 +230,7 @@ def debias_model(model: Any, tokenizer: Any, method: str = "hard",
                          and all(torch.equal(decoder_before[k], decoder_after[k]) for k in decoder_before))
     statuses = [w.status for w in selection]
     settings = {"multi_token": multi_token, "equalise": equalise, "keep_norm": keep_norm,
+                **({"table": "decoder-only-input", "words": "after-space"} if prefix else {}),
                 **{f"eraser.{k}": v for k, v in sorted((eraser_options or {}).items())}}
     return DebiasReport(
         method=method, settings=settings,
@@ -267,7 +274,6 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
     """
     from transformers import AutoTokenizer
 
-    from ..model import load_model
     from ..textio import read_parallel
 
     checkpoint_dir = Path(checkpoint_dir)
@@ -280,7 +286,10 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
         raise InputError("a dev set needs both a source and a reference file", path=dev_src or dev_ref,
                          hint="pass --dev-src and --dev-ref together")
     dev = read_parallel(dev_src, dev_ref) if dev_src is not None else None
-    model = load_model(checkpoint_dir)
+    model = _load_any(checkpoint_dir)
+    if dev is not None and is_decoder_only(model):
+        raise InputError("dev BLEU/chrF of a decoder-only LM depend on the prompt it is asked with", path=dev_src,
+                         hint="drop the dev set and score both checkpoints with `mtdebias eval` (hf-causal)")
     try:
         tokenizer = AutoTokenizer.from_pretrained(checkpoint_dir)
     except Exception as exc:  # transformers raises many types for missing tokenizer files
@@ -315,6 +324,18 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return report
+
+
+def _load_any(checkpoint_dir: Path):
+    """An encoder-decoder checkpoint, or a decoder-only LM (float32) where its config says so."""
+    from ..model import load_model
+
+    if (checkpoint_dir / "config.json").is_file():
+        from ..translators.causal_training import load_causal, model_kind
+
+        if model_kind(checkpoint_dir, what="checkpoint") == "causal":
+            return load_causal(checkpoint_dir)[0]
+    return load_model(checkpoint_dir)
 
 
 class EncoderDebiaser:

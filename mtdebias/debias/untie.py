@@ -18,6 +18,11 @@ saves and re-loads untied with ``from_pretrained``:
   decoder table and output projection become separate, bit-identical copies of the old matrix.
   Every table is its own tensor: ``save_pretrained`` keeps one of two aliased tensors only.
 
+A decoder-only LM (Llama, Gemma, SmolLM2…) has one input table, read for the prompt and the
+reply alike, which Gemma and SmolLM2 tie to the output projection (``tie_word_embeddings``).
+Here "the encoder's table" is that input table: untying gives it a copy of its own and sets
+``tie_word_embeddings = False``, so the output projection keeps the original tensor, bit-identical.
+
 Untying creates a new parameter: an optimizer built before it does not update the encoder
 table. Trainers untie first (``EncoderDebiaser.prepare``) and build the optimizer after.
 """
@@ -33,7 +38,17 @@ from torch import nn
 from ..errors import InputError
 
 
+def is_decoder_only(model: Any) -> bool:
+    return not getattr(model.config, "is_encoder_decoder", False)
+
+
 def encoder_embedding(model: Any) -> nn.Embedding:
+    """The table debiasing rewrites: the encoder's input table, or a decoder-only LM's one input table."""
+    if is_decoder_only(model):
+        embedding = model.get_input_embeddings()
+        if not isinstance(embedding, nn.Embedding):
+            raise InputError(f"{type(model).__name__}: no token embedding table", hint="a transformers LM has one")
+        return embedding
     encoder = model.get_encoder()
     embedding = getattr(encoder, "embed_tokens", None)
     if not isinstance(embedding, nn.Embedding):
@@ -47,6 +62,9 @@ def _same_storage(a: torch.Tensor, b: torch.Tensor | None) -> bool:
 
 
 def _decoder_side(model: Any) -> dict[str, torch.Tensor]:
+    if is_decoder_only(model):  # what the LM writes with: its output projection
+        head = model.get_output_embeddings()
+        return {} if head is None else {"output projection (lm_head)": head.weight}
     inner = getattr(model, "model", model)
     decoder = inner.get_decoder() if hasattr(inner, "get_decoder") else inner.decoder
     side = {"decoder.embed_tokens": decoder.embed_tokens.weight}
@@ -82,6 +100,8 @@ def untie_encoder_embeddings(model: Any) -> bool:
     """Give the encoder a private copy of its embedding matrix; False when it already has one."""
     if not encoder_shares_weights(model):
         return False
+    if is_decoder_only(model):
+        return _untie_input_embeddings(model)
     base = model.get_encoder()
     inner = getattr(model, "model", model)
     old = encoder_embedding(model)
@@ -111,6 +131,17 @@ def untie_encoder_embeddings(model: Any) -> bool:
         model.all_tied_weights_keys = model.get_expanded_tied_weights_keys(all_submodels=True)
     if encoder_shares_weights(model):
         raise RuntimeError(f"could not untie the encoder embeddings of {type(model).__name__}")
+    return True
+
+
+def _untie_input_embeddings(model: Any) -> bool:
+    """A decoder-only LM: the input table gets a copy; the output projection keeps its tensor."""
+    model.set_input_embeddings(_fresh_copy(model.get_input_embeddings()))
+    model.config.tie_word_embeddings = False  # saved so: from_pretrained loads both tables
+    if hasattr(model, "get_expanded_tied_weights_keys"):
+        model.all_tied_weights_keys = model.get_expanded_tied_weights_keys(all_submodels=True)
+    if encoder_shares_weights(model):
+        raise RuntimeError(f"could not untie the input embeddings of {type(model).__name__}")
     return True
 
 

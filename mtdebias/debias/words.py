@@ -6,6 +6,11 @@ checkpoint's tokenizer splits it into a single piece, ignoring a lone SentencePi
 word-boundary piece ``▁`` (some vocabularies split ``nurse`` into ``▁`` + ``nurse``). Words
 with more pieces are skipped by default, or represented by their first piece or all of
 their pieces on request; the choice is recorded per word in :class:`WordTokens`.
+
+A decoder-only LM's byte-level vocabulary (SmolLM2's, Llama 3's) or SentencePiece without a
+dummy prefix (Gemma's) holds a word inside a sentence as another token than the word alone
+(``Ġnurse`` against ``nurse``): for these models words are looked up as they follow a space
+(``prefix=" "``), and a piece that is only that space is dropped like ``▁``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from ..textio import read_lines
 
 DATA_DIR = data_dir("debias")
 BOUNDARY = "\u2581"  # SentencePiece's word-boundary marker "▁"
+BYTE_SPACE = "\u0120"  # a byte-level BPE's space "Ġ"
 MULTI_TOKEN_MODES = ("skip", "first", "all")
 SHIPPED_LISTS = {"professions": "professions_en.txt"}
 
@@ -84,9 +90,11 @@ class WordTokens:
         return asdict(self)
 
 
-def word_pieces(tokenizer: Any, word: str) -> tuple[list[str], list[int]]:
-    """Pieces and ids of ``word`` as the encoder sees it (lone boundary pieces removed)."""
-    pieces = [p for p in tokenizer.tokenize(word) if p != BOUNDARY]
+def word_pieces(tokenizer: Any, word: str, prefix: str = "") -> tuple[list[str], list[int]]:
+    """Pieces and ids of ``word`` as the encoder sees it (lone boundary pieces removed);
+    ``prefix`` (a decoder-only LM: ``" "``) is put before the word, its lone space piece dropped."""
+    spaces = {BOUNDARY, BYTE_SPACE} if prefix else {BOUNDARY}
+    pieces = [p for p in tokenizer.tokenize(prefix + word) if p not in spaces]
     ids = [int(i) for i in tokenizer.convert_tokens_to_ids(pieces)]
     return pieces, ids
 
@@ -101,7 +109,7 @@ def _special_ids(tokenizer: Any) -> set[int]:
 
 
 def select_word_tokens(tokenizer: Any, words: Sequence[str], multi_token: str = "skip",
-                       protect: Iterable[int] = ()) -> list[WordTokens]:
+                       protect: Iterable[int] = (), prefix: str = "") -> list[WordTokens]:
     """Map each word to the rows to change.
 
     ``protect`` holds ids that must never change (the definitional words' own tokens): in
@@ -114,7 +122,7 @@ def select_word_tokens(tokenizer: Any, words: Sequence[str], multi_token: str = 
     unk = getattr(tokenizer, "unk_token_id", None)
     result = []
     for word in words:
-        pieces, ids = word_pieces(tokenizer, word)
+        pieces, ids = word_pieces(tokenizer, word, prefix)
         if not ids or (unk is not None and unk in ids and len(ids) == 1):
             result.append(WordTokens(word, pieces, [], "unknown"))
             continue
@@ -132,9 +140,9 @@ def select_word_tokens(tokenizer: Any, words: Sequence[str], multi_token: str = 
     return result
 
 
-def single_token_id(tokenizer: Any, word: str) -> int | None:
+def single_token_id(tokenizer: Any, word: str, prefix: str = "") -> int | None:
     """The one vocabulary row of ``word``, or None when it is several pieces or unknown."""
-    pieces, ids = word_pieces(tokenizer, word)
+    pieces, ids = word_pieces(tokenizer, word, prefix)
     unk = getattr(tokenizer, "unk_token_id", None)
     if len(ids) == 1 and ids[0] != unk:
         return ids[0]

@@ -33,7 +33,12 @@ def _coerce(value: Any, annotation: Any, where: str, path: Path | None, base: Pa
         options = [a for a in typing.get_args(annotation) if a is not type(None)]
         if value is None or value == "":
             return None
-        return _coerce(value, options[0], where, path, base, must_exist)
+        for option in options[:-1]:  # `bool | str`: the first type the value is
+            try:
+                return _coerce(value, option, where, path, base, must_exist)
+            except ConfigError:
+                continue
+        return _coerce(value, options[-1], where, path, base, must_exist)
     if annotation is Path:
         if not isinstance(value, str):
             raise ConfigError(f"{where} must be a path string, got {type(value).__name__}", path=path)
@@ -144,13 +149,34 @@ def _cross_checks(recipe: Recipe, path: Path | None) -> None:
         raise ConfigError("data.dev_src and data.dev_tgt go together: give both or neither", path=path)
     train = recipe.train
     _check_run_name(recipe.run.name, path)
-    if train.max_len > recipe.model.max_positions:
+    # a causal model keeps its own positions; its max_len bounds the whole prompt + translation
+    if recipe.model.kind == "seq2seq" and train.max_len > recipe.model.max_positions:
         raise ConfigError(f"train.max_len = {train.max_len} exceeds model.max_positions = "
                           f"{recipe.model.max_positions}", path=path, hint="lower train.max_len or raise max_positions")
     _check_languages(recipe, path)  # checks that need probes, NER or word lists: pipeline.check_recipe
     if recipe.model.init and recipe.tokenizer != type(recipe.tokenizer)():
         raise ConfigError("[tokenizer] settings do not apply when model.init is set (its tokenizer is used)",
                           path=path)
+    _check_model_kind(recipe.model, path)
+
+
+def _check_model_kind(model, path: Path | None) -> None:
+    """A causal model is fine-tuned from model.init and asked by a prompt; the prompt keys mean
+    nothing to an encoder-decoder. (Whether model.init really is decoder-only is checked by
+    :func:`mtdebias.pipeline.check_recipe`, which reads its config.)"""
+    from ..translators.llm_prompt import PROMPT_OPTIONS
+
+    given = [key for key in PROMPT_OPTIONS if getattr(model, key) is not None]
+    if model.kind == "seq2seq" and given:
+        raise ConfigError(f"model.{given[0]} is a prompt option of a decoder-only model; this recipe trains an "
+                          "encoder-decoder (model.kind = \"seq2seq\")", path=path,
+                          hint="set model.kind = \"causal\" with model.init naming a decoder-only LM, or drop "
+                               f"model.{given[0]}")
+    if model.kind == "causal" and model.init is None:
+        raise ConfigError("model.kind = \"causal\" fine-tunes a released decoder-only LM: model.init must name it",
+                          path=path, hint="set model.init to a model folder, a hub id or a .gguf file")
+    if isinstance(model.chat, str) and model.chat != "auto":
+        raise ConfigError(f"model.chat = {model.chat!r}: expected true, false or \"auto\"", path=path)
 
 
 # a run name is one folder under run.dir: no separators, no "." or "..", nothing hidden

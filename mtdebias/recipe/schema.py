@@ -70,9 +70,19 @@ class ModelConfig(_RangeChecked):
     section: ClassVar[str] = "model"
 
     preset: str = "tiny"  # tiny | mini | small | base | big
-    init: Path | None = None  # a checkpoint folder or hub id to fine-tune (its tokenizer is used too)
+    init: Path | None = None  # a checkpoint folder, hub id or (causal) GGUF file to fine-tune (its tokenizer too)
     max_positions: int = 256
     dropout: float = 0.1
+    # seq2seq: an encoder-decoder (Marian from the preset, or model.init); causal: a decoder-only
+    # LM from model.init, trained on the prompts the hf-causal translator renders (translators/causal_training.py)
+    kind: str = "seq2seq"
+    # causal only: the hf-causal translator's prompt options, used in training and evaluation
+    # alike (none = the translator's defaults; chat = true, false or "auto")
+    prompt: str | None = None
+    plain_prompt: str | None = None
+    system: str | None = None
+    examples: Path | None = None  # a TSV of few-shot source<TAB>translation pairs
+    chat: bool | str | None = None
 
 
 @dataclass(frozen=True)
@@ -218,6 +228,7 @@ RANGES: dict[tuple[str, str], Range] = {
 
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("model", "preset"): ("tiny", "mini", "small", "base", "big"),
+    ("model", "kind"): ("seq2seq", "causal"),
     ("train", "mixed_precision"): ("no", "fp16", "bf16"),
     ("augment", "method"): ("none", *AUGMENTERS.names()),
     ("augment", "unknown_policy"): ("among_unknown", "never"),

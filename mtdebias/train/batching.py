@@ -19,6 +19,14 @@ class Encoded:
     tgt: list[list[int]]
     dropped_too_long: int
     first_dropped: tuple[int, ...] = ()  # positions (0-based) of the first pairs dropped
+    # a decoder-only model reads one sequence, the prompt (src) followed by the reply (tgt)
+    joined: bool = False
+
+    def widths(self) -> list[int]:
+        """Each pair's padded length: its longer side, or (joined) prompt and reply together."""
+        if self.joined:
+            return [len(s) + len(t) for s, t in zip(self.src, self.tgt)]
+        return [max(len(s), len(t)) for s, t in zip(self.src, self.tgt)]
 
 
 def encode_pairs(tokenizer, sources: Sequence[str], targets: Sequence[str], max_len: int) -> Encoded:
@@ -36,6 +44,21 @@ def encode_pairs(tokenizer, sources: Sequence[str], targets: Sequence[str], max_
     return Encoded(keep_src, keep_tgt, dropped, tuple(first))
 
 
+def joined_pairs(prompts: Sequence[list[int]], replies: Sequence[list[int]], max_len: int) -> Encoded:
+    """A decoder-only model's pairs (prompt and reply ids, rendered by the translator that will
+    score it); pairs whose prompt and reply together exceed ``max_len`` tokens are dropped and counted."""
+    keep_prompts, keep_replies, dropped, first = [], [], 0, []
+    for position, (prompt, reply) in enumerate(zip(prompts, replies)):
+        if len(prompt) + len(reply) > max_len:
+            dropped += 1
+            if len(first) < 5:
+                first.append(position)
+            continue
+        keep_prompts.append(prompt)
+        keep_replies.append(reply)
+    return Encoded(keep_prompts, keep_replies, dropped, tuple(first), joined=True)
+
+
 def make_batches(encoded: Encoded, max_tokens: int, seed: int, epoch: int) -> list[list[int]]:
     """Group pairs of similar length so that batch size × longest side ≤ ``max_tokens``.
 
@@ -45,7 +68,7 @@ def make_batches(encoded: Encoded, max_tokens: int, seed: int, epoch: int) -> li
     rng = random.Random(seed * 1_000_003 + epoch)
     order = list(range(len(encoded.src)))
     rng.shuffle(order)
-    longest = [max(len(encoded.src[i]), len(encoded.tgt[i])) for i in range(len(encoded.src))]
+    longest = encoded.widths()
     pool = max(1, 100 * max_tokens // max(1, (sum(longest) // max(1, len(longest)))))
     batches: list[list[int]] = []
     for start in range(0, len(order), pool):
@@ -66,6 +89,8 @@ def make_batches(encoded: Encoded, max_tokens: int, seed: int, epoch: int) -> li
 
 
 def collate(encoded: Encoded, batch: Sequence[int], pad_id: int, start_id: int | None = None) -> dict[str, torch.Tensor]:
+    if encoded.joined:
+        return collate_joined(encoded, batch, pad_id)
     src = [encoded.src[i] for i in batch]
     tgt = [encoded.tgt[i] for i in batch]
     src_len = max(len(s) for s in src)
@@ -81,3 +106,20 @@ def collate(encoded: Encoded, batch: Sequence[int], pad_id: int, start_id: int |
     decoder_input_ids[:, 1:] = labels[:, :-1].masked_fill(labels[:, :-1] == -100, pad_id)
     return {"input_ids": input_ids, "attention_mask": (input_ids != pad_id).long(),
             "decoder_input_ids": decoder_input_ids, "labels": labels}
+
+
+def collate_joined(encoded: Encoded, batch: Sequence[int], pad_id: int) -> dict[str, torch.Tensor]:
+    """A decoder-only batch: prompt and reply as one right-padded row, ``labels[i]`` the token
+    that position ``i`` predicts (the row shifted by one), -100 wherever that token is part of
+    the prompt or padding, so the loss covers the reply and the token that ends it only."""
+    rows = [encoded.src[i] + encoded.tgt[i] for i in batch]
+    width = max(len(r) for r in rows) - 1  # the last token is predicted, never read
+    input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    attention_mask = torch.zeros((len(batch), width), dtype=torch.long)  # from lengths: pad may be eos
+    labels = torch.full((len(batch), width), -100, dtype=torch.long)
+    for row, (index, ids) in enumerate(zip(batch, rows)):
+        prompt = len(encoded.src[index])
+        input_ids[row, :len(ids) - 1] = torch.tensor(ids[:-1])
+        attention_mask[row, :len(ids) - 1] = 1
+        labels[row, prompt - 1:len(ids) - 1] = torch.tensor(ids[prompt:])
+    return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels}

@@ -70,9 +70,13 @@ class Trainer:
     def __init__(self, *, config: TrainConfig, run_dir: str | Path, model, tokenizer, source: PairSource,
                  seed: int, dev: tuple[Sequence[str], Sequence[str]] | None = None,
                  tgt_lang: str | None = None, accelerator=None,
-                 quality: Callable[[Any, Any, str, int], dict[str, float]] | None = None):
+                 quality: Callable[[Any, Any, str, int], dict[str, float]] | None = None,
+                 encode: Callable[[Sequence[str], Sequence[str], int], Encoded] | None = None):
         """``quality(model, tokenizer, device, step)`` → {"bleu": …, "chrf": …} on the dev set,
-        built by the pipeline (the trainer knows no translator or probe); none = dev loss only."""
+        built by the pipeline (the trainer knows no translator or probe); none = dev loss only.
+        ``encode(sources, targets, max_len)`` turns pairs into token ids: none = the tokenizer's
+        source and target sides (an encoder-decoder); a decoder-only model's come from the
+        prompts its translator renders (:func:`.batching.joined_pairs`)."""
         from accelerate import Accelerator
 
         self.config = config
@@ -83,6 +87,7 @@ class Trainer:
         self.dev = dev
         self.tgt_lang = tgt_lang
         self.quality = quality
+        self.encode = encode or (lambda sources, targets, max_len: encode_pairs(tokenizer, sources, targets, max_len))
         # step_scheduler_with_optimizer=False: accelerate would otherwise step the schedule once
         # per process, running warm-up N times too fast on N GPUs
         self.accelerator = accelerator or Accelerator(
@@ -267,7 +272,7 @@ class Trainer:
 
     def _encode_epoch(self, epoch: int) -> Encoded:
         sources, targets = self.source.pairs(epoch)
-        encoded = encode_pairs(self.tokenizer, sources, targets, self.config.max_len)
+        encoded = self.encode(sources, targets, self.config.max_len)
         if encoded.dropped_too_long and self.accelerator.is_main_process and self.state.batch_in_epoch == 0:
             # counted once per epoch (switched names change lengths); positions are 0-based pair indices
             self.store.log({"step": self.state.step, "epoch": epoch,
@@ -282,8 +287,7 @@ class Trainer:
         model = self.unwrapped
         model.eval()
         sources, references = list(self.dev[0]), list(self.dev[1])
-        encoded = encode_pairs(self.tokenizer, sources, references,
-                               min(self.config.max_len, model.config.max_position_embeddings))
+        encoded = self.encode(sources, references, min(self.config.max_len, model.config.max_position_embeddings))
         total, count = 0.0, 0
         with torch.inference_mode():
             for batch_ids in make_batches(encoded, self.config.max_tokens, 0, 0):

@@ -25,6 +25,8 @@ DEFAULT_TEMPLATE = ("Translate the following {src_name} sentence into {tgt_name}
                     "Reply with the translation only.\n\n{source}")
 DEFAULT_PLAIN_TEMPLATE = "{src_name}: {source}\n{tgt_name}:"
 PLACEHOLDERS = ("source", "src_name", "tgt_name", "src_lang", "tgt_lang")
+# the options that make the prompt (a recipe fine-tuning a causal model sets them in [model])
+PROMPT_OPTIONS = ("prompt", "plain_prompt", "system", "examples", "chat")
 
 
 def _check_template(template: str, key: str) -> None:

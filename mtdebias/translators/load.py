@@ -9,7 +9,8 @@ then handed to the backend:
   ``hf`` → :class:`HFTranslator`, ``ct2`` → :class:`~mtdebias.translators.ct2.CT2Translator`
   (CTranslate2 for beam search and scores; sampling stays on transformers);
 * a GGUF file holds a decoder-only LM, which is asked to translate by a prompt: it is refused
-  here with the spec that scores it (``hf-causal:FILE``).
+  here with the spec that scores it (``hf-causal:FILE``), and so is a decoder-only model folder
+  (a checkpoint of a ``model.kind = "causal"`` run: :func:`mtdebias.runner.causal_loader` opens those).
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ def load_translator(checkpoint: str | Path | ModelSource, backend: str = "hf", c
     if source.kind == "gguf":
         raise ConfigError(f"{source.name} is a GGUF file: a decoder-only language model, asked to translate by a "
                           "prompt", hint=f"name it as hf-causal:{source.name}")
+    if (source.path / "config.json").is_file():
+        from .causal_training import model_kind
+
+        if model_kind(source.path, what="checkpoint") == "causal":  # e.g. a checkpoint of a causal run
+            raise ConfigError(f"{source.name} is a decoder-only language model, asked to translate by a prompt",
+                              hint=f"name it as hf-causal:{source.name} (with the prompt options it was trained "
+                                   "with); `mtdebias eval RUN` opens a causal run's checkpoints so")
     if backend == "ct2":
         from .ct2 import CT2Translator
 
