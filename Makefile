@@ -191,11 +191,13 @@ real-llms: $(STAMP) released-llms $(BIBLE_DATA)/summary.json
 
 RELEASED_RUNS := runs/translators/hf-causal_runs_released_gemma-3-270m-q4_k_m.gguf \
   runs/translators/hf-causal_runs_released_smollm2-135m-instruct-q4_1.gguf
-RELEASED_METRICS := 'winomt_de:accuracy' 'winomt_es:accuracy' 'winomt_fr:accuracy' 'winomt*:delta_g' \
-  'name_gender_*:first.delta_acc' 'gest_ru:masculine_rate' 'gest_choice_ru:masculine_rate' \
-  'gest_choice_ru:option_a_rate_masculine_first' 'gest_choice_ru:option_a_rate_feminine_first' \
-  'gest_choice_ru:same_letter_every_time' 'wsd_*:miss_rate' 'ambiguity_de:delta_h_ge' 'ambiguity_de:delta_i_s3e' \
-  'sentiment_zh:*' 'bible_es:bleu' 'bible_es:chrf'
+# report keys are PROBE@LABEL:METRIC; the suites label every probe by language
+RELEASED_METRICS := '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@name_gender_*:templates_kept' \
+  '*@name_gender_*:first.delta_acc' '*@gest_ru:masculine_rate' '*@gest_ru:undetected_rate' \
+  '*@gest_choice_ru:masculine_rate' '*@gest_choice_ru:option_a_rate_masculine_first' \
+  '*@gest_choice_ru:option_a_rate_feminine_first' '*@gest_choice_ru:same_letter_every_time' '*@wsd_*:miss_rate' \
+  '*@ambiguity_de:delta_h_ge' '*@ambiguity_de:delta_i_s3e' '*@sentiment_zh:names.s_delta' \
+  '*@sentiment_zh:unmatched_rate'
 real-llms-table: $(STAMP)
 	$(BIN)/mtdebias report $(RELEASED_RUNS) --out $(RELEASED)/report.html --title "Released LLMs" \
 	  --metrics $(RELEASED_METRICS)
