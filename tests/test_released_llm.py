@@ -165,21 +165,3 @@ def test_llama_cpp_scores_the_same_tokens_close_to_transformers(smol, gguf_file)
     # and not equal: the kernels really differ (a route that fell back to the other would pass the above)
     assert diffs.max() > 1e-4
 
-
-def test_a_bfloat16_output_layer_is_a_named_copy(smol, gguf_file):
-    """``head_dtype = "bfloat16"`` computes logits from a bfloat16 copy of the (tied) output layer:
-    the input embedding stays float32, scores move by little, and the signature says so."""
-    import numpy as np
-    import torch
-
-    from mtdebias.translators.specs import load_spec
-
-    fast = load_spec(f"hf-causal:{gguf_file}", tgt_lang="de", device="cpu", max_new_tokens=24, head_dtype="bfloat16")
-    assert fast.model.get_output_embeddings().weight.dtype == torch.bfloat16
-    assert fast.model.get_input_embeddings().weight.dtype == torch.float32
-    assert torch.equal(fast.model.get_input_embeddings().weight, smol.model.get_input_embeddings().weight)
-    assert fast.signature() == smol.signature() + ":head-bfloat16"
-    target = smol.translate([SOURCE], beam=1)[0]
-    a, b = smol.score([SOURCE], [target])[0], fast.score([SOURCE], [target])[0]
-    diffs = np.abs(np.array(a.tokens) - np.array(b.tokens))
-    assert 0 < diffs.max() < 0.5 and diffs.mean() < 0.1

@@ -41,10 +41,7 @@ from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPro
 BACKEND = "hf-causal"
 # the options a suite's [translator] table (or from_spec) may set
 OPTIONS = ("src_lang", "tgt_lang", "prompt", "plain_prompt", "system", "examples", "chat", "device", "dtype",
-           "head_dtype", "batch_tokens", "max_new_tokens")
-# the output layer's precision: "bfloat16" computes the logits from bfloat16 weights (4-5× faster on a
-# CPU with AVX512-BF16 for Gemma 3's 262k-row layer, the largest matmul of a small model's step)
-HEAD_DTYPES = ("float32", "bfloat16")
+           "batch_tokens", "max_new_tokens")
 DTYPES = {"auto": None, "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 _REPLY_MARK = "\x00mtdebias-reply\x00"  # an assistant reply no template can contain
 
@@ -54,7 +51,7 @@ class HFCausalTranslator:
                  prompt: str = DEFAULT_TEMPLATE, plain_prompt: str = DEFAULT_PLAIN_TEMPLATE,
                  system: str | None = None, examples: Any = None, chat: bool | str = "auto",
                  device: str | None = None, dtype: str = "auto", batch_tokens: int = 8000,
-                 max_new_tokens: int = 256, head_dtype: str = "float32"):
+                 max_new_tokens: int = 256):
         """``model``: a model folder, a hub id, a GGUF file (converted once to a float folder, see
         :mod:`mtdebias.gguf_model`; its chat template comes with it), or a resolved
         :class:`~.source.ModelSource`. ``chat``: ``"auto"`` uses the tokenizer's chat template when it has one; ``True``
@@ -64,9 +61,6 @@ class HFCausalTranslator:
                               hint='set tgt_lang = "de" (in a suite\'s [translator] table, or tgt_lang="de")')
         if dtype not in DTYPES:
             raise ConfigError(f"dtype = {dtype!r} is not one of {', '.join(DTYPES)}")
-        if head_dtype not in HEAD_DTYPES:
-            raise ConfigError(f"head_dtype = {head_dtype!r} is not one of {', '.join(HEAD_DTYPES)}")
-        self.head_dtype = head_dtype
         if chat not in ("auto", True, False):
             raise ConfigError(f"chat = {chat!r}: expected true, false or \"auto\"")
         self.prompt = TranslationPrompt(src_lang, tgt_lang, prompt, plain_prompt, system or None,
@@ -82,8 +76,6 @@ class HFCausalTranslator:
                               hint="set chat = false to use the plain prompt")
         self.chat = has_template if chat == "auto" else bool(chat)
         self.model = self._open_model(dtype)
-        if head_dtype == "bfloat16":
-            _bfloat16_head(self.model)
         self.batch_tokens = int(batch_tokens)
         self.max_new_tokens = int(max_new_tokens)
         self.end_of_turn = self._end_of_turn() if self.chat else None
@@ -92,8 +84,7 @@ class HFCausalTranslator:
         self._newline_ids: list[int] | None = None
         self.prompt_hash = hash_json([self.chat, self._prompt_text("{source}"), self._end_text()])
         # a hub model by its commit, a GGUF by the file's hash, a folder by its content
-        self._identity = f"{self.backend}:{self.source.identity}:prompt-{self.prompt_hash}" + (
-            f":head-{head_dtype}" if head_dtype != "float32" else "")  # other logits: another system
+        self._identity = f"{self.backend}:{self.source.identity}:prompt-{self.prompt_hash}"
 
     backend = BACKEND
     options = OPTIONS
@@ -340,25 +331,3 @@ def _load_model(directory: Path, dtype: str, device: str):
                               f"{str(exc).splitlines()[0][:300]})") from exc
     return model.to(device).eval()
 
-
-class _BFloat16Head(torch.nn.Module):
-    """An output layer holding a bfloat16 copy of the weights: hidden states in, float32 logits out."""
-
-    def __init__(self, head: torch.nn.Linear):
-        super().__init__()
-        self.weight = torch.nn.Parameter(head.weight.detach().to(torch.bfloat16), requires_grad=False)
-        self.bias = None if head.bias is None else torch.nn.Parameter(head.bias.detach().to(torch.bfloat16),
-                                                                       requires_grad=False)
-
-    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
-        return torch.nn.functional.linear(hidden.to(torch.bfloat16), self.weight, self.bias).float()
-
-
-def _bfloat16_head(model) -> None:
-    """Replace the output layer by a bfloat16 copy (a copy: a tied input embedding stays float32)."""
-    head = model.get_output_embeddings()
-    if not isinstance(head, torch.nn.Linear):
-        raise ConfigError(f"head_dtype = \"bfloat16\": the model's output layer is a {type(head).__name__}, not a "
-                          "linear layer", hint="drop head_dtype")
-    model.set_output_embeddings(_BFloat16Head(head))
-    model.config.tie_word_embeddings = False  # nothing may tie the copy back to the float32 embedding
