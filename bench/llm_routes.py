@@ -25,7 +25,6 @@ Needs llama-cpp-python (``make llamacpp``) and the GGUF files under runs/release
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 from pathlib import Path

@@ -1,17 +1,14 @@
 """The trainer and the transformers backend, on a tiny model trained for real."""
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import torch
-from safetensors.torch import load_file
 
+from tests.resume_check import assert_resumed_like_uninterrupted, kill_after_checkpoints
 from mtdebias.errors import CheckpointError, InputError
 from mtdebias.store import RunStore
 from toy import toy_corpus
@@ -148,26 +145,11 @@ def test_sigkill_and_resume_is_exact(tmp_path):
     # interrupted: SIGKILL once two checkpoints exist, then resume
     proc = _run_training(tmp_path / "cut", tmp_path / "tok", slow=True)
     store = RunStore(tmp_path / "cut")
-    deadline = time.time() + 240
-    while len(store.checkpoints()) < 2 and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    assert proc.poll() is None, "training finished before it could be interrupted"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    killed_at = store.latest_checkpoint().name
+    killed_at = kill_after_checkpoints(proc, store)
     resumed = _run_training(tmp_path / "cut", tmp_path / "tok")
     assert resumed.wait(timeout=300) == 0, resumed.stderr.read().decode()[-2000:]
 
-    ref_store = RunStore(tmp_path / "ref")
-    assert [c.name for c in store.checkpoints()] == [c.name for c in ref_store.checkpoints()]
-    a = load_file(str(ref_store.latest_checkpoint() / "model.safetensors"))
-    b = load_file(str(store.latest_checkpoint() / "model.safetensors"))
-    assert a.keys() == b.keys()
-    assert all(torch.equal(a[k], b[k]) for k in a), f"weights differ after resuming from {killed_at}"
-    # the log has every step exactly once, as in the uninterrupted run
-    steps = [r["step"] for r in store.read_log() if "loss" in r]
-    assert steps == [r["step"] for r in ref_store.read_log() if "loss" in r]
-    assert steps == sorted(set(steps))
+    assert_resumed_like_uninterrupted(store, RunStore(tmp_path / "ref"), killed_at)
     state = json.loads((store.latest_checkpoint() / "trainer_state.json").read_text())
     assert state["epoch"] == 3
 

@@ -7,16 +7,14 @@ recipe with ``model.kind = "causal"`` trains, resumes and is scored per checkpoi
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import torch
 
+from tests.resume_check import assert_resumed_like_uninterrupted, kill_after_checkpoints
 from mtdebias.errors import ConfigError
 from mtdebias.store import RunStore
 from mtdebias.train.batching import collate, joined_pairs
@@ -205,30 +203,15 @@ def _run_training(run: Path, init: Path, slow: bool = False) -> subprocess.Popen
 
 
 def test_sigkill_and_resume_of_a_causal_model_is_bit_identical(tiny_llm, tmp_path):
-    from safetensors.torch import load_file
-
     reference = _run_training(tmp_path / "ref", tiny_llm)
     assert reference.wait(timeout=300) == 0, reference.stderr.read().decode()[-2000:]
     proc = _run_training(tmp_path / "cut", tiny_llm, slow=True)
     store = RunStore(tmp_path / "cut")
-    deadline = time.time() + 240
-    while len(store.checkpoints()) < 2 and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    assert proc.poll() is None, "training finished before it could be interrupted"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    killed_at = store.latest_checkpoint().name
+    killed_at = kill_after_checkpoints(proc, store)
     resumed = _run_training(tmp_path / "cut", tiny_llm)
     assert resumed.wait(timeout=300) == 0, resumed.stderr.read().decode()[-2000:]
 
-    ref_store = RunStore(tmp_path / "ref")
-    assert [c.name for c in store.checkpoints()] == [c.name for c in ref_store.checkpoints()]
-    a = load_file(str(ref_store.latest_checkpoint() / "model.safetensors"))
-    b = load_file(str(store.latest_checkpoint() / "model.safetensors"))
-    assert a.keys() == b.keys()
-    assert all(torch.equal(a[k], b[k]) for k in a), f"weights differ after resuming from {killed_at}"
-    steps = [r["step"] for r in store.read_log() if "loss" in r]
-    assert steps == [r["step"] for r in ref_store.read_log() if "loss" in r] == sorted(set(steps))
+    assert_resumed_like_uninterrupted(store, RunStore(tmp_path / "ref"), killed_at)
     assert json.loads((store.latest_checkpoint() / "trainer_state.json").read_text())["epoch"] == 4
 
 

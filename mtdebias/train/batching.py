@@ -32,31 +32,27 @@ class Encoded:
 def encode_pairs(tokenizer, sources: Sequence[str], targets: Sequence[str], max_len: int) -> Encoded:
     src_ids = tokenizer(list(sources))["input_ids"]
     tgt_ids = tokenizer(text_target=list(targets))["input_ids"]
-    keep_src, keep_tgt, dropped, first = [], [], 0, []
-    for position, (s, t) in enumerate(zip(src_ids, tgt_ids)):
-        if len(s) > max_len or len(t) > max_len:
-            dropped += 1
-            if len(first) < 5:
-                first.append(position)
-            continue
-        keep_src.append(s)
-        keep_tgt.append(t)
-    return Encoded(keep_src, keep_tgt, dropped, tuple(first))
+    return Encoded(*_keep_fitting(src_ids, tgt_ids, lambda s, t: len(s) <= max_len and len(t) <= max_len))
 
 
 def joined_pairs(prompts: Sequence[list[int]], replies: Sequence[list[int]], max_len: int) -> Encoded:
     """A decoder-only model's pairs (prompt and reply ids, rendered by the translator that will
     score it); pairs whose prompt and reply together exceed ``max_len`` tokens are dropped and counted."""
-    keep_prompts, keep_replies, dropped, first = [], [], 0, []
-    for position, (prompt, reply) in enumerate(zip(prompts, replies)):
-        if len(prompt) + len(reply) > max_len:
+    return Encoded(*_keep_fitting(prompts, replies, lambda p, r: len(p) + len(r) <= max_len), joined=True)
+
+
+def _keep_fitting(firsts: Sequence[list[int]], seconds: Sequence[list[int]], fits) -> tuple:
+    """The pairs that ``fits``, how many did not, and the positions of the first five of those."""
+    keep_a, keep_b, dropped, first = [], [], 0, []
+    for position, (a, b) in enumerate(zip(firsts, seconds)):
+        if not fits(a, b):
             dropped += 1
             if len(first) < 5:
                 first.append(position)
             continue
-        keep_prompts.append(prompt)
-        keep_replies.append(reply)
-    return Encoded(keep_prompts, keep_replies, dropped, tuple(first), joined=True)
+        keep_a.append(a)
+        keep_b.append(b)
+    return keep_a, keep_b, dropped, tuple(first)
 
 
 def make_batches(encoded: Encoded, max_tokens: int, seed: int, epoch: int) -> list[list[int]]:
