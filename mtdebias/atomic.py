@@ -27,28 +27,23 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 @contextmanager
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[TextIO]:
     """Open a temporary sibling of ``path`` for writing; rename it over ``path`` on success."""
-    from .errors import DiskFull, disk_full
+    from .errors import disk_full_as
 
     path = Path(path)
-    try:
+    with disk_full_as(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _create_temporary(path)
-    except OSError as exc:
-        if disk_full(exc):
-            raise DiskFull(path) from None
-        raise
-    try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        if disk_full(exc):  # the old file (or none) stays: the rerun writes it again
-            raise DiskFull(path) from None
-        raise
+    with disk_full_as(path):  # the old file (or none) stays: the rerun writes it again
+        try:
+            with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
+                yield handle
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
 
 
 def _create_temporary(path: Path) -> tuple[int, str]:

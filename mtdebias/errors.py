@@ -6,7 +6,9 @@ line (when there is one) and what to do about it. The CLI prints these without a
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 
 class MtdebiasError(Exception):
@@ -53,3 +55,15 @@ def disk_full(exc: BaseException) -> bool:
     import errno
 
     return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+@contextmanager
+def disk_full_as(path: str | Path) -> Iterator[None]:
+    """Inside the block, a full-disk OSError becomes :class:`DiskFull` naming ``path`` (exit 2 and
+    one message, not a traceback); every other error passes as it is."""
+    try:
+        yield
+    except OSError as exc:
+        if disk_full(exc):
+            raise DiskFull(path) from None
+        raise

@@ -30,8 +30,6 @@ from .errors import CheckpointError, InputError
 GGUF_MAGIC = b"GGUF"
 # tensor types stored unquantized, which the reader copies as they are
 _PLAIN_TYPES = {"F32", "F16", "BF16", "F64", "I8", "I16", "I32", "I64"}
-# set in the converted folder's config: the file it came from
-SOURCE_KEY = "mtdebias_gguf_source"
 
 
 @dataclass(frozen=True)
@@ -110,8 +108,10 @@ def gguf_identity(path: str | Path) -> str:
 
 def converted_dir(path: str | Path) -> Path:
     """Where the float folder of ``path`` lives (whether or not it exists yet)."""
+    from .signature import hash_checkpoint_cached
+
     path = Path(path).expanduser().resolve()
-    key = gguf_identity(path).split(":", 1)[1]
+    key = hash_checkpoint_cached(path)
     if os.environ.get("MTDEBIAS_GGUF_CACHE"):
         return Path(os.environ["MTDEBIAS_GGUF_CACHE"]).expanduser() / f"{path.name}.hf-{key}"
     if os.access(path.parent, os.W_OK):
@@ -159,7 +159,6 @@ def _convert(header: GGUFHeader, target: Path, progress: bool) -> None:
         model.hf_quantizer = None
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
-        setattr(model.config, SOURCE_KEY, gguf_identity(header.path))
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
         os.replace(staging, target)

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from .atomic import process_running
-from .errors import DiskFull, MtdebiasError, disk_full
+from .errors import MtdebiasError, disk_full_as
 
 log = logging.getLogger(__name__)
 
@@ -67,21 +67,13 @@ class FileLock:
         """Take the lock; with ``blocking=False`` return False at once when another holds it."""
         if self._fd is not None:
             raise RuntimeError(f"{self.path} is already held by this FileLock")
-        try:
+        with disk_full_as(self.path.parent):
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            if disk_full(exc):
-                raise DiskFull(self.path.parent) from None
-            raise
         started = time.monotonic()
         delay = self.poll
         while True:
-            try:
+            with disk_full_as(self.path):
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
-            except OSError as exc:
-                if disk_full(exc):
-                    raise DiskFull(self.path) from None
-                raise
             try:
                 state = self._try_lock(fd)
             except BaseException:
@@ -123,15 +115,14 @@ class FileLock:
             same = False
         if not same:
             return "retry"
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{socket.gethostname()} {os.getpid()} {time.time():.0f}\n".encode(), 0)
-        except BaseException as exc:
-            # a lock without its owner record is never broken as stale; give it up rather than hold it
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            if disk_full(exc):
-                raise DiskFull(self.path) from None
-            raise
+        with disk_full_as(self.path):
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{socket.gethostname()} {os.getpid()} {time.time():.0f}\n".encode(), 0)
+            except BaseException:
+                # a lock without its owner record is never broken as stale; give it up rather than hold it
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                raise
         return "held"
 
     def release(self) -> None:

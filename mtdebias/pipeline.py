@@ -131,14 +131,13 @@ def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
         raise ConfigError(f"model.init = {recipe.model.init} is {what}, but model.kind = {recipe.model.kind!r}",
                           path=path, hint=f"set model.kind = \"{found}\"")
     if found == "causal":
-        from .translators.llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt, load_examples
+        from .translators.llm_prompt import TranslationPrompt
 
         tables = recipe_to_dict(recipe)
         options = prompt_options(tables["model"], tables["data"])
         try:
-            TranslationPrompt(recipe.data.src_lang, recipe.data.tgt_lang, options.get("prompt", DEFAULT_TEMPLATE),
-                              options.get("plain_prompt", DEFAULT_PLAIN_TEMPLATE), options.get("system"),
-                              load_examples(options.get("examples")))
+            # chat is not the prompt's: it picks the tokenizer's template or the plain form
+            TranslationPrompt.from_options(**{k: v for k, v in options.items() if k != "chat"})
         except (ConfigError, InputError) as exc:
             raise ConfigError(f"[model] prompt options: {exc.message}", path=path, hint=exc.hint) from None
 
@@ -407,9 +406,10 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
                       seed=recipe.run.seed, dev=dev, tgt_lang=recipe.data.tgt_lang,
                       quality=dev_quality(recipe, dev, renderer), encode=_joined_encoder(renderer))
     resumed = trainer.resume()
-    if state.is_main_process and not any("input" in row for row in store.read_log()):
+    logged = store.read_log() if state.is_main_process else []
+    if state.is_main_process and not any("input" in row for row in logged):
         store.log({"step": 0, "input": drops})  # the training log says what the data lost
-    if renderer is not None and state.is_main_process and not any("prompt" in row for row in store.read_log()):
+    if renderer is not None and state.is_main_process and not any("prompt" in row for row in logged):
         # what evaluation checks its hf-causal translator against (runner.causal_loader)
         store.log({"step": 0, "prompt": {"hash": renderer.prompt_hash, "chat": renderer.chat,
                                          "text": renderer._prompt_text("{source}"), "end": renderer._end_text()}})

@@ -69,7 +69,7 @@ def load_object(target: str) -> Any:
 @functools.cache
 def _installed() -> tuple[Plugin, ...]:
     """Every entry point of mtdebias's groups in the installed distributions, read in one pass
-    over their metadata (once per process; :func:`forget` reads them again)."""
+    over their metadata (once per process)."""
     from importlib.metadata import entry_points
 
     found = []
@@ -93,11 +93,6 @@ def discovered(group: str) -> tuple[Plugin, ...]:
             continue
         found.append(plugin)
     return tuple(found)
-
-
-def forget() -> None:
-    """Read the installed entry points again on next use (a distribution installed meanwhile)."""
-    _installed.cache_clear()
 
 
 def merged(kind: str, builtin: Mapping[str, str], taken: Iterable[str] = (),
@@ -129,4 +124,4 @@ def merged(kind: str, builtin: Mapping[str, str], taken: Iterable[str] = (),
     return entries, plugins
 
 
-__all__ = ["GROUPS", "Plugin", "PluginWarning", "discovered", "forget", "merged", "load_object"]
+__all__ = ["GROUPS", "Plugin", "PluginWarning", "discovered", "merged", "load_object"]

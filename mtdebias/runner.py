@@ -361,8 +361,9 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
-        loader, tag = run_loader(store.dir, store, *backend_choice(suite), _languages(run_context(store)))
-        evaluate_checkpoint(checkpoint, build_probes(suite, run_context(store), cache), store, outcome, loader, tag)
+        context = run_context(store)
+        loader, tag = run_loader(store.dir, store, *backend_choice(suite), _languages(context))
+        evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader, tag)
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
 

@@ -48,9 +48,9 @@ def run(args: argparse.Namespace) -> int:
     from ..atomic import check_writable
     from ..debias.apply import REPORT_NAME, check_eraser_options, debias_checkpoint
     from ..hub import local_model_dir
-    from .eval import _parse_pairs
+    from .key_values import parse_pairs
 
-    options = _parse_pairs(args.option)
+    options = parse_pairs(args.option)
     check_eraser_options(args.method, options, where="--option")  # before the model is loaded
     check_writable(Path(args.out).parent, "--out")
     checkpoint = local_model_dir(args.checkpoint, what="checkpoint", revision=args.revision, download=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..registry import PROBES
 from ..translators.specs import kinds
+from .key_values import parse_pairs
 
 
 def add_parser(subparsers) -> None:
@@ -62,12 +63,6 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _parse_pairs(items: list[str]) -> dict:
-    from .key_values import parse_pairs
-
-    return parse_pairs(items)
-
-
 def _suite_translator(suite: Path) -> str | None:
     from ..suite import load_suite
 
@@ -88,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                              f"(transformers) or llamacpp:{target} (llama.cpp)")
     args.targets = [prepare_spec(str(t)) if is_spec(t) else resolve_target(t, args.revision, what="model")
                     for t in [*args.targets, *args.translator]]
-    args.translator_options = _parse_pairs(args.translator_option)
+    args.translator_options = parse_pairs(args.translator_option, "translator-option")
     if args.probe:
         return _run_single(args)
     if not args.suite or not (args.targets or _suite_translator(args.suite)):
@@ -98,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from ..runner import evaluate, locate, watch
     from ..store import RunStore
 
-    overrides = {k: str(v) for k, v in _parse_pairs(args.overrides).items()}
+    overrides = {k: str(v) for k, v in parse_pairs(args.overrides, "set").items()}
     if args.watch and len(args.targets) != 1:
         raise InputError("--watch follows one run directory")
     for target in args.targets or [_suite_translator(args.suite)]:  # before any model is loaded
@@ -131,7 +126,7 @@ def _run_single(args: argparse.Namespace) -> int:
     options = {k: v for k, v in {"lang": args.lang, "data": args.data, "pro": args.pro, "anti": args.anti,
                                  "templates": args.templates, "src": args.src, "ref": args.ref}.items()
                if v is not None}
-    options.update(_parse_pairs(args.option))
+    options.update(parse_pairs(args.option))
     flags = {k: f"--{k}" for k in ("lang", "data", "pro", "anti", "templates", "src", "ref")}
     probe = build_single_probe(args.probe, options, flags)  # bad options fail before any model is loaded
     if args.attempts:

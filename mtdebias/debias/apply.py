@@ -331,10 +331,11 @@ def _load_any(checkpoint_dir: Path):
     from ..model import load_model
 
     if (checkpoint_dir / "config.json").is_file():
-        from ..translators.causal_training import load_causal, model_kind
+        from ..translators.causal_training import model_kind
+        from ..translators.hf_causal import _load_model as load_causal_model
 
-        if model_kind(checkpoint_dir, what="checkpoint") == "causal":
-            return load_causal(checkpoint_dir)[0]
+        if model_kind(checkpoint_dir, what="checkpoint") == "causal":  # the tokenizer is loaded by the caller
+            return load_causal_model(checkpoint_dir, "float32", "cpu")
     return load_model(checkpoint_dir)
 
 

@@ -127,21 +127,22 @@ def untie_encoder_embeddings(model: Any) -> bool:
         head = model.get_output_embeddings()
         if head is not None and _same_storage(head.weight, old.weight):
             head.weight = nn.Parameter(old.weight.detach().clone(), requires_grad=old.weight.requires_grad)
-    if hasattr(model, "get_expanded_tied_weights_keys"):
-        model.all_tied_weights_keys = model.get_expanded_tied_weights_keys(all_submodels=True)
-    if encoder_shares_weights(model):
-        raise RuntimeError(f"could not untie the encoder embeddings of {type(model).__name__}")
-    return True
+    return _untied(model, "encoder")
 
 
 def _untie_input_embeddings(model: Any) -> bool:
     """A decoder-only LM: the input table gets a copy; the output projection keeps its tensor."""
     model.set_input_embeddings(_fresh_copy(model.get_input_embeddings()))
     model.config.tie_word_embeddings = False  # saved so: from_pretrained loads both tables
+    return _untied(model, "input")
+
+
+def _untied(model: Any, which: str) -> bool:
+    """After an untie: transformers' record of tied weights made anew, and the untie checked."""
     if hasattr(model, "get_expanded_tied_weights_keys"):
         model.all_tied_weights_keys = model.get_expanded_tied_weights_keys(all_submodels=True)
     if encoder_shares_weights(model):
-        raise RuntimeError(f"could not untie the input embeddings of {type(model).__name__}")
+        raise RuntimeError(f"could not untie the {which} embeddings of {type(model).__name__}")
     return True
 
 

@@ -54,7 +54,7 @@ class PromptRenderer(HFCausalTranslator):
         self._live = (model, tokenizer)
         folder = Path(getattr(model, "name_or_path", "") or ".")
         # the signature of a model in training names no stored system: nothing is hashed for it
-        source = ModelSource(str(folder), "folder", folder, _cache={"identity": "in-training"})
+        source = ModelSource(str(folder), "folder", folder, named="in-training")
         super().__init__(source, device="cpu", **options)
 
     def _open_tokenizer(self):

@@ -36,7 +36,7 @@ from ..signature import hash_json
 from .base import DEFAULT_EPSILON, Scored, source_seed
 from .epsilon_sampler import epsilon_sample_causal
 from .hf import length_batches
-from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt, load_examples
+from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt
 
 BACKEND = "hf-causal"
 # the options a suite's [translator] table (or from_spec) may set
@@ -54,8 +54,8 @@ class HFCausalTranslator:
                  max_new_tokens: int = 256):
         """``model``: a model folder, a hub id, a GGUF file (converted once to a float folder, see
         :mod:`mtdebias.gguf_model`; its chat template comes with it), or a resolved
-        :class:`~.source.ModelSource`. ``chat``: ``"auto"`` uses the tokenizer's chat template when it has one; ``True``
-        requires one; ``False`` uses the plain prompt."""
+        :class:`~.source.ModelSource`. ``chat``: ``"auto"`` uses the tokenizer's chat template
+        when it has one; ``True`` requires one; ``False`` uses the plain prompt."""
         if not tgt_lang:
             raise ConfigError("the hf-causal translator needs the target language",
                               hint='set tgt_lang = "de" (in a suite\'s [translator] table, or tgt_lang="de")')
@@ -63,8 +63,7 @@ class HFCausalTranslator:
             raise ConfigError(f"dtype = {dtype!r} is not one of {', '.join(DTYPES)}")
         if chat not in ("auto", True, False):
             raise ConfigError(f"chat = {chat!r}: expected true, false or \"auto\"")
-        self.prompt = TranslationPrompt(src_lang, tgt_lang, prompt, plain_prompt, system or None,
-                                        load_examples(examples))
+        self.prompt = TranslationPrompt.from_options(src_lang, tgt_lang, prompt, plain_prompt, system, examples)
         from .source import ModelSource, resolve
 
         self.source = model if isinstance(model, ModelSource) else resolve(model, what="model", fairseq=False)
@@ -330,4 +329,3 @@ def _load_model(directory: Path, dtype: str, device: str):
         raise CheckpointError(f"{directory}: model could not be loaded ({type(exc).__name__}: "
                               f"{str(exc).splitlines()[0][:300]})") from exc
     return model.to(device).eval()
-

@@ -24,6 +24,7 @@ it from source once (about half an hour on 2 cores).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -31,10 +32,10 @@ import numpy as np
 
 from ..errors import ConfigError, InputError
 from .base import DEFAULT_EPSILON, Scored, source_seed
-from .hf_causal import HFCausalTranslator
+from .hf_causal import OPTIONS as HF_OPTIONS, HFCausalTranslator
 
-OPTIONS = ("src_lang", "tgt_lang", "prompt", "plain_prompt", "system", "examples", "chat", "max_new_tokens",
-           "n_threads", "n_ctx")
+# hf-causal's prompt options; llama.cpp picks its own device and precision, and decodes one prompt at a time
+OPTIONS = tuple(o for o in HF_OPTIONS if o not in ("device", "dtype", "batch_tokens")) + ("n_threads", "n_ctx")
 
 
 def require_llama_cpp():
@@ -78,8 +79,6 @@ class LlamaCppTranslator(HFCausalTranslator):
 
     def _open_model(self, dtype: str):
         llama_cpp = require_llama_cpp()
-        import os
-
         threads = self.n_threads or os.cpu_count() or 1
         return llama_cpp.Llama(model_path=str(self.source.path), n_ctx=self.n_ctx, n_threads=threads,
                                n_threads_batch=threads, logits_all=True, verbose=False, seed=0)

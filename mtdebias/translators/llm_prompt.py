@@ -62,6 +62,13 @@ class TranslationPrompt:
             # make it start with an odd token
             raise ConfigError("plain_prompt ends with a space", hint="end it where the translation starts, e.g. 'German:'")
 
+    @classmethod
+    def from_options(cls, src_lang: str, tgt_lang: str, prompt: str = DEFAULT_TEMPLATE,
+                     plain_prompt: str = DEFAULT_PLAIN_TEMPLATE, system: str | None = None,
+                     examples: Any = None) -> "TranslationPrompt":
+        """The prompt the translator options name (``examples``: pairs or a TSV path), validated."""
+        return cls(src_lang, tgt_lang, prompt, plain_prompt, system or None, load_examples(examples))
+
     def fill(self, template: str, source: str) -> str:
         return template.format(source=source, src_name=language_name(self.src_lang),
                                tgt_name=language_name(self.tgt_lang), src_lang=self.src_lang,

@@ -43,7 +43,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import ConfigError, DiskFull, MtdebiasError, disk_full
+from ..errors import ConfigError, MtdebiasError, disk_full_as
 from ..locking import FileLock
 from ..signature import hash_json
 from .base import DEFAULT_EPSILON, Scored, UnsupportedCall
@@ -264,20 +264,15 @@ class OpenAITranslator:
             line = line.replace(self._key, "[redacted]")  # translation may well say "bearer")
         line += "\n"
         with FileLock(self._cache_path.with_name(".responses.lock")):  # concurrent evaluators append whole lines
-            try:
-                with open(self._cache_path, "ab") as handle:
-                    end = handle.seek(0, os.SEEK_END)
-                    try:
-                        handle.write(line.encode("utf-8"))
-                        handle.flush()
-                        os.fsync(handle.fileno())
-                    except BaseException:
-                        handle.truncate(end)  # no half line for the next append to run into
-                        raise
-            except OSError as exc:
-                if disk_full(exc):
-                    raise DiskFull(self._cache_path) from None
-                raise
+            with disk_full_as(self._cache_path), open(self._cache_path, "ab") as handle:
+                end = handle.seek(0, os.SEEK_END)
+                try:
+                    handle.write(line.encode("utf-8"))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                except BaseException:
+                    handle.truncate(end)  # no half line for the next append to run into
+                    raise
 
     def _all(self, bodies: list[dict]) -> list[dict]:
         """Every body's reply, ``concurrency`` at a time. On an error or Ctrl-C the requests not

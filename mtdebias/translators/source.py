@@ -18,7 +18,8 @@ passes through.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -35,27 +36,23 @@ class ModelSource:
     repo_id: str | None = None  # hub models (and folders inside the hub cache)
     commit: str | None = None
     fairseq: Any = None  # the FairseqSpec of a fairseq model
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+    named: str | None = None  # an identity given rather than computed (a model in training has none to hash)
 
-    @property
+    @cached_property  # (a frozen dataclass may cache: the value goes to the instance's __dict__)
     def identity(self) -> str:
         """What signatures call the model: ``hub:org/name@<sha12>``, ``gguf:<sha12>`` or the
         folder's content hash (a fairseq model: its first checkpoint's)."""
-        if "identity" not in self._cache:
-            from ..signature import hash_checkpoint_cached
+        from ..signature import hash_checkpoint_cached
 
-            if self.repo_id and self.commit:
-                value = f"hub:{self.repo_id}@{self.commit[:12]}"
-            elif self.kind == "gguf":
-                from ..gguf_model import gguf_identity
+        if self.named is not None:
+            return self.named
+        if self.repo_id and self.commit:
+            return f"hub:{self.repo_id}@{self.commit[:12]}"
+        if self.kind == "gguf":
+            from ..gguf_model import gguf_identity
 
-                value = gguf_identity(self.path)
-            elif self.kind == "fairseq":
-                value = hash_checkpoint_cached(self.fairseq.checkpoints[0])
-            else:
-                value = hash_checkpoint_cached(self.path)
-            self._cache["identity"] = value
-        return self._cache["identity"]
+            return gguf_identity(self.path)
+        return hash_checkpoint_cached(self.fairseq.checkpoints[0] if self.kind == "fairseq" else self.path)
 
     def folder(self, progress: bool = True) -> Path:
         """A folder transformers opens: the model's own, or a GGUF file's converted copy."""
