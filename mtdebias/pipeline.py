@@ -14,7 +14,7 @@ import sys
 import tomllib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import tomli_w
 
@@ -23,6 +23,9 @@ from .errors import ConfigError, InputError
 from .recipe import Recipe, recipe_to_dict
 from .store import RunStore
 from .textio import read_parallel
+
+if TYPE_CHECKING:  # the suite module is imported where a recipe names a suite
+    from .suite import ProbeSpec
 
 log = logging.getLogger(__name__)
 
@@ -107,9 +110,11 @@ def check_recipe(recipe: Recipe) -> list[str]:
         suite = load_suite(recipe.eval.suite)
         context = {"run_dir": str(recipe.run_dir), "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
                    "data_dir": str(Path(data.train_src).parent)}
-        for spec in suite.probes:  # placeholders the run cannot fill ({winomt}) come from `eval --set` later
-            check_resolved_options(spec.resolved(context, partial=True), path=suite.path)
-        read = _check_suite_paths(recipe, suite, context)
+        # placeholders the run cannot fill ({winomt}) come from `eval --set` later
+        resolved = [(raw, raw.resolved(context, partial=True)) for raw in suite.probes]
+        for _, spec in resolved:
+            check_resolved_options(spec, path=suite.path)
+        read = _check_suite_paths(recipe, suite.path, resolved, context)
     else:
         read = []
     if recipe.debias.method != "none":
@@ -142,7 +147,8 @@ def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
             raise ConfigError(f"[model] prompt options: {exc.message}", path=path, hint=exc.hint) from None
 
 
-def _check_suite_paths(recipe: Recipe, suite, context: dict[str, str]) -> list[str]:
+def _check_suite_paths(recipe: Recipe, suite_path: Path, probes: list[tuple["ProbeSpec", "ProbeSpec"]],
+                       context: dict[str, str]) -> list[str]:
     """Every file the suite's probes will read for this run exists (or the synthetic corpus
     writes it before training): a missing test split fails now, naming the suite key that made
     the path, instead of ending the run after training without ``finished.json``."""
@@ -155,8 +161,7 @@ def _check_suite_paths(recipe: Recipe, suite, context: dict[str, str]) -> list[s
         made_by_synth = {(folder / f"{split}.{name}").resolve() for split in SPLITS
                          for name in (data.src_lang, data.tgt_lang, "meta.jsonl")}
     lines, missing = [], []
-    for raw in suite.probes:
-        spec = raw.resolved(context, partial=True)
+    for raw, spec in probes:  # (as the suite wrote it, resolved for this run)
         if not spec.available():  # optional data (if_exists) that is absent: the probe is left out
             lines.append(f"{spec.label}: left out ({spec.if_exists} does not exist)")
             continue
@@ -164,7 +169,7 @@ def _check_suite_paths(recipe: Recipe, suite, context: dict[str, str]) -> list[s
             value = spec.options.get(key)
             if not isinstance(value, str) or not value or "{" in value:  # empty, or filled by `eval --set` later
                 continue
-            where = f"suite {suite.path}, probe '{spec.label}', {key} = {raw.options[key]!r}"
+            where = f"suite {suite_path}, probe '{spec.label}', {key} = {raw.options[key]!r}"
             resolved = Path(value).resolve()
             if resolved in made_by_synth:
                 lines.append(f"{where} → {value} (written by data.synth)")

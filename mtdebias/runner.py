@@ -358,11 +358,13 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     """The trainer's on_checkpoint hook: score each new checkpoint with the recipe's suite."""
     suite = load_suite(recipe.eval.suite)
     cache: ProbeCache = {}
+    # read once, not at every checkpoint: the run's recipe, and (a causal run) the prompt hash it
+    # logged before training, do not change while it trains
+    context = run_context(store)
+    loader, tag = run_loader(store.dir, store, *backend_choice(suite), _languages(context))
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
-        context = run_context(store)
-        loader, tag = run_loader(store.dir, store, *backend_choice(suite), _languages(context))
         evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader, tag)
         if outcome.failed:
             raise MtdebiasError(f"could not score {checkpoint}: {outcome.failed}")
