@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import importlib
 import inspect
+import math
 import re
 import tomllib
 import typing
@@ -103,8 +104,11 @@ def probe_reference() -> str:
 
     out = ["# Probe reference", "",
            "Generated from the probe registry (`mtdebias/registry.py`), each probe's constructor and "
-           "its declared metrics (`MetricSpec`: which direction is better and which paired test an "
-           "ablation runs against the baseline), and the docstrings that define the metrics.", ""]
+           "its declared metrics (`MetricSpec`: which direction is better, which paired test an "
+           "ablation runs against the baseline, and the values the metric's definition allows: a stored "
+           "value outside them, or NaN where it cannot be undefined, is a damaged row, not reported and "
+           "computed again; the first pattern that matches a metric applies), and the docstrings that "
+           "define the metrics.", ""]
     explained: dict[str, str] = {}
     for name in PROBES.entries:
         if PROBES.plugin(name):  # the reference documents mtdebias, not what is installed beside it
@@ -128,10 +132,19 @@ def probe_reference() -> str:
             rows.append([f"`{option}`", annotation, default])
         out += [_table(["option", "type", "default"], rows), "", "**Metrics**", ""]
         specs = getattr(probe_class, "specs", ())
-        out += [_table(["metric (pattern)", "better", "paired test"],
-                       [[f"`{s.pattern}`", s.better, s.test or "none"] for s in specs]) if specs
+        out += [_table(["metric (pattern)", "better", "paired test", "values"],
+                       [[f"`{s.pattern}`", s.better, s.test or "none", _values(s)] for s in specs]) if specs
                 else "(none declared)", ""]
     return "\n".join(out)
+
+
+def _values(spec: Any) -> str:
+    """A metric's declared range as an interval (a stored value outside it is a damaged row)."""
+    if spec.bounds is None:
+        return "not declared"
+    low, high = spec.bounds
+    text = ("(-∞" if low == -math.inf else f"[{low:g}") + ", " + ("∞)" if high == math.inf else f"{high:g}]")
+    return text + (" or undefined (NaN)" if spec.nan else "")
 
 
 # --------------------------------------------------------------------------- recipes and suites

@@ -139,11 +139,22 @@ class AmbiguityProbe(BaseProbe):
     # surprisals without the pseudo-sample (inf outside every cluster), ΔH relative to the
     # unambiguous mean, ΔI/ΔH undefined below min_items
     stored_layout = 3
-    specs = (MetricSpec("*_unambiguous", NEUTRAL), MetricSpec("*_ambiguous", HIGHER),
-             MetricSpec("delta_h_*_of_means", LOWER), MetricSpec("delta_h_*", LOWER, BOOTSTRAP),
-             MetricSpec("delta_i_*_of_means", LOWER), MetricSpec("delta_i_*_outside_*", NEUTRAL),
+    # ranges from the definitions. Entropies are ≥ 0 (entropy() rounds a float's −1e-16 to 0) with
+    # no fixed top (log n grows with n). ΔH = (H̄_u − H̄_a)/H̄_u ≤ 1, unbounded below; the printed
+    # equation (of means, per set) is a relative difference of two values ≥ 0, in [−2, 2]. NaN is
+    # "undefined here": a side without a finite entropy, H̄_u = 0, fewer than min_items items, no
+    # test item (the undetected share). ΔI and ΔLogProb declare no range: their surprisals may
+    # come out a rounding error below 0, and a relative difference of such values has none.
+    specs = (MetricSpec("*_unambiguous", NEUTRAL, bounds=(0, math.inf), nan=True),
+             MetricSpec("*_ambiguous", HIGHER, bounds=(0, math.inf), nan=True),
+             MetricSpec("delta_h_*_of_means", LOWER, bounds=(-2, 2), nan=True),
+             MetricSpec("delta_h_*_per_set", LOWER, BOOTSTRAP, (-2, 2), nan=True),
+             MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (-math.inf, 1), nan=True),
+             MetricSpec("delta_i_*_of_means", LOWER),
+             MetricSpec("delta_i_*_outside_*", NEUTRAL, bounds=(0, math.inf)),  # counts of items
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),
-             MetricSpec("ge_undetected_share", LOWER), MetricSpec("dedup_saving", NEUTRAL))
+             MetricSpec("ge_undetected_share", LOWER, bounds=(0, 1), nan=True),
+             MetricSpec("dedup_saving", NEUTRAL, bounds=(0, 1)))
     headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_h_ge", "ΔH (GE)"), Headline("delta_i_s3e", "ΔI (S3E)"))
     own_plots = ("delta_i_*_outside_*",)  # counts, listed in the section's ΔI/ΔH table
 

