@@ -73,7 +73,8 @@ def test_the_llm_recipe_names_its_missing_model_and_validates_with_a_causal_mode
     with pytest.raises(ConfigError, match="model.init = '../models/SmolLM2-135M-Instruct.Q4_1.gguf': file not found"):
         load_recipe(RECIPES / LLM)
     recipe = load_recipe(RECIPES / LLM, [f'model.init="{tiny_llm}"'])
-    assert recipe.model.kind == "causal" and len(recipe.ablate.variants) == 3
+    assert recipe.model.kind == "causal" and len(recipe.ablate.variants) == 4
+    assert recipe.ablate.variants[0] == "untouched: train.epochs=0"  # the model as it came: a row
     check_recipe(recipe)
     with pytest.raises(ConfigError, match="is an encoder-decoder model"):
         check_recipe(load_recipe(RECIPES / LLM, [f'model.init="{tiny_checkpoint}"']))
