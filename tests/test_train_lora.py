@@ -94,15 +94,23 @@ def test_only_the_adapters_train_and_a_checkpoint_is_the_merged_full_model(tiny_
     assert losses[-1] < losses[0]
 
 
-def test_the_checkpoint_identity_is_its_model_not_its_adapters(tiny_llm, tmp_path):
+def test_the_checkpoint_identity_is_its_model_and_posthoc_debiasing_reads_it(tiny_llm, tmp_path):
+    from mtdebias.debias.apply import debias_checkpoint
     from mtdebias.signature import hash_checkpoint
 
-    trainer, _ = _trainer(tiny_llm, tmp_path / "run", max_steps=1)
+    trainer, _ = _trainer(tiny_llm, tmp_path / "run", max_steps=2)
     trainer.train()
     checkpoint = RunStore(tmp_path / "run").latest_checkpoint()
+    merged = load_file(str(checkpoint / "model.safetensors"))
+    report = debias_checkpoint(checkpoint, tmp_path / "debiased", "hard", ["doctor", "nurse", "teacher"],
+                               pairs=[("Kuh", "Hund"), ("Katze", "Vogel"), ("cow", "dog"), ("cat", "horse")])
+    assert report.counts["rows_changed"] == 3 and report.decoder_unchanged
+    debiased = load_file(str(tmp_path / "debiased" / "model.safetensors"))
+    q = "model.layers.1.mlp.down_proj.weight"  # an adapted layer: its merged weight travels unchanged
+    assert torch.equal(debiased[q], merged[q]) and not (tmp_path / "debiased" / ADAPTER_FILE).exists()
     identity = hash_checkpoint(checkpoint)
     (checkpoint / ADAPTER_FILE).unlink()
-    assert hash_checkpoint(checkpoint) == identity
+    assert hash_checkpoint(checkpoint) == identity  # the adapters are training state, not the model
 
 
 LORA_SCRIPT = TRAIN_SCRIPT.replace("grad_accum=2)", "grad_accum=2, lora_rank=4, lora_dropout=0.2)")
