@@ -228,3 +228,25 @@ def test_lora_modules_are_checked_against_the_model_before_training(tiny_llm, tm
     with pytest.raises(ConfigError, match=message):
         run_recipe(recipe)
     assert not RunStore(recipe.run_dir).checkpoints() and not RunStore(recipe.run_dir).read_log()
+
+
+def test_two_processes_train_lora_adapters_as_one_process_accumulating_two_batches(tiny_llm, tmp_path):
+    """torchrun with 2 CPU ranks (gloo): every rank draws the same A from run.seed, DDP averages the
+    adapters' gradients, and the dev loss is that of one process with grad_accum = 2."""
+    from mtdebias.pipeline import run_recipe
+    from mtdebias.recipe import load_recipe
+    from tests.test_distributed import _finish, _torchrun
+
+    def lora_recipe(name: str, grad_accum: int) -> Path:
+        path = _recipe(tmp_path, tiny_llm, name, steps=4, save_every=0, grad_accum=grad_accum)
+        path.write_text(path.read_text(encoding="utf-8") + "lora_rank = 4\n", encoding="utf-8")  # [train] is last
+        return path
+
+    _finish(_torchrun(lora_recipe("two", 1)))
+    two = RunStore(tmp_path / "runs" / "two")
+    assert sum("lora" in row for row in two.read_log()) == 1
+    one = run_recipe(load_recipe(lora_recipe("one", 2)))
+    loss = [[r["dev_loss"] for r in store.read_log() if "dev_loss" in r][-1] for store in (one, two)]
+    assert loss[0] == pytest.approx(loss[1], rel=1e-4)
+    a, b = (load_file(str(s.latest_checkpoint() / ADAPTER_FILE)) for s in (one, two))
+    assert all(torch.allclose(a[k], b[k], atol=1e-5) for k in a)
