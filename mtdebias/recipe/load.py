@@ -171,7 +171,8 @@ def _check_lora(recipe: Recipe, path: Path | None) -> None:
                  if getattr(train, key) != getattr(defaults, key)]
         if given:
             raise ConfigError(f"train.{given[0]} is a LoRA setting, and train.lora_rank = 0 fine-tunes every weight",
-                              path=path, hint=f"set train.lora_rank (e.g. 8) to train adapters, or drop train.{given[0]}")
+                              path=path,
+                              hint=f"set train.lora_rank (e.g. 8) to train adapters, or drop train.{given[0]}")
         return
     if recipe.model.kind != "causal":
         raise ConfigError(f"train.lora_rank = {train.lora_rank}: LoRA adapts a decoder-only LM fine-tuned from "

@@ -69,9 +69,9 @@ def adapted_layers(model: Any, suffixes: tuple[str, ...] | list[str]) -> list[st
                                   "LoRA here adapts linear layers only",
                                   hint=f"name linear layers ({', '.join(linear_ends)})")
             if owners[module.weight.data_ptr()] > 1:
-                raise ConfigError(f"train.lora_modules: {name} shares its weight with another layer (an output "
-                                  "projection tied to the input embeddings); its merged weight could not be saved "
-                                  "apart", hint=f"leave {suffix!r} out of train.lora_modules")
+                raise ConfigError(f"train.lora_modules: {name} shares its weight with another layer (as an output "
+                                  "projection tied to the input embeddings does); its merged weight could not be "
+                                  "saved apart", hint=f"leave {suffix!r} out of train.lora_modules")
         found += [name for name in matches if name not in found]
     return found
 
@@ -100,7 +100,7 @@ class LoraAdapters:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             inject_adapter_in_model(config, model, adapter_name=ADAPTER_NAME)
-        for param in model.parameters():  # peft freezes the base; say so here, not by its default
+        for param in model.parameters():  # peft freezes the rest too; done here so it does not hang on its defaults
             param.requires_grad_(False)
         keys = []
         for name, param in model.named_parameters():
