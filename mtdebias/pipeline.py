@@ -121,6 +121,13 @@ def check_recipe(recipe: Recipe) -> list[str]:
         _check_debias(recipe, path)
     if recipe.model.init:
         _check_model_kind(recipe, path)
+    if recipe.train.lora_rank:
+        from .train.lora import require_peft
+
+        try:
+            require_peft()
+        except ConfigError as exc:
+            raise ConfigError(exc.message, path=path, hint=exc.hint) from None
     return read
 
 
@@ -418,6 +425,8 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
         # what evaluation checks its hf-causal translator against (runner.causal_loader)
         store.log({"step": 0, "prompt": {"hash": renderer.prompt_hash, "chat": renderer.chat,
                                          "text": renderer._prompt_text("{source}"), "end": renderer._end_text()}})
+    if trainer.lora is not None and state.is_main_process and not any("lora" in row for row in logged):
+        store.log({"step": 0, "lora": trainer.lora.summary(trainer.unwrapped)})  # how many weights train
     if debiaser is not None:
         _wire_debiasing(recipe, debiaser, trainer, resumed)
     if recipe.eval.suite and recipe.eval.inline:

@@ -55,8 +55,10 @@ def hash_file(path: str | Path) -> str:
 _MODEL_FILE_SUFFIXES = (".safetensors", ".bin", ".json", ".spm", ".model", ".vocab")
 # tokenizer_config.json and generation_config.json are left out too: transformers writes
 # load-time details into them (e.g. "is_local"), so a re-saved copy would hash differently.
+# adapter.safetensors (a LoRA run's adapters, train/lora.py) is training state like optimizer.pt:
+# the model a checkpoint holds is model.safetensors, with the adapters merged in.
 _IGNORED = {"trainer_state.json", "tokenizer_config.json", "debias_report.json",
-            "generation_config.json"}
+            "generation_config.json", "adapter.safetensors"}
 
 
 def hash_checkpoint(path: str | Path) -> str:

