@@ -6,6 +6,8 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
+from typing import Callable
 
 import torch
 from safetensors.torch import load_file
@@ -34,3 +36,19 @@ def kill_after_checkpoints(proc: subprocess.Popen, store: RunStore, count: int =
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     return store.latest_checkpoint().name
+
+
+def kill_and_resume(start: Callable[[Path, bool], subprocess.Popen], folder: Path) -> tuple[RunStore, RunStore]:
+    """Train once uninterrupted (``folder/ref``) and once killed after two checkpoints and resumed
+    (``folder/cut``), with ``start(run_dir, slow)`` launching a training process (``slow``: one
+    that pauses at each checkpoint, so the kill lands between two); checks that the resumed run
+    equals the uninterrupted one. Returns (resumed store, reference store)."""
+    reference = start(folder / "ref", False)
+    assert reference.wait(timeout=300) == 0, reference.stderr.read().decode()[-2000:]
+    proc = start(folder / "cut", True)
+    store = RunStore(folder / "cut")
+    killed_at = kill_after_checkpoints(proc, store)
+    resumed = start(folder / "cut", False)
+    assert resumed.wait(timeout=300) == 0, resumed.stderr.read().decode()[-2000:]
+    assert_resumed_like_uninterrupted(store, RunStore(folder / "ref"), killed_at)
+    return store, RunStore(folder / "ref")

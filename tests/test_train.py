@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.resume_check import assert_resumed_like_uninterrupted, kill_after_checkpoints
+from tests.resume_check import kill_and_resume
 from mtdebias.errors import CheckpointError, InputError
 from mtdebias.store import RunStore
 from toy import toy_corpus
@@ -139,17 +139,7 @@ def test_sigkill_and_resume_is_exact(tmp_path):
 
     src, tgt = toy_corpus(300)
     train_tokenizer(src, tgt, tmp_path / "tok", vocab_size=200)
-    # reference: uninterrupted
-    ref = _run_training(tmp_path / "ref", tmp_path / "tok")
-    assert ref.wait(timeout=300) == 0, ref.stderr.read().decode()[-2000:]
-    # interrupted: SIGKILL once two checkpoints exist, then resume
-    proc = _run_training(tmp_path / "cut", tmp_path / "tok", slow=True)
-    store = RunStore(tmp_path / "cut")
-    killed_at = kill_after_checkpoints(proc, store)
-    resumed = _run_training(tmp_path / "cut", tmp_path / "tok")
-    assert resumed.wait(timeout=300) == 0, resumed.stderr.read().decode()[-2000:]
-
-    assert_resumed_like_uninterrupted(store, RunStore(tmp_path / "ref"), killed_at)
+    store, _ = kill_and_resume(lambda run, slow: _run_training(run, tmp_path / "tok", slow=slow), tmp_path)
     state = json.loads((store.latest_checkpoint() / "trainer_state.json").read_text())
     assert state["epoch"] == 3
 

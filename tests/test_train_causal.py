@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.resume_check import assert_resumed_like_uninterrupted, kill_after_checkpoints
+from tests.resume_check import kill_and_resume
 from mtdebias.errors import ConfigError
 from mtdebias.store import RunStore
 from mtdebias.train.batching import collate, joined_pairs
@@ -228,15 +228,7 @@ def _run_training(run: Path, init: Path, slow: bool = False) -> subprocess.Popen
 
 
 def test_sigkill_and_resume_of_a_causal_model_is_bit_identical(tiny_llm, tmp_path):
-    reference = _run_training(tmp_path / "ref", tiny_llm)
-    assert reference.wait(timeout=300) == 0, reference.stderr.read().decode()[-2000:]
-    proc = _run_training(tmp_path / "cut", tiny_llm, slow=True)
-    store = RunStore(tmp_path / "cut")
-    killed_at = kill_after_checkpoints(proc, store)
-    resumed = _run_training(tmp_path / "cut", tiny_llm)
-    assert resumed.wait(timeout=300) == 0, resumed.stderr.read().decode()[-2000:]
-
-    assert_resumed_like_uninterrupted(store, RunStore(tmp_path / "ref"), killed_at)
+    store, _ = kill_and_resume(lambda run, slow: _run_training(run, tiny_llm, slow=slow), tmp_path)
     assert json.loads((store.latest_checkpoint() / "trainer_state.json").read_text())["epoch"] == 4
 
 

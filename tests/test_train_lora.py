@@ -24,7 +24,7 @@ from mtdebias.train.batching import collate, joined_pairs  # noqa: E402
 from mtdebias.train.lora import ADAPTER_FILE  # noqa: E402
 from mtdebias.translators.causal_training import PromptRenderer, load_causal  # noqa: E402
 from mtdebias.translators.hf_causal import HFCausalTranslator  # noqa: E402
-from tests.resume_check import assert_resumed_like_uninterrupted, kill_after_checkpoints  # noqa: E402
+from tests.resume_check import kill_and_resume  # noqa: E402
 from tests.test_train_causal import NEW_PAIRS, PROMPT, TRAIN_SCRIPT, _recipe  # noqa: E402
 
 SOURCES, TARGETS = [s for s, _ in NEW_PAIRS], [t for _, t in NEW_PAIRS]
@@ -124,16 +124,8 @@ def _run_lora_training(run: Path, init: Path, slow: bool = False) -> subprocess.
 
 def test_sigkill_and_resume_of_a_lora_run_is_bit_identical(tiny_llm, tmp_path):
     """Adapter dropout draws from the saved RNG state, so this checks that too."""
-    reference = _run_lora_training(tmp_path / "ref", tiny_llm)
-    assert reference.wait(timeout=300) == 0, reference.stderr.read().decode()[-2000:]
-    proc = _run_lora_training(tmp_path / "cut", tiny_llm, slow=True)
-    store = RunStore(tmp_path / "cut")
-    killed_at = kill_after_checkpoints(proc, store)
-    resumed = _run_lora_training(tmp_path / "cut", tiny_llm)
-    assert resumed.wait(timeout=300) == 0, resumed.stderr.read().decode()[-2000:]
-
-    assert_resumed_like_uninterrupted(store, RunStore(tmp_path / "ref"), killed_at)
-    a, b = (load_file(str(s.latest_checkpoint() / ADAPTER_FILE)) for s in (store, RunStore(tmp_path / "ref")))
+    store, reference = kill_and_resume(lambda run, slow: _run_lora_training(run, tiny_llm, slow=slow), tmp_path)
+    a, b = (load_file(str(s.latest_checkpoint() / ADAPTER_FILE)) for s in (store, reference))
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
