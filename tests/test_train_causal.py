@@ -122,6 +122,25 @@ def test_a_fine_tuned_checkpoint_translates_its_training_pairs_with_hf_causal(ti
     assert [r for r in store.read_log() if "checkpoint" in r][-1]["bleu"] == pytest.approx(100.0)
 
 
+def score_every_checkpoint(store: RunStore, tmp_path: Path) -> Path:
+    """Score each checkpoint of a causal run with a BLEU/chrF suite on its training pairs, and check
+    that hf-causal did it under the prompt the run logged. Returns the suite's path."""
+    from mtdebias.runner import evaluate
+
+    suite = tmp_path / "suite.toml"
+    suite.write_text(f'[suite]\nname = "q"\n\n[[probe]]\ntype = "quality"\nlang = "{{tgt_lang}}"\n'
+                     f'src = "{tmp_path}/data/train.en"\nref = "{tmp_path}/data/train.de"\nbeam = 1\n', encoding="utf-8")
+    outcome = evaluate([store.dir], suite)
+    assert not outcome.failed and len(outcome.scored) == len(store.checkpoints())
+    logged = next(row["prompt"]["hash"] for row in store.read_log() if "prompt" in row)
+    for checkpoint in store.checkpoints():
+        rows = store.results(checkpoint)
+        assert {r["metric"] for r in rows} >= {"bleu", "chrf"}
+        # scored by hf-causal with the run's prompt: its hash is in the result's signature
+        assert all(f"prompt-{logged}" in r["signature"] and "hf-causal-" in r["request"] for r in rows)
+    return suite
+
+
 def test_a_causal_recipe_trains_resumes_and_is_scored_per_checkpoint(tiny_llm, tmp_path):
     from mtdebias.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
@@ -134,17 +153,7 @@ def test_a_causal_recipe_trains_resumes_and_is_scored_per_checkpoint(tiny_llm, t
     store = run_recipe(recipe)
     assert [c.name for c in store.checkpoints()] == ["step-0000002", "step-0000004", "step-0000006"]
     assert [r["step"] for r in store.read_log() if "loss" in r] == [1, 2, 3, 4, 5, 6]
-    suite = tmp_path / "suite.toml"
-    suite.write_text(f'[suite]\nname = "q"\n\n[[probe]]\ntype = "quality"\nlang = "{{tgt_lang}}"\n'
-                     f'src = "{tmp_path}/data/train.en"\nref = "{tmp_path}/data/train.de"\nbeam = 1\n', encoding="utf-8")
-    outcome = evaluate([store.dir], suite)
-    assert not outcome.failed and len(outcome.scored) == 3
-    logged = next(row["prompt"]["hash"] for row in store.read_log() if "prompt" in row)
-    for checkpoint in store.checkpoints():
-        rows = store.results(checkpoint)
-        assert {r["metric"] for r in rows} >= {"bleu", "chrf"}
-        # scored by hf-causal with the run's prompt: its hash is in the result's signature
-        assert all(f"prompt-{logged}" in r["signature"] and "hf-causal-" in r["request"] for r in rows)
+    suite = score_every_checkpoint(store, tmp_path)
     assert not evaluate([store.dir], suite).scored  # stored results are not computed again
     from mtdebias.translators.load import load_translator
 

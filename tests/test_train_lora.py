@@ -25,7 +25,7 @@ from mtdebias.train.lora import ADAPTER_FILE  # noqa: E402
 from mtdebias.translators.causal_training import PromptRenderer, load_causal  # noqa: E402
 from mtdebias.translators.hf_causal import HFCausalTranslator  # noqa: E402
 from tests.resume_check import kill_and_resume  # noqa: E402
-from tests.test_train_causal import NEW_PAIRS, PROMPT, TRAIN_SCRIPT, _recipe  # noqa: E402
+from tests.test_train_causal import NEW_PAIRS, PROMPT, TRAIN_SCRIPT, _recipe, score_every_checkpoint  # noqa: E402
 
 SOURCES, TARGETS = [s for s, _ in NEW_PAIRS], [t for _, t in NEW_PAIRS]
 # the fixture's attention and MLP projections at rank r: r × (in + out) each, for 2 layers of width
@@ -141,7 +141,6 @@ def test_a_lora_recipe_trains_resumes_and_is_scored_per_checkpoint(tiny_llm, tmp
     takes the weights LoRA leaves alone from the checkpoint)."""
     from mtdebias.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
-    from mtdebias.runner import evaluate
 
     lora = ["train.lora_rank=4", "train.lora_alpha=16.0", *_debias_lists(tmp_path)]
     store = run_recipe(load_recipe(_recipe(tmp_path, tiny_llm, "lora", steps=4), lora))
@@ -167,16 +166,8 @@ def test_a_lora_recipe_trains_resumes_and_is_scored_per_checkpoint(tiny_llm, tmp
     q = "model.layers.0.self_attn.q_proj.weight"
     assert not torch.equal(saved[-1][q], saved[0][q]) and not torch.equal(saved[0][q], base.state_dict()[q])
 
-    suite = tmp_path / "suite.toml"
-    suite.write_text(f'[suite]\nname = "q"\n\n[[probe]]\ntype = "quality"\nlang = "{{tgt_lang}}"\n'
-                     f'src = "{tmp_path}/data/train.en"\nref = "{tmp_path}/data/train.de"\nbeam = 1\n', encoding="utf-8")
-    outcome = evaluate([store.dir], suite)
-    assert not outcome.failed and len(outcome.scored) == 3
-    prompt = next(row["prompt"]["hash"] for row in store.read_log() if "prompt" in row)
-    for checkpoint in store.checkpoints():
-        rows = store.results(checkpoint)
-        assert {r["metric"] for r in rows} >= {"bleu", "chrf"}
-        assert all(f"prompt-{prompt}" in r["signature"] for r in rows)
+    assert len(store.checkpoints()) == 3
+    score_every_checkpoint(store, tmp_path)
 
 
 @pytest.mark.parametrize("overrides, message", [
