@@ -232,9 +232,12 @@ def test_an_interrupted_translation_keeps_and_counts_the_lines_it_wrote(ws):
     from mtdebias.translators.hf import HFTranslator
 
     src, _ = toy_corpus(2000, seed=5)
+    # Ctrl-C as a terminal delivers it: a test run started in the background (`make test &` from a
+    # script) ignores SIGINT, and a child would inherit that and translate to the end
     proc = subprocess.Popen([sys.executable, "-m", "mtdebias", "translate", str(_checkpoint(ws)), "--beam", "2",
                              "--device", "cpu"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=ENV)
+                            stderr=subprocess.PIPE, env=ENV,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.stdin.write(("\n".join(src) + "\n").encode())
     proc.stdin.close()
     proc.stdin = None  # closed: communicate() must not flush it

@@ -174,7 +174,16 @@ def test_the_served_model_is_recorded_and_a_mismatch_warned_or_refused(tmp_path)
             client(server.url).translate(["The dog sleeps."])
 
 
-def test_ctrl_c_stops_within_a_second_while_the_server_hangs(tmp_path):
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt, as in a terminal, even in a test run started in the
+    background from a script (which ignores SIGINT)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_stops_within_a_second_while_the_server_hangs(tmp_path, ctrl_c_raises):
     def answer_first_then_hang(handler, body):
         if "first" in json.dumps(body):
             send(handler, completion())
