@@ -134,7 +134,6 @@ def check_recipe(recipe: Recipe) -> list[str]:
 def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
     """model.kind agrees with what model.init is (read from its config), and a causal model's
     prompt options are ones the hf-causal translator takes."""
-    from .runner import prompt_options
     from .translators.causal_training import model_kind
 
     found = model_kind(recipe.model.init)
@@ -145,13 +144,21 @@ def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
     if found == "causal":
         from .translators.llm_prompt import TranslationPrompt
 
-        tables = recipe_to_dict(recipe)
-        options = prompt_options(tables["model"], tables["data"])
+        options = _prompt_options(recipe)
         try:
             # chat is not the prompt's: it picks the tokenizer's template or the plain form
             TranslationPrompt.from_options(**{k: v for k, v in options.items() if k != "chat"})
         except (ConfigError, InputError) as exc:
             raise ConfigError(f"[model] prompt options: {exc.message}", path=path, hint=exc.hint) from None
+
+
+def _prompt_options(recipe: Recipe) -> dict:
+    """The hf-causal translator options of a causal recipe, as evaluation reads them from the run's
+    stored recipe (:func:`mtdebias.runner.prompt_options`)."""
+    from .runner import prompt_options
+
+    tables = recipe_to_dict(recipe)
+    return prompt_options(tables["model"], tables["data"])
 
 
 def _check_suite_paths(recipe: Recipe, suite_path: Path, probes: list[tuple["ProbeSpec", "ProbeSpec"]],
@@ -418,15 +425,17 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
                       seed=recipe.run.seed, dev=dev, tgt_lang=recipe.data.tgt_lang,
                       quality=dev_quality(recipe, dev, renderer), encode=_joined_encoder(renderer))
     resumed = trainer.resume()
-    logged = store.read_log() if state.is_main_process else []
-    if state.is_main_process and not any("input" in row for row in logged):
-        store.log({"step": 0, "input": drops})  # the training log says what the data lost
-    if renderer is not None and state.is_main_process and not any("prompt" in row for row in logged):
-        # what evaluation checks its hf-causal translator against (runner.causal_loader)
-        store.log({"step": 0, "prompt": {"hash": renderer.prompt_hash, "chat": renderer.chat,
-                                         "text": renderer._prompt_text("{source}"), "end": renderer._end_text()}})
-    if trainer.lora is not None and state.is_main_process and not any("lora" in row for row in logged):
-        store.log({"step": 0, "lora": trainer.lora.summary(trainer.unwrapped)})  # how many weights train
+    if state.is_main_process:  # the log's step-0 rows, each written once (a resumed run has them)
+        first = {"input": drops}  # what the data lost
+        if renderer is not None:  # what evaluation checks its hf-causal translator against (runner.causal_loader)
+            first["prompt"] = {"hash": renderer.prompt_hash, "chat": renderer.chat,
+                               "text": renderer._prompt_text("{source}"), "end": renderer._end_text()}
+        if trainer.lora is not None:  # how many weights train
+            first["lora"] = trainer.lora.summary(trainer.unwrapped)
+        logged = store.read_log()
+        for key, value in first.items():
+            if not any(key in row for row in logged):
+                store.log({"step": 0, key: value})
     if debiaser is not None:
         _wire_debiasing(recipe, debiaser, trainer, resumed)
     if recipe.eval.suite and recipe.eval.inline:
@@ -455,11 +464,9 @@ def _prompt_renderer(recipe: Recipe, model, tokenizer):
     """A causal model's prompts, rendered by the hf-causal translator on the model in training."""
     if recipe.model.kind != "causal":
         return None
-    from .runner import prompt_options
     from .translators.causal_training import PromptRenderer
 
-    tables = recipe_to_dict(recipe)
-    return PromptRenderer(model, tokenizer, **prompt_options(tables["model"], tables["data"]))
+    return PromptRenderer(model, tokenizer, **_prompt_options(recipe))
 
 
 def _joined_encoder(renderer):

@@ -329,13 +329,12 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
 def _load_any(checkpoint_dir: Path):
     """An encoder-decoder checkpoint, or a decoder-only LM (float32) where its config says so."""
     from ..model import load_model
+    from ..translators.causal_training import is_causal_checkpoint
 
-    if (checkpoint_dir / "config.json").is_file():
-        from ..translators.causal_training import model_kind
+    if is_causal_checkpoint(checkpoint_dir):
         from ..translators.hf_causal import _load_model as load_causal_model
 
-        if model_kind(checkpoint_dir, what="checkpoint") == "causal":  # the tokenizer is loaded by the caller
-            return load_causal_model(checkpoint_dir, "float32", "cpu")
+        return load_causal_model(checkpoint_dir, "float32", "cpu")  # the tokenizer is loaded by the caller
     return load_model(checkpoint_dir)
 
 

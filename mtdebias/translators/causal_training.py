@@ -39,6 +39,12 @@ def model_kind(init: str | Path, what: str = "model.init") -> str:
     return "seq2seq" if getattr(config, "is_encoder_decoder", False) else "causal"
 
 
+def is_causal_checkpoint(folder: Path) -> bool:
+    """A transformers model folder whose config says it holds a decoder-only LM (e.g. a
+    checkpoint of a ``model.kind = "causal"`` run)."""
+    return (folder / "config.json").is_file() and model_kind(folder, what="checkpoint") == "causal"
+
+
 def load_causal(init: str | Path) -> tuple[Any, Any]:
     """The model (float32, to train) and tokenizer that ``model.init`` names; a GGUF file is
     converted once to its float folder."""

@@ -37,13 +37,12 @@ def load_translator(checkpoint: str | Path | ModelSource, backend: str = "hf", c
     if source.kind == "gguf":
         raise ConfigError(f"{source.name} is a GGUF file: a decoder-only language model, asked to translate by a "
                           "prompt", hint=f"name it as hf-causal:{source.name}")
-    if (source.path / "config.json").is_file():
-        from .causal_training import model_kind
+    from .causal_training import is_causal_checkpoint
 
-        if model_kind(source.path, what="checkpoint") == "causal":  # e.g. a checkpoint of a causal run
-            raise ConfigError(f"{source.name} is a decoder-only language model, asked to translate by a prompt",
-                              hint=f"name it as hf-causal:{source.name} (with the prompt options it was trained "
-                                   "with); `mtdebias eval RUN` opens a causal run's checkpoints so")
+    if is_causal_checkpoint(source.path):
+        raise ConfigError(f"{source.name} is a decoder-only language model, asked to translate by a prompt",
+                          hint=f"name it as hf-causal:{source.name} (with the prompt options it was trained "
+                               "with); `mtdebias eval RUN` opens a causal run's checkpoints so")
     if backend == "ct2":
         from .ct2 import CT2Translator
 
