@@ -12,7 +12,7 @@ and reused:
 * signatures name the GGUF, not the folder: ``gguf:<sha12>`` (:func:`gguf_identity`);
 * it is written under a temporary name and renamed into place, under a lock, so two processes
   converting the same file at once convert it once and an interrupted conversion leaves nothing
-  that looks finished;
+  that looks finished (a killed one's temporary folder is removed by the next conversion);
 * what transformers cannot read (an architecture or a tensor type it has no converter for) is
   refused from the file's header, before any tensor is read.
 """
@@ -133,6 +133,11 @@ def float_folder(path: str | Path, progress: bool = True) -> Path:
     with FileLock(target.parent / f".{target.name}.lock"):
         if (target / "config.json").is_file():  # another process converted it while we waited
             return target
+        from .atomic import clean_stale_temporaries
+
+        # a conversion killed mid-way (SIGKILL, the OOM killer) left its staging folder, as big as
+        # the model; only temporaries named as mtdebias names them, of writers that ended on this host, go
+        clean_stale_temporaries(target.parent, recursive=False)
         _convert(header, target, progress)
     return target
 

@@ -12,14 +12,14 @@ import os
 import shutil
 import sys
 import tomllib
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import tomli_w
 
 from .atomic import write_json, write_text
-from .errors import ConfigError, InputError
+from .errors import ConfigError, InputError, MtdebiasError
 from .recipe import Recipe, recipe_to_dict
 from .store import RunStore
 from .textio import read_parallel
@@ -61,18 +61,29 @@ def _report_drops(corpus, recipe: Recipe, store: RunStore) -> dict:
     return summary
 
 
-@contextmanager
 def _folder_lock(folder: Path):
-    """An exclusive lock on a folder shared by runs in parallel (ablation variants)."""
-    import fcntl
+    """An exclusive lock on a folder shared by runs in parallel (ablation variants). No timeout:
+    its holder writes a corpus, and the kernel drops the lock if it dies."""
+    from .locking import FileLock
 
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return FileLock(folder / ".lock", timeout=None)
+
+
+@contextmanager
+def _locked_run(store: RunStore):
+    """Hold the run folder's lock, or stop at once naming who holds it. A second trainer of the
+    same run would write the same checkpoint folders and log rows as the first; waiting for it
+    would mean waiting hours and then resuming a run that is likely finished, so it is refused."""
+    lock = store.run_lock()
+    if not lock.acquire(blocking=False):
+        holder = lock.holder() or "another process (it has just ended: rerun the command)"
+        raise MtdebiasError(f"{store.dir} is being trained by {holder}; two trainers of one run would overwrite "
+                            "each other's checkpoints (wait for it to finish or stop it, or choose another "
+                            "run.name)")
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _dev_data(recipe: Recipe) -> tuple[list[str], list[str]] | None:
@@ -407,56 +418,59 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
     summary = launch_summary(state)
     if summary and state.is_main_process:
         print(summary, file=sys.stderr, flush=True)
-    with state.main_process_first():  # data, tokenizer and annotation are made once, by the main process
-        corpus = _training_data(recipe)  # an unusable corpus fails before the run folder is touched
-        store = prepare_run(recipe) if state.is_main_process else RunStore(recipe.run_dir)
-        if state.is_main_process:
-            drops = _report_drops(corpus, recipe, store)
-        model, tokenizer = build_model_and_tokenizer(recipe, corpus.sources, corpus.targets, store)
-        # the others read what the main process wrote (they enter once it is done)
-        source = pair_source(recipe, corpus.sources, corpus.targets, store, annotate=state.is_main_process)
-    debiaser = _debiaser(recipe)
-    if debiaser is not None and recipe.debias.when != "posthoc":
-        # untie shared embeddings before the optimizer is built, so the encoder's own copy trains
-        debiaser.prepare(model)
-    dev = _dev_data(recipe)
-    renderer = _prompt_renderer(recipe, model, tokenizer)
-    trainer = Trainer(config=recipe.train, run_dir=store.dir, model=model, tokenizer=tokenizer, source=source,
-                      seed=recipe.run.seed, dev=dev, tgt_lang=recipe.data.tgt_lang,
-                      quality=dev_quality(recipe, dev, renderer), encode=_joined_encoder(renderer))
-    resumed = trainer.resume()
-    if state.is_main_process:  # the log's step-0 rows, each written once (a resumed run has them)
-        first = {"input": drops}  # what the data lost
-        if renderer is not None:  # what evaluation checks its hf-causal translator against (runner.causal_loader)
-            first["prompt"] = {"hash": renderer.prompt_hash, "chat": renderer.chat,
-                               "text": renderer._prompt_text("{source}"), "end": renderer._end_text()}
-        if trainer.lora is not None:  # how many weights train
-            first["lora"] = trainer.lora.summary(trainer.unwrapped)
-        logged = store.read_log()
-        for key, value in first.items():
-            if not any(key in row for row in logged):
-                store.log({"step": 0, key: value})
-    if debiaser is not None:
-        _wire_debiasing(recipe, debiaser, trainer, resumed)
-    if recipe.eval.suite and recipe.eval.inline:
-        from .runner import checkpoint_evaluator
+    with ExitStack() as held:  # the run folder stays locked until the run is finished
+        with state.main_process_first():  # data, tokenizer and annotation are made once, by the main process
+            corpus = _training_data(recipe)  # an unusable corpus fails before the run folder is touched
+            if state.is_main_process:  # one trainer per run folder (its ranks are one trainer)
+                held.enter_context(_locked_run(RunStore(recipe.run_dir)))
+            store = prepare_run(recipe) if state.is_main_process else RunStore(recipe.run_dir)
+            if state.is_main_process:
+                drops = _report_drops(corpus, recipe, store)
+            model, tokenizer = build_model_and_tokenizer(recipe, corpus.sources, corpus.targets, store)
+            # the others read what the main process wrote (they enter once it is done)
+            source = pair_source(recipe, corpus.sources, corpus.targets, store, annotate=state.is_main_process)
+        debiaser = _debiaser(recipe)
+        if debiaser is not None and recipe.debias.when != "posthoc":
+            # untie shared embeddings before the optimizer is built, so the encoder's own copy trains
+            debiaser.prepare(model)
+        dev = _dev_data(recipe)
+        renderer = _prompt_renderer(recipe, model, tokenizer)
+        trainer = Trainer(config=recipe.train, run_dir=store.dir, model=model, tokenizer=tokenizer, source=source,
+                          seed=recipe.run.seed, dev=dev, tgt_lang=recipe.data.tgt_lang,
+                          quality=dev_quality(recipe, dev, renderer), encode=_joined_encoder(renderer))
+        resumed = trainer.resume()
+        if state.is_main_process:  # the log's step-0 rows, each written once (a resumed run has them)
+            first = {"input": drops}  # what the data lost
+            if renderer is not None:  # what evaluation checks its hf-causal translator against (runner.causal_loader)
+                first["prompt"] = {"hash": renderer.prompt_hash, "chat": renderer.chat,
+                                   "text": renderer._prompt_text("{source}"), "end": renderer._end_text()}
+            if trainer.lora is not None:  # how many weights train
+                first["lora"] = trainer.lora.summary(trainer.unwrapped)
+            logged = store.read_log()
+            for key, value in first.items():
+                if not any(key in row for row in logged):
+                    store.log({"step": 0, key: value})
+        if debiaser is not None:
+            _wire_debiasing(recipe, debiaser, trainer, resumed)
+        if recipe.eval.suite and recipe.eval.inline:
+            from .runner import checkpoint_evaluator
 
-        evaluator = checkpoint_evaluator(recipe, store)
-        trainer.on_checkpoint.append(evaluator)
-        if resumed and state.is_main_process:
-            for checkpoint in store.checkpoints():  # finish evaluations a kill cut short (stored ones skip)
-                evaluator(checkpoint)
-    if recipe.eval.suite and not recipe.eval.inline and state.is_main_process:
-        _start_watcher(recipe, store)
-    trainer.on_checkpoint.extend(extra_checkpoint_hooks)
-    trainer.train()
-    if state.is_main_process:
-        debiased = _debias_final_checkpoint(recipe, store)
-        if debiased is not None:
-            for hook in trainer.on_checkpoint:
-                hook(debiased)
-        store.mark_finished({"step": trainer.state.step, "epoch": trainer.state.epoch})
-    state.wait_for_everyone()
+            evaluator = checkpoint_evaluator(recipe, store)
+            trainer.on_checkpoint.append(evaluator)
+            if resumed and state.is_main_process:
+                for checkpoint in store.checkpoints():  # finish evaluations a kill cut short (stored ones skip)
+                    evaluator(checkpoint)
+        if recipe.eval.suite and not recipe.eval.inline and state.is_main_process:
+            _start_watcher(recipe, store)
+        trainer.on_checkpoint.extend(extra_checkpoint_hooks)
+        trainer.train()
+        if state.is_main_process:
+            debiased = _debias_final_checkpoint(recipe, store)
+            if debiased is not None:
+                for hook in trainer.on_checkpoint:
+                    hook(debiased)
+            store.mark_finished({"step": trainer.state.step, "epoch": trainer.state.epoch})
+        state.wait_for_everyone()
     return store
 
 

@@ -125,12 +125,29 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Probe]],
     for spec, probe, request in missing:
         claim = store.claim(checkpoint, request)
         if not claim.acquire(blocking=False):  # another evaluator is computing it: do the rest first
+            _say(f"{checkpoint.name}: {spec.label} is being computed by {claim.holder() or 'another evaluator'}; "
+                 "doing the rest first")
             waiting.append((spec, probe, request, claim))
             continue
+        _say_taken_over(checkpoint, spec, claim)
         _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
     for spec, probe, request, claim in waiting:  # then wait for those, and take over any left undone
+        holder = claim.holder()
+        if holder:  # a silent wait looks like a hang: say for whom, and until when at most
+            _say(f"{checkpoint.name}: {spec.label}: waiting for {holder} (taken over if its heartbeat stops for "
+                 f"{claim.abandoned_after:.0f} s)")
         claim.acquire()
+        _say_taken_over(checkpoint, spec, claim)
         _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
+
+
+def _say(message: str) -> None:
+    print(f"eval: {message}", file=sys.stderr, flush=True)
+
+
+def _say_taken_over(checkpoint: Path, spec: ProbeSpec, claim) -> None:
+    if claim.taken_over:  # abandoned by a stopped evaluator (RunStore.claim): it may store its result too
+        _say(f"{checkpoint.name}: {spec.label}: took over the abandoned claim of {claim.taken_over}; computing it here")
 
 
 def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Probe, request: str, claim, translator: Translator,

@@ -12,6 +12,7 @@
       eval/step-0000400/<label>.attempts.jsonl   per-item logs, to recompute metrics
       eval/step-0000400/<label>.<kind>.json      a probe's extra table (anova, per_name, counts, …)
       finished.json            written when training (and post-hoc debiasing) is done
+      .train.lock              held by the `train` process of the run (one trainer at a time)
 
 Nothing outside this module joins paths inside a run directory: every file and marker of a
 run, and the run name ``<variant>-seed<k>`` an ablation gives it, is built (and parsed) here.
@@ -314,11 +315,26 @@ class RunStore:
 
     def claim(self, checkpoint: str | Path, request: str) -> FileLock:
         """The lock an evaluator holds while it computes ``request`` for ``checkpoint``, so that a
-        second evaluator works on something else (or waits) instead of computing it again. Its
-        wait has no deadline: the holder is computing a probe, which may take hours, and the lock
-        ends with it (the kernel drops it when the holder exits)."""
+        second evaluator works on something else (or waits) instead of computing it again.
+
+        Its wait has no timeout: the holder is computing a probe, which may take hours, and the
+        lock ends with it (the kernel drops it when the holder exits). But the holder beats a
+        heartbeat (it touches the lock file every tenth of :func:`claim_deadline`), and a claim
+        whose heartbeat is older than the deadline is abandoned (a stopped process, a frozen
+        host): a waiter takes it over and computes the request itself. That is safe because
+        results replace each other by signature, so if the old holder wakes up and stores its
+        result too, nothing is duplicated; waiting for a holder that may never run again is not."""
         name = hashlib.sha256(request.encode("utf-8")).hexdigest()[:24]
-        return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock", timeout=None)
+        deadline = claim_deadline()
+        return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock", timeout=None,
+                        heartbeat=deadline / 10, abandoned_after=deadline)
+
+    def run_lock(self) -> FileLock:
+        """The lock ``train`` holds on the whole run folder while it prepares, trains and finishes
+        the run: two trainers of one run would write the same checkpoints and log rows. Taken
+        without waiting (:data:`~mtdebias.locking.DEFAULT_TIMEOUT` is for locks held for
+        milliseconds; a run is trained for hours)."""
+        return FileLock(self.dir / ".train.lock", timeout=0)
 
     def attempts_path(self, checkpoint: str | Path, label: str) -> Path:
         return self.eval_dir(checkpoint) / f"{label}.attempts.jsonl"
@@ -406,6 +422,29 @@ class RunStore:
 
     def read_log(self) -> list[dict[str, Any]]:
         return read_jsonl(self.dir / "log.jsonl")
+
+
+# How long a claim's heartbeat may be silent before the claim counts as abandoned. Its holder
+# touches it every tenth of that, so only a holder that has stopped running (SIGSTOP, a frozen or
+# cut-off host) misses it. MTDEBIAS_CLAIM_DEADLINE (seconds) sets another, the same on every host.
+CLAIM_DEADLINE = 300.0
+
+
+def claim_deadline() -> float:
+    """The claim deadline in seconds: ``$MTDEBIAS_CLAIM_DEADLINE`` or :data:`CLAIM_DEADLINE`."""
+    text = os.environ.get("MTDEBIAS_CLAIM_DEADLINE")
+    if not text:
+        return CLAIM_DEADLINE
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        from .errors import InputError
+
+        raise InputError(f"MTDEBIAS_CLAIM_DEADLINE={text!r} is not a positive number of seconds",
+                         hint=f"unset it (the default is {CLAIM_DEADLINE:.0f} s) or give e.g. 600")
+    return value
 
 
 def _row_problem(row: Any) -> str | None:

@@ -52,7 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 # names of files and folders inside a run directory, and the pieces of run and result names
 RUN_PATHS = {"eval", "checkpoints", "finished.json", "recipe.toml", "best.json", "log.jsonl", "environment.json",
              "tokenizer", "annotated", "swaps", "results.jsonl", "eval-watch.log", ".tokenizer.tmp",
-             "data_summary.json", ".results.lock", ".claims", "responses"}
+             "data_summary.json", ".results.lock", ".claims", "responses", ".train.lock"}
 RUN_NAME_PIECES = re.compile(r"\.attempts\.jsonl|\.anova\.json|(?<!-)-seed|^step-")
 
 
