@@ -98,9 +98,11 @@ def build_probes(suite: Suite, context: dict[str, str],
 
 def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Probe]], store: RunStore,
                         outcome: EvalOutcome, make_translator: Callable[[Path], Translator] | None = None,
-                        backend: str = "hf", model: str | None = None) -> None:
+                        backend: str = "hf", model: str | None = None, later: list | None = None) -> None:
     """``backend`` names how ``make_translator`` opens the checkpoint (``ct2-int8`` …): results
-    of another backend answer another request."""
+    of another backend answer another request. A request another evaluator has claimed is done
+    last: given ``later`` (:func:`evaluate`, over many checkpoints) it is put there for
+    :func:`_finish_claimed` after the other checkpoints, else waited for after this one's other requests."""
     try:
         model = model or checkpoint_identity(checkpoint, backend)  # a spec translator brings its own
     except OSError as exc:
@@ -116,8 +118,9 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Probe]],
             missing.append((spec, probe, request))
     if not missing:
         return  # nothing to compute: the model is never loaded
+    load = make_translator or load_translator  # hf or fairseq, by the path
     try:
-        translator = (make_translator or load_translator)(checkpoint)  # hf or fairseq, by the path
+        translator = load(checkpoint)
     except (CheckpointError, InputError, OSError) as exc:
         outcome.failed[checkpoint.name] = str(exc)
         return
@@ -127,18 +130,40 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Probe]],
         if not claim.acquire(blocking=False):  # another evaluator is computing it: do the rest first
             _say(f"{checkpoint.name}: {spec.label} is being computed by {claim.holder() or 'another evaluator'}; "
                  "doing the rest first")
-            waiting.append((spec, probe, request, claim))
+            waiting.append((checkpoint, spec, probe, request, claim, store, load))
             continue
         _say_taken_over(checkpoint, spec, claim)
         _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
-    for spec, probe, request, claim in waiting:  # then wait for those, and take over any left undone
+    if later is None:
+        _finish_claimed(waiting, outcome, {checkpoint: translator})
+    else:
+        later.extend(waiting)
+
+
+def _finish_claimed(waiting: list, outcome: EvalOutcome, loaded: dict[Path, Translator] | None = None) -> None:
+    """Wait for each request another evaluator claimed, and compute those it left undone (it
+    ended, or its claim was abandoned: :meth:`RunStore.claim`). A checkpoint's model is loaded
+    again (one at a time) only for a request that is computed here."""
+    loaded = dict(loaded or {})
+    for checkpoint, spec, probe, request, claim, store, load in waiting:
         holder = claim.holder()
         if holder:  # a silent wait looks like a hang: say for whom, and until when at most
             _say(f"{checkpoint.name}: {spec.label}: waiting for {holder} (taken over if its heartbeat stops for "
                  f"{claim.abandoned_after:.0f} s)")
         claim.acquire()
         _say_taken_over(checkpoint, spec, claim)
-        _score_claimed(checkpoint, spec, probe, request, claim, translator, store, outcome)
+        try:
+            if checkpoint not in loaded and request not in _believed_requests(store, checkpoint, [(spec, probe)]):
+                loaded = {checkpoint: load(checkpoint)}
+        except (CheckpointError, InputError, OSError) as exc:
+            claim.release()
+            outcome.failed[checkpoint.name] = str(exc)
+            continue
+        except BaseException:
+            claim.release()
+            raise
+        # _score_claimed looks again and skips a request the holder stored (then no model is needed)
+        _score_claimed(checkpoint, spec, probe, request, claim, loaded.get(checkpoint), store, outcome)
 
 
 def _say(message: str) -> None:
@@ -150,8 +175,10 @@ def _say_taken_over(checkpoint: Path, spec: ProbeSpec, claim) -> None:
         _say(f"{checkpoint.name}: {spec.label}: took over the abandoned claim of {claim.taken_over}; computing it here")
 
 
-def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Probe, request: str, claim, translator: Translator,
-                   store: RunStore, outcome: EvalOutcome) -> None:
+def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Probe, request: str, claim,
+                   translator: Translator | None, store: RunStore, outcome: EvalOutcome) -> None:
+    """Compute ``request`` under ``claim`` (released here) unless it is stored by now; ``translator``
+    is None only where the caller found it stored."""
     label = f"{checkpoint.name}: {spec.label}"
     try:
         # stored by another evaluator between our first look and the claim
@@ -289,10 +316,12 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path, overrides: dict[st
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
         jobs += [(store, checkpoint, context, loader, model, tag) for checkpoint in checkpoints]
+    claimed_elsewhere: list = []  # waited for after every other checkpoint is done
     for store, checkpoint, context, loader, model, tag in progress(jobs, desc=f"suite {suite.name}",
                                                                    unit="checkpoint"):
         evaluate_checkpoint(checkpoint, build_probes(suite, context, cache), store, outcome, loader, tag,
-                            model=model)
+                            model=model, later=claimed_elsewhere)
+    _finish_claimed(claimed_elsewhere, outcome)
     return outcome
 
 

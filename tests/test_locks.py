@@ -197,10 +197,11 @@ class Echo:
         return "scripted:echo"
 
 
-def _run_with_checkpoint(tmp_path: Path) -> Path:
+def _run_with_checkpoint(tmp_path: Path, checkpoints: int = 1) -> Path:
     run = tmp_path / "run"
-    (run / "checkpoints" / "step-0000001").mkdir(parents=True)
-    (run / "checkpoints" / "step-0000001" / "trainer_state.json").write_text("{}")
+    for step in range(1, checkpoints + 1):
+        (run / "checkpoints" / f"step-000000{step}").mkdir(parents=True)
+        (run / "checkpoints" / f"step-000000{step}" / "trainer_state.json").write_text("{}")
     return run
 
 
@@ -233,7 +234,7 @@ evaluate([Path(sys.argv[1])], Path(sys.argv[2]), make_translator=lambda path: St
 def test_a_stopped_evaluator_is_named_worked_around_then_taken_over(tmp_path, monkeypatch, capsys):
     deadline = 2.0  # seconds without a heartbeat; the holder beats every 0.2 s
     monkeypatch.setenv("MTDEBIAS_CLAIM_DEADLINE", str(deadline))
-    run, suite = _run_with_checkpoint(tmp_path), _suite(tmp_path, 2)
+    run, suite = _run_with_checkpoint(tmp_path, checkpoints=2), _suite(tmp_path, 2)
     started = tmp_path / "holder-started"
     holder = subprocess.Popen([sys.executable, "-c", CLAIM_HOLDER, str(run), str(suite), str(started)],
                               env={**ENV, "MTDEBIAS_CLAIM_DEADLINE": str(deadline)})
@@ -255,15 +256,17 @@ def test_a_stopped_evaluator_is_named_worked_around_then_taken_over(tmp_path, mo
 
         outcome = evaluate([run], suite, make_translator=lambda path: StopsTheHolder())
         err = capsys.readouterr().err
-        # named, and the other probe done first; then the abandoned claim taken over and computed
-        assert outcome.scored == ["step-0000001: q1", "step-0000001: q0"]
+        # named, and all other work done first (the other checkpoint too); then the abandoned
+        # claim taken over and computed
+        assert outcome.scored == ["step-0000001: q1", "step-0000002: q0", "step-0000002: q1", "step-0000001: q0"]
         assert f"step-0000001: q0 is being computed by process {holder.pid} on " in err
         assert "doing the rest first" in err and " since " in err
         assert f"took over the abandoned claim of process {holder.pid} on " in err
         assert err.index("doing the rest first") < err.index("took over")
-        rows = RunStore(run).results(run / "checkpoints" / "step-0000001")
-        assert sorted((r["label"], r["metric"]) for r in rows) == [("q0", "bleu"), ("q0", "chrf"),
-                                                                  ("q1", "bleu"), ("q1", "chrf")]
+        for step in ("step-0000001", "step-0000002"):  # each result once
+            rows = RunStore(run).results(run / "checkpoints" / step)
+            assert sorted((r["label"], r["metric"]) for r in rows) == [("q0", "bleu"), ("q0", "chrf"),
+                                                                      ("q1", "bleu"), ("q1", "chrf")]
     finally:
         holder.kill()
         holder.wait()
