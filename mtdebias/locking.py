@@ -92,6 +92,14 @@ def _open_lock_file(path: Path) -> int:
     return fd
 
 
+def check_lock_folder(folder: Path) -> None:
+    """Refuse a file standing where a folder of lock files (``.claims``) is to be made."""
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise InputError("this is a file where a folder of lock files belongs", path=folder,
+                         hint="move it out of the way (nothing of mtdebias's is in it): the folder is "
+                              "made again when needed")
+
+
 class FileLock:
     """An exclusive lock on ``path`` (created on first use, never deleted on release: deleting a
     lock file other processes may be waiting on would let two of them hold "the" lock)."""
@@ -155,13 +163,9 @@ class FileLock:
             delay = min(delay * 1.5, 0.5)
 
     def _make_folder(self) -> None:
-        folder = self.path.parent
-        if os.path.lexists(folder) and not folder.is_dir():
-            raise InputError("this is a file where a folder of lock files belongs", path=folder,
-                             hint="move it out of the way (nothing of mtdebias's is in it): the folder is "
-                                  "made again when needed")
-        with disk_full_as(folder):
-            folder.mkdir(parents=True, exist_ok=True)
+        check_lock_folder(self.path.parent)
+        with disk_full_as(self.path.parent):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def holder(self) -> str | None:
         """Who holds the lock now, described (process, host, since when, last heartbeat), or None

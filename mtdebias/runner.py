@@ -19,11 +19,12 @@ from typing import Any, Callable, Iterable
 
 from .errors import CheckpointError, InputError, MtdebiasError
 from .hub import snapshot_id
+from .locking import check_lock_folder
 from .probes.base import Probe, ProbeResult, value_problem
 from .progress import heartbeat, progress
 from .registry import PROBES
 from .signature import Signature, hash_checkpoint_cached, hash_json
-from .store import RunStore
+from .store import RunStore, claim_deadline
 from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite
 from .translators.base import Translator
 from .translators.fairseq import find_spec
@@ -316,6 +317,11 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path, overrides: dict[st
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
         jobs += [(store, checkpoint, context, loader, model, tag) for checkpoint in checkpoints]
+    # what claims need fails before any model is loaded: a bad MTDEBIAS_CLAIM_DEADLINE, or a
+    # file where a checkpoint's .claims folder belongs
+    claim_deadline()
+    for store, checkpoint, *_ in jobs:
+        check_lock_folder(store.claims_dir(checkpoint))
     claimed_elsewhere: list = []  # waited for after every other checkpoint is done
     for store, checkpoint, context, loader, model, tag in progress(jobs, desc=f"suite {suite.name}",
                                                                    unit="checkpoint"):
@@ -403,6 +409,7 @@ def _languages(context: dict[str, str]) -> dict[str, str]:
 def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     """The trainer's on_checkpoint hook: score each new checkpoint with the recipe's suite."""
     suite = load_suite(recipe.eval.suite)
+    claim_deadline()  # a bad MTDEBIAS_CLAIM_DEADLINE fails before training, not at its first checkpoint
     cache: ProbeCache = {}
     # read once, not at every checkpoint: the run's recipe, and (a causal run) the prompt hash it
     # logged before training, do not change while it trains

@@ -326,8 +326,12 @@ class RunStore:
         result too, nothing is duplicated; waiting for a holder that may never run again is not."""
         name = hashlib.sha256(request.encode("utf-8")).hexdigest()[:24]
         deadline = claim_deadline()
-        return FileLock(self.eval_dir(checkpoint) / ".claims" / f"{name}.lock", timeout=None,
+        return FileLock(self.claims_dir(checkpoint) / f"{name}.lock", timeout=None,
                         heartbeat=deadline / 10, abandoned_after=deadline)
+
+    def claims_dir(self, checkpoint: str | Path) -> Path:
+        """The folder of ``checkpoint``'s claim lock files (:meth:`claim`)."""
+        return self.eval_dir(checkpoint) / ".claims"
 
     def run_lock(self) -> FileLock:
         """The lock ``train`` holds on the whole run folder while it prepares, trains and finishes

@@ -124,7 +124,7 @@ def test_a_claims_entry_that_is_a_file_is_one_clear_error(tmp_path):
     claims.parent.mkdir(parents=True)
     claims.write_text("not a folder\n")
     with pytest.raises(InputError) as exc:  # before the fix: FileExistsError, a traceback
-        evaluate([run], suite, make_translator=lambda path: Echo())
+        evaluate([run], suite, make_translator=lambda path: pytest.fail("a model was loaded before the check"))
     assert str(exc.value).startswith(f"{claims}: this is a file where a folder of lock files belongs")
     assert "move it out of the way" in str(exc.value)
     assert claims.read_text() == "not a folder\n"
@@ -275,7 +275,8 @@ def test_a_stopped_evaluator_is_named_worked_around_then_taken_over(tmp_path, mo
 def test_a_claim_deadline_that_is_not_a_number_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("MTDEBIAS_CLAIM_DEADLINE", "5m")
     with pytest.raises(InputError, match=r"MTDEBIAS_CLAIM_DEADLINE='5m' is not a positive number of seconds"):
-        RunStore(tmp_path).claim("step-0000001", "request")
+        evaluate([_run_with_checkpoint(tmp_path)], _suite(tmp_path, 1),
+                 make_translator=lambda path: pytest.fail("a model was loaded before the check"))
 
 
 # ------------------------------------------------------------------------ GGUF temporaries
