@@ -177,6 +177,27 @@ def test_a_second_train_of_a_run_being_trained_stops_at_once_naming_the_holder(t
         holder.wait()
 
 
+def test_an_ablate_reaching_a_run_being_trained_names_the_holder(tmp_path, capfd):
+    from mtdebias.ablation import expand, validate_variants
+    from mtdebias.recipe import load_recipe
+
+    recipe = _train_workspace(tmp_path)
+    [variant] = expand(load_recipe(recipe))
+    [resolved] = validate_variants(recipe, [variant])
+    holder = subprocess.Popen([sys.executable, "-c", RUN_LOCK_HOLDER, str(resolved.run_dir)], env=ENV,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "holding\n"
+        rc = main(["ablate", str(recipe)])
+        err = capfd.readouterr().err  # the variant's `train` child writes to the same stderr
+        _clear_error(rc, err, f"{resolved.run_dir} is being trained by process {holder.pid} on ",
+                     f"variants failed: {variant.run_name}")
+        assert not (resolved.run_dir / "log.jsonl").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_the_run_folder_lock_never_follows_a_link(tmp_path, capsys):
     recipe = _train_workspace(tmp_path)
     link = tmp_path / "runs" / "bad" / ".train.lock"
