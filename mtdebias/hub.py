@@ -60,12 +60,41 @@ def split_revision(name: str) -> tuple[str, str | None]:
     return (base, revision or None) if sep else (base, None)
 
 
+# files users name models by: a name ending so is a path, never a hub id (hub ids have no suffix)
+MODEL_FILE_SUFFIXES = (".gguf", ".pt", ".toml", ".safetensors", ".bin")
+
+
 def looks_like_hub_id(text: str) -> bool:
-    """``org/name`` (``@REV`` allowed) or ``name`` that is not an existing path."""
+    """``org/name`` (``@REV`` allowed) or ``name`` that is not an existing path. A name whose
+    first part is a local folder (``runs/tyni`` beside ``runs/``) or that ends like a model file
+    (``model.gguf``) is a mistyped path: looking it up on the hub would answer with advice to
+    download something that was never there."""
     base, _ = split_revision(text)
     path = Path(base).expanduser()
     return (bool(base) and not path.is_absolute() and base.count("/") <= 1 and not base.startswith((".", "~"))
-            and not Path(text).exists() and re.fullmatch(r"[\w.-]+(/[\w.-]+)?", base) is not None)
+            and not Path(text).exists() and re.fullmatch(r"[\w.-]+(/[\w.-]+)?", base) is not None
+            and not ("/" in base and Path(base.partition("/")[0]).is_dir())
+            and not base.lower().endswith(MODEL_FILE_SUFFIXES))
+
+
+def missing_path_error(path: Path, what: str) -> InputError:
+    """The error for a model path that does not exist, with the nearest names beside it."""
+    import difflib
+
+    is_file = path.suffix.lower() in MODEL_FILE_SUFFIXES
+    kind = "GGUF file" if path.suffix.lower() == ".gguf" else f"{what} file" if is_file else f"{what} directory"
+    parent = path.parent
+    siblings = sorted(p.name for p in parent.iterdir()) if parent.is_dir() else []
+    close = difflib.get_close_matches(path.name, siblings, n=1, cutoff=0.5)
+    if close:
+        hint = f"did you mean {parent / close[0]}?"
+    elif not parent.is_dir():
+        hint = f"its folder {parent} does not exist either: check the path"
+    elif is_file:
+        hint = "check the path"
+    else:
+        hint = "check the path, or give a hub id such as Helsinki-NLP/opus-mt-en-de"
+    return InputError(f"{kind} does not exist", path=path, hint=hint)
 
 
 def fetch_command(name: str | Path, revision: str | None = None) -> str:
@@ -91,8 +120,7 @@ def resolve_model(name: str | Path, revision: str | None = None, what: str = "mo
         if path.exists():
             raise InputError(f"expected a {what} directory, found a file", path=path,
                              hint="pass the directory that holds config.json")
-        raise InputError(f"{what} directory does not exist", path=path,
-                         hint="check the path, or give a hub id such as Helsinki-NLP/opus-mt-en-de")
+        raise missing_path_error(path, what)
     repo_id, pinned = split_revision(text)
     if revision and pinned and revision != pinned:
         raise InputError(f"{what} '{text}' pins revision {pinned}, and --revision asks for {revision}",

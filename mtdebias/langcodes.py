@@ -32,10 +32,30 @@ def check_language_code(code: str, where: str, path=None, error: type[InputError
     """Raise an :class:`InputError` naming ``where`` unless ``code`` is an ISO 639-1 code."""
     if is_language_code(code):
         return
-    close = difflib.get_close_matches(code.lower(), sorted(ISO_639_1), n=1)
-    hint = f"did you mean '{close[0]}'?" if close and close[0] == code.lower() else \
-        "use a two-letter ISO 639-1 code such as en, de, fr, es, ru, zh"
+    near = nearest_language(code)
+    hint = f"did you mean '{near}'?" if near else "use a two-letter ISO 639-1 code such as en, de, fr, es, ru, zh"
     raise error(f"{where} = {code!r} is not an ISO 639-1 language code", path=path, hint=hint)
+
+
+# what people write for a language instead of its ISO 639-1 code: country codes and ISO 639-2/3
+# codes (B and T forms) of the languages the package has tools for
+_MISTAKEN = {"sp": "es", "spa": "es", "esp": "es", "ger": "de", "deu": "de", "ge": "de", "fre": "fr", "fra": "fr",
+             "ita": "it", "rus": "ru", "ukr": "uk", "ua": "uk", "cz": "cs", "cze": "cs", "ces": "cs", "pol": "pl",
+             "chi": "zh", "zho": "zh", "cn": "zh", "jp": "ja", "jpn": "ja", "eng": "en", "dk": "da", "se": "sv",
+             "por": "pt", "dut": "nl", "nld": "nl", "gr": "el", "gre": "el", "ell": "el", "tur": "tr"}
+
+
+def nearest_language(code: str, among: "list[str] | None" = None) -> str | None:
+    """The language code a user most likely meant by ``code`` (``sp`` → ``es``), restricted to
+    ``among`` when given; None when nothing is close. A country or three-letter code is looked
+    up first: edit distance would take ``sp`` for ``sq`` (Albanian)."""
+    text = code.strip().lower()
+    choices = sorted(among) if among is not None else sorted(ISO_639_1)
+    mapped = _MISTAKEN.get(text, text)
+    if mapped in choices and mapped != code:
+        return mapped
+    close = difflib.get_close_matches(text, choices, n=1)
+    return close[0] if close and close[0] != code else None
 
 
 # NLLB-200 names languages by ISO 639-3 code and script (``deu_Latn``); users give ISO 639-1.

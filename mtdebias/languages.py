@@ -166,6 +166,11 @@ def require(code: str, needs: tuple[str, ...] | list[str], what: str, path=None)
     """ConfigError naming every capability `what` needs that language `code` lacks."""
     lacking = missing(code, needs)
     if lacking:
+        from .langcodes import nearest_language
+
         have = {need: ", ".join(langs_with(need)) for need in needs}
+        able = sorted(set.intersection(*(set(langs_with(need)) for need in needs))) if needs else []
+        near = nearest_language(code, able)
         raise ConfigError(f"{what}: language {code!r} has no {'; no '.join(lacking)}", path=path,
-                          hint="; ".join(f"{CAPABILITIES.get(n, n)} exists for {langs}" for n, langs in have.items()))
+                          hint=(f"did you mean {near!r}? " if near else "")
+                          + "; ".join(f"{CAPABILITIES.get(n, n)} exists for {langs}" for n, langs in have.items()))

@@ -3,7 +3,8 @@ strings, imported only when a component is used.
 
 So naming or validating a component (a recipe, a suite) imports nothing heavy and nothing
 registers itself by being imported. Names follow one scheme, ``name.vN``; the unversioned names
-of earlier recipes and suites (``winomt``, ``hard``) are aliases pinned to one version.
+of earlier recipes and suites (``winomt``, ``hard``) are aliases derived from the entries, pinned
+to the first version (a plugin's too: ``copy_rate`` means ``copy_rate.v1``).
 
 The class is kept apart from the tables (:mod:`mtdebias.registry` and the tables it gathers) so
 that a package can keep the table of its own components, and dispatch on it, without importing
@@ -61,7 +62,8 @@ def _versioned(name: str) -> bool:
 class Registry:
     kind: str  # what the entries are, for messages: "probe", "debiasing method", ...
     entries: Mapping[str, str]  # canonical name ("winomt.v1") → "module:object"
-    aliases: Mapping[str, str] = field(default_factory=dict)  # old name → canonical name
+    # names kept by hand beside the derived ones (see all_aliases); an unversioned name needs none
+    aliases: Mapping[str, str] = field(default_factory=dict)
     plugins: str | None = None  # the plugin group's key in mtdebias.plugins.GROUPS ("probe"), if any
     # "module:function" called as function(obj, name, where) on every object loaded: raises when the
     # object is not a component of this kind (a plugin's entry point naming the wrong thing)
@@ -76,19 +78,32 @@ class Registry:
         entries = self.entries
         return entries.plugins.get(name) if isinstance(entries, _Entries) and name in entries else None
 
+    def all_aliases(self) -> dict[str, str]:
+        """Unversioned name → the version it means: derived from the entries (``winomt`` →
+        ``winomt.v1``, the lowest version, pinned so results stay comparable when a newer one is
+        added; plugins included), plus any alias declared by hand."""
+        derived: dict[str, str] = {}
+        for entry in self.entries:
+            base, _, version = entry.rpartition(".v")
+            if base and version.isdigit() and base not in self.entries and (
+                    base not in derived or int(version) < int(derived[base].rpartition(".v")[2])):
+                derived[base] = entry
+        return {**derived, **self.aliases}
+
     def names(self) -> tuple[str, ...]:
         """Every accepted name: canonical ones first, then aliases."""
-        return (*self.entries, *self.aliases)
+        return (*self.entries, *self.all_aliases())
 
     def __contains__(self, name: object) -> bool:
-        return name in self.entries or name in self.aliases
+        return name in self.entries or name in self.all_aliases()
 
     def canonical(self, name: str, where: str | None = None) -> str:
         """``winomt`` → ``winomt.v1``; an unknown name is a :class:`ConfigError` with a did-you-mean."""
         if name in self.entries:
             return name
-        if name in self.aliases:
-            pinned = self.aliases[name]
+        aliases = self.all_aliases()
+        if name in aliases:
+            pinned = aliases[name]
             newer = self.newer_than(pinned)
             if newer:  # an alias is pinned: results stay comparable, and the user hears of the newer one
                 warnings.warn(f"{self.kind} '{name}' means {pinned}; {', '.join(newer)} exists too — name it "

@@ -30,15 +30,12 @@ PROBES = Registry("probe", {
     "gest.v1": "mtdebias.probes.gest:GestProbe.from_options",
     "gest_pref.v1": "mtdebias.probes.gest:GestPreferenceProbe.from_options",
     "gest_choice.v1": "mtdebias.probes.gest_choice:GestChoiceProbe.from_options",
-}, aliases={"quality": "quality.v1", "winomt": "winomt.v1", "name_gender": "name_gender.v1",
-            "sentiment": "sentiment.v1", "ambiguity": "ambiguity.v1", "wsd_bias": "wsd_bias.v1",
-            "gest": "gest.v1", "gest_pref": "gest_pref.v1",
-            "gest_choice": "gest_choice.v1"},
+},
     plugins="probe", check="mtdebias.probes.base:check_probe")
 
 AUGMENTERS = Registry("augmenter", {
     "switch_entity.v1": "mtdebias.augment.switch:SwitchEntity",
-}, aliases={"switch_entity": "switch_entity.v1"})
+})
 
 REGISTRIES = {"probe": PROBES, "debias": DEBIAS_METHODS, "aligner": ALIGNERS, "augmenter": AUGMENTERS}
 

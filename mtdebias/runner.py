@@ -300,7 +300,7 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path, overrides: dict[st
             store, checkpoints = RunStore.for_translator(str(target))
             context = {**run_context(store), **(overrides or {})}
             options = {**(suite.translator_options if str(target) == suite.translator else {}),
-                       **(translator_options or {}), **_languages(context)}
+                       **(translator_options or {}), **_probe_language(suite, context), **_languages(context)}
             model = spec_identity(str(target), options)  # the cache folder is not part of what the system is
             if split_spec(str(target))[0] in CACHED_KINDS:
                 options["cache_dir"] = str(store.response_cache_dir)
@@ -399,6 +399,17 @@ def prompt_options(model: dict[str, Any], data: dict[str, Any]) -> dict[str, Any
         if model.get(key) is not None:
             options[key] = str(model[key]) if key == "examples" else model[key]
     return options
+
+
+def _probe_language(suite, context: dict[str, str]) -> dict[str, str]:
+    """``tgt_lang`` from the suite's probes when they all name one (``lang = "de"``): a
+    translator told its target language in a prompt (an LLM) needs it, and a suite that already
+    says it should not have to say it twice, as ``--probe … --lang de`` does not. Probes that
+    disagree say nothing here: the translator's own error then asks for tgt_lang."""
+    named = {str(value) for spec in suite.probes
+             if isinstance(value := spec.resolved(context, partial=True).options.get("lang"), str)
+             and value and "{" not in value}
+    return {"tgt_lang": named.pop()} if len(named) == 1 else {}
 
 
 def _languages(context: dict[str, str]) -> dict[str, str]:

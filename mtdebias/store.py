@@ -106,7 +106,12 @@ class RunStore:
         if not target.exists():
             from .errors import InputError
 
-            raise InputError("no such run directory or checkpoint", path=target)
+            import difflib
+
+            siblings = sorted(p.name for p in target.parent.iterdir()) if target.parent.is_dir() else []
+            close = difflib.get_close_matches(target.name, siblings, n=1, cutoff=0.5)
+            raise InputError("no such run directory or checkpoint", path=target,
+                             hint=f"did you mean {target.parent / close[0]}?" if close else None)
         if not (target / "config.json").is_file():
             from .errors import InputError
 

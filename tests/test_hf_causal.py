@@ -396,3 +396,24 @@ def test_every_probe_runs_on_the_llm_and_stores_backend_model_and_prompt(tiny_ll
     assert values[("gest_choice", "masculine_rate")] == 0.5 and values[("gest_choice", "option_a_rate")] == 0.0
     assert values[("gest_choice", "undetected_rate_attempts")] == 0.0
     assert math.isfinite(values[("ambiguity", "ge_undetected_share")])
+
+
+def test_a_suite_whose_probes_name_one_language_needs_no_tgt_lang(tiny_llm, tmp_path, monkeypatch):
+    """As ``--probe winomt --lang de`` needs no tgt_lang, a suite whose probes say ``lang = "de"``
+    needs none either; probes that name two languages leave the translator's own error."""
+    from mtdebias.runner import evaluate
+    from mtdebias.store import RunStore
+
+    monkeypatch.chdir(tmp_path)
+    one = tmp_path / "one.toml"
+    one.write_text(SUITE.split("[[probe]]\ntype = \"name_gender.v1\"")[0], encoding="utf-8")
+    spec = f"hf-causal:{tiny_llm}"
+    outcome = evaluate([spec], one, translator_options={"device": "cpu"})
+    assert outcome.failed == {} and len(outcome.scored) == 1
+    store, checkpoints = RunStore.for_translator(spec)
+    assert {r["label"] for r in store.results(checkpoints[0])} == {"winomt"}
+    two = tmp_path / "two.toml"
+    two.write_text(one.read_text(encoding="utf-8") + "\n[[probe]]\ntype = \"winomt.v1\"\nlabel = \"es\"\nlang = \"es\"\n"
+                   "data = \"{shipped}/templates/winomt_synth_en.txt\"\n", encoding="utf-8")
+    failed = evaluate([spec], two, translator_options={"device": "cpu"}).failed
+    assert "needs the target language" in str(failed), failed

@@ -155,6 +155,10 @@ def test_a_plugin_probe_is_in_the_help_a_suite_the_store_and_the_report(project)
     done = mtdebias(project, "eval", "reverse:", "--suite", "echo.toml")
     assert done.returncode == 0, done.stderr
     assert "scored   translator: echo_rate" in done.stdout
+    # "(or without the version)", as the help says: for plugin probes too
+    assert "(or without the version)" in helped.stdout
+    unversioned = python(project, "from mtdebias.registry import PROBES; print(PROBES.canonical('echo_rate'))")
+    assert unversioned.stdout.strip() == "echo_rate.v1", unversioned.stderr
     # two of four sources read the same reversed ("ok", "a b a")
     from mtdebias.store import RunStore
 

@@ -45,7 +45,7 @@ from .tokenize import Token, tokenize
 ALIGNERS = Registry("aligner", {
     "fast_align.v1": "mtdebias.align.aligners:run_fast_align",
     "eflomal.v1": "mtdebias.align.aligners:run_eflomal",
-}, aliases={"fast_align": "fast_align.v1", "eflomal": "eflomal.v1"})
+})
 METHODS = ALIGNERS.names()  # fast_align.v1, eflomal.v1 and their unversioned aliases
 # far beyond any sentence (WinoMT's longest is ~40 words); fast_align crashed at 200,000 and
 # took minutes at 30,000

@@ -79,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
     # specs are checked (kind, did-you-mean) and their hub models fetched
     for target in args.targets:
         if str(target).lower().endswith(".gguf") and not is_spec(target):  # an LLM, asked by a prompt
+            if not Path(target).exists():
+                from ..hub import missing_path_error
+
+                raise missing_path_error(Path(target), "model")
             raise InputError(f"{target} is a GGUF file", path=target, hint=f"name it as hf-causal:{target} "
                              f"(transformers) or llamacpp:{target} (llama.cpp)")
     args.targets = [prepare_spec(str(t)) if is_spec(t) else resolve_target(t, args.revision, what="model")

@@ -37,6 +37,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}")
     for reason in summary.degenerate:
         print(f"warning: the result says nothing: {reason}")
-    print(f"report: {summary.html} ({summary.images} figures); summary: {summary.markdown}; "
+    print(f"report: {summary.html} ({summary.images} figure{'' if summary.images == 1 else 's'}); summary: {summary.markdown}; "
           f"tables: {summary.tables_dir}/")
     return 0

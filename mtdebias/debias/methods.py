@@ -15,5 +15,5 @@ DEBIAS_METHODS = Registry("debiasing method", {
     "hard.v1": "mtdebias.debias.hard:HardDebiasEraser",
     "inlp.v1": "mtdebias.debias.inlp:INLPEraser",
     "leace.v1": "mtdebias.debias.leace:LeaceEraser",
-}, aliases={"hard": "hard.v1", "inlp": "inlp.v1", "leace": "leace.v1"},
+},
     plugins="debias", check="mtdebias.debias.base:check_eraser")

@@ -32,6 +32,24 @@ def installed_modes() -> list[str]:
     return [line.strip() for line in done.stdout.splitlines() if line.strip()]
 
 
+def _installed_hint(mode: str, modes: list[str], iso1: bool) -> str:
+    """Did-you-mean over the installed modes, written the way the user wrote the pair: a spec given
+    in ISO 639-1 codes (``en-sp``) gets ``apertium:en-es`` back, not Apertium's ``eng-spa``."""
+    iso1_of = {three: two for two, three in ISO3.items()}
+
+    def as_written(m: str) -> str:
+        a, _, b = m.partition("-")
+        return f"{iso1_of.get(a, a)}-{iso1_of.get(b, b)}" if iso1 and a in iso1_of and b in iso1_of else m
+
+    close = difflib.get_close_matches(mode, modes, n=1)
+    if iso1 and not close:  # "en-sp": compare in the user's own two-letter form
+        two = {as_written(m): m for m in modes}
+        near = difflib.get_close_matches(as_written(mode), list(two), n=1, cutoff=0.5)
+        close = [two[near[0]]] if near else []
+    return ((f"did you mean apertium:{as_written(close[0])}? " if close else "")
+            + f"installed: {', '.join(as_written(m) for m in modes) or 'none'} (Debian packages apertium-XXX-YYY)")
+
+
 def _version(package: str) -> str | None:
     done = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
@@ -43,10 +61,8 @@ class ApertiumTranslator:
         source, _, target = pair.partition("-")
         mode = f"{ISO3.get(source, source)}-{ISO3.get(target, target)}" if target else pair
         if mode not in modes:
-            close = difflib.get_close_matches(mode, modes, n=1)
             raise ConfigError(f"apertium:{pair}: no installed Apertium pair translates {mode}",
-                              hint=(f"did you mean '{close[0]}'? " if close else "")
-                              + f"installed: {', '.join(modes) or 'none'} (Debian packages apertium-XXX-YYY)")
+                              hint=_installed_hint(mode, modes, iso1=len(source) == 2))
         self.mode, self.timeout = mode, timeout
         a, b = mode.split("-")[:2]
         pair_version = _version(f"apertium-{a}-{b}") or _version(f"apertium-{b}-{a}") or "unknown"
@@ -65,8 +81,12 @@ class ApertiumTranslator:
         if src_lang and tgt_lang:
             asked = f"{ISO3.get(src_lang, src_lang)}-{ISO3.get(tgt_lang, tgt_lang)}"
             if not translator.mode.startswith(asked):
+                modes = installed_modes()
+                hint = (f"use apertium:{src_lang}-{tgt_lang}" if asked in modes else
+                        f"no installed pair translates {src_lang}→{tgt_lang}: install its Debian package "
+                        f"apertium-{asked} if there is one, or score apertium:{rest} in the language it translates into")
                 raise ConfigError(f"apertium:{rest} translates {translator.mode}, but {src_lang}→{tgt_lang} is "
-                                  "asked for", hint=f"use apertium:{src_lang}-{tgt_lang}")
+                                  "asked for", hint=hint)
         return translator
 
     def translate(self, sources: Sequence[str], beam: int = 5) -> list[str]:
