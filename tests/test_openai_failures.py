@@ -11,63 +11,15 @@ import signal
 import threading
 import time
 import warnings
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from mtdebias.errors import MtdebiasError
 from mtdebias.translators.openai_api import OpenAITranslator
+from openai_server import ScriptedServer, completion, send
 
 KEY = "sk-test-0123456789abcdef"
-
-
-def completion(text="Hallo.", model="tiny", n=1):
-    return json.dumps({"object": "chat.completion", "model": model,
-                       "choices": [{"index": i, "message": {"role": "assistant", "content": text}} for i in range(n)],
-                       "usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
-
-
-class ScriptedServer:
-    """Answers each POST with ``behaviour(handler, body)``; counts the requests it got."""
-
-    def __init__(self, behaviour):
-        self.requests = 0
-        self.stop = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests += 1
-                try:
-                    behaviour(self, body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up, as it should
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self):
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def send(handler, data: bytes, status: int = 200, length: int | None = None):
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(data) if length is None else length))
-    handler.end_headers()
-    handler.wfile.write(data)
-    handler.wfile.flush()
 
 
 def client(url, **options):
