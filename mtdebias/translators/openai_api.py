@@ -59,6 +59,7 @@ OPTIONS = ("src_lang", "tgt_lang", "prompt", "system", "examples", "api_key_env"
 RETRIED = {429, 500, 502, 503, 504}
 MAX_REPLY_BYTES = 16 * 2 ** 20  # a 256-token reply is a few kB; 128 samples or prompt log-probs stay well under
 _CHUNK = 65536
+MAX_DEPTH = 64  # JSON nesting of a reply: a completion with prompt log-probabilities is 5 deep
 
 
 class _Retry(Exception):
@@ -165,18 +166,17 @@ class OpenAITranslator:
         """Add a reply's ``usage`` to the counts; what is not a token count (a server's NaN, a
         string, a number past any real count) is left out with one warning, as the counts are
         bookkeeping and the reply itself is sound."""
-        if usage is None:
-            return
-        for name in ("prompt_tokens", "completion_tokens"):
-            value = usage.get(name) if isinstance(usage, dict) else usage
-            if value is None:
+        counts = usage if isinstance(usage, dict) else {"": usage}
+        for name, value in counts.items():
+            if name not in ("prompt_tokens", "completion_tokens", "") or value is None:
                 continue
-            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
+            if name and isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
                 self.usage[name] += value
             elif f"usage.{name}" not in self._warned:
                 self._warned.add(f"usage.{name}")
-                warnings.warn(f"{self.base_url}: the reply's usage.{name} is {visible(repr(value)[:60])}, not a "
-                              "token count: left out of the token counts of the results", stacklevel=3)
+                warnings.warn(f"{self.base_url}: the reply's usage{'.' if name else ''}{name} is "
+                              f"{visible(repr(value)[:60])}, not a token count: left out of the token counts of the "
+                              "results", stacklevel=3)
 
     def _exchange(self, data: bytes, headers: dict) -> tuple[int, Any, bytes]:
         """POST ``data`` once: (status, headers, body), within one deadline of ``timeout`` seconds
@@ -284,6 +284,8 @@ class OpenAITranslator:
             why = exc.msg if isinstance(exc, json.JSONDecodeError) else (
                 "nested too deeply" if isinstance(exc, RecursionError) else "a number too long to read")
             raise self._malformed(f"not JSON: {why}", raw) from None
+        if _deeper_than(response, MAX_DEPTH):  # a depth the cache could not write back, or read
+            raise self._malformed(f"nested deeper than {MAX_DEPTH} levels", raw)
         problem = _completion_problem(response)
         if problem:
             raise self._malformed(f"no choices[].message.content: {problem}", raw)
@@ -468,6 +470,19 @@ def _target_logprobs(entries: list, before: int, target: str) -> Scored:
         logprobs.append(float(logprob))
         pieces.append(str(chosen.get("decoded_token", "")))
     return Scored(sum(logprobs), tuple(logprobs), tuple(pieces))
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether JSON ``value`` nests more than ``limit`` arrays or objects deep (walked without
+    recursion, so no depth makes it fail)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def _completion_problem(response: Any) -> str | None:
