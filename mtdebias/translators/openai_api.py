@@ -228,7 +228,8 @@ class OpenAITranslator:
                 raise _Stopped() from None
             if isinstance(exc, TimeoutError):  # a socket wait given the rest of the deadline ran out
                 raise _Retry(f"no complete reply within {self.timeout:g} s") from None
-            raise _Retry(str(exc) or type(exc).__name__) from None
+            # http.client's text may quote the server's (a bad status line): shown, not obeyed
+            raise _Retry(visible(str(exc)[:200]) or type(exc).__name__) from None
         finally:
             with self._open_lock:
                 self._open.discard(sock)
