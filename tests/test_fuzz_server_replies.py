@@ -27,7 +27,8 @@ VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.di
                       max_leaves=12)
 CONTENT = TEXT | VALUES
 CHOICE = st.fixed_dictionaries({"message": st.fixed_dictionaries({"content": CONTENT}) | VALUES}) | VALUES
-USAGE = st.fixed_dictionaries({}, optional={"prompt_tokens": VALUES | st.integers(), "completion_tokens": VALUES}) | VALUES
+USAGE = (st.fixed_dictionaries({}, optional={"prompt_tokens": VALUES | st.integers(), "completion_tokens": VALUES})
+         | VALUES)
 COMPLETION = st.fixed_dictionaries(
     {"choices": st.lists(CHOICE, max_size=3) | VALUES},
     optional={"usage": USAGE, "model": TEXT | VALUES, "prompt_logprobs": VALUES, "id": VALUES})
@@ -139,7 +140,8 @@ def test_translate_prints_any_reply_as_one_safe_line_or_one_error_line(budget, m
             if code == 0:
                 assert out.count("\n") == 1 and out.endswith("\n") and not UNSAFE.search(out[:-1]), out
             else:
-                assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("mtdebias translate: error: ")
+                assert code == 2 and out == "" and err.count("\n") == 1
+                assert err.startswith("mtdebias translate: error: ")
                 assert not UNSAFE.search(err[:-1]), err
 
         reply()

@@ -230,7 +230,7 @@ def test_usage_that_is_not_a_token_count_is_left_out_with_a_warning(usage, tmp_p
     reply = json.dumps({"choices": [{"message": {"content": "Hallo."}}], "usage": usage}).encode()
     with ScriptedServer(lambda handler, body: send(handler, reply)) as server:
         translator = client(server.url, cache_dir=tmp_path)
-        with pytest.warns(UserWarning, match=rf"^{server.url}: the reply's usage.prompt_tokens is .*, not a token count"):
+        with pytest.warns(UserWarning, match=rf"^{server.url}: the reply's usage.prompt_tokens is .*, not a token"):
             assert translator.translate(["The dog sleeps.", "The cat runs."]) == ["Hallo.", "Hallo."]
         assert translator.usage["prompt_tokens"] == 0 and translator.usage["completion_tokens"] == 4
         rerun = client(server.url, cache_dir=tmp_path)  # stored as it came, and read back
@@ -256,7 +256,8 @@ DEEP = b"[" * 100_000 + b"]" * 100_000
      r"nested deeper than 64 levels"),
     (b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": ' + b"9" * 5000 + b"}}",
      r"not JSON: a number too long to read"),
-    (b'{"choices": [{"message": {"content": "Der Hund \xff\xfe"}}]}', r"is not valid UTF-8 \(byte b'\\xff' at offset 47\)"),
+    (b'{"choices": [{"message": {"content": "Der Hund \xff\xfe"}}]}',
+     r"is not valid UTF-8 \(byte b'\\xff' at offset 47\)"),
     (b'"just a string"', r"the reply is a JSON str, not an object"),
     (b'{"choices": [{"message": "x"}]}', r"choice 0 has no message.content text"),
     (b'{"choices": [7]}', r"choice 0 has no message.content text"),

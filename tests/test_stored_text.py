@@ -1,8 +1,8 @@
 """Whatever text a translator or server returns is stored and read back identically (issue 40):
-every JSON-lines store (results, attempts, the training log, the response cache) writes the
-characters a line reader or a terminal misreads (DEL, C1 controls, U+2028/U+2029, lone
-surrogates) escaped, readers split at "\\n" alone, a cache line cut by a kill costs only that
-reply, and `mtdebias translate` never lets a reply drive the terminal or break its lines."""
+every JSON-lines store (results, attempts, the training log, samples, the response cache)
+writes the characters a line reader or a terminal misreads (DEL, C1 controls, U+2028/U+2029,
+lone surrogates) escaped, readers split at "\\n" alone, a cache line cut by a kill costs only
+that reply, and `mtdebias translate` never lets a reply drive the terminal or break its lines."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from mtdebias import atomic
 from mtdebias.cli import main
 from mtdebias.store import RunStore
 from mtdebias.translators.openai_api import OpenAITranslator
+from mtdebias.uncertainty.entropy import Deduped, SampleCache
 from openai_server import ScriptedServer, completion, send
 
 # what a line reader, str.splitlines or a terminal takes for something else than text
@@ -63,8 +64,12 @@ def test_any_text_round_trips_through_results_attempts_and_the_training_log(tmp_
         assert store.read_log() == logged
         store.truncate_log(1)  # a resume rewrites the log: the same text again
         assert store.read_log() == logged[:1]
+        samples = SampleCache(store.dir / "samples.jsonl")  # the ambiguity probe's deduplicated samples
+        samples.put(key, text, {"n": 2}, Deduped((text, key), (1, 1)))
+        samples.save()
+        assert SampleCache(store.dir / "samples.jsonl").get(key) == Deduped((text, key), (1, 1))
         for path in (store.results_file("step-0000001"), store.attempts_path("step-0000001", "quality.v1"),
-                     store.dir / "log.jsonl"):
+                     store.dir / "log.jsonl", store.dir / "samples.jsonl"):
             assert _safe_bytes(path)
 
     round_trip()

@@ -311,7 +311,8 @@ class OpenAITranslator:
         with FileLock(self._cache_path.with_name(".responses.lock")):  # concurrent evaluators append whole lines
             with disk_full_as(self._cache_path), open(self._cache_path, "a+b") as handle:
                 end = handle.seek(0, os.SEEK_END)
-                if end and handle.seek(end - 1) is not None and handle.read(1) != b"\n":
+                handle.seek(max(end - 1, 0))  # "a+b": read from here, while every write appends
+                if end and handle.read(1) != b"\n":
                     # a run killed while appending (SIGKILL: no cleanup) cut its last line: this one
                     # starts on a line of its own, and the cut line stays apart, read as damaged
                     line = "\n" + line
