@@ -83,65 +83,68 @@ def _expected(status: int, data: bytes) -> str | None:
         return None
 
 
-@pytest.mark.timeout(600)
-@pytest.mark.parametrize("budget", BUDGETS)
-def test_any_reply_is_a_translation_read_back_identically_or_a_one_line_error(tmp_path_factory, budget):
+def _each_reply(budget: int, check) -> None:
+    """``check(url, scripted, reply)`` for ``budget`` replies drawn by hypothesis, each sent by
+    the scripted server at ``url`` (``scripted.reply`` may be changed for what follows)."""
     scripted = Scripted()
     with scripted.server as server:
         @settings(max_examples=budget, deadline=None, database=None, derandomize=budget < 100,
                   suppress_health_check=list(HealthCheck))
         @given(REPLIES)
-        def reply(drawn):
+        def one(drawn):
             scripted.reply = drawn
-            folder = tmp_path_factory.mktemp("run")
-            client = OpenAITranslator.from_spec(f"tiny@{server.url}", tgt_lang="de", backoff=0.001, timeout=2,
-                                                retries=1, cache_dir=folder / "cache")
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    out = client.translate(["The dog sleeps."])
-                except MtdebiasError as error:
-                    message = str(error)
-                    assert message.startswith(f"{server.url}: ") and not UNSAFE.search(message), message
-                    assert "\n" not in message
-                    return
-            assert all("\n" not in str(w.message) and not UNSAFE.search(str(w.message)) for w in caught)
-            status, _, data = drawn
-            assert out == [_expected(status, data)]
-            store = RunStore(folder / "store")  # the translation through the run store and back
-            store.write_attempts("step-0000001", "quality.v1", [{"hypothesis": out[0]}])
-            assert store.read_attempts("step-0000001", "quality.v1") == [{"hypothesis": out[0]}]
-            scripted.reply = (500, [], b"gone")  # a rerun is answered by the cache alone
-            rerun = OpenAITranslator.from_spec(f"tiny@{server.url}", tgt_lang="de", backoff=0.001, timeout=2,
-                                               retries=0, cache_dir=folder / "cache")
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the served model's name was warned about above
-                assert rerun.translate(["The dog sleeps."]) == out and rerun.usage["cached"] == 1
+            check(server.url, scripted, drawn)
 
-        reply()
+        one()
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_any_reply_is_a_translation_read_back_identically_or_a_one_line_error(tmp_path_factory, budget):
+    def check(url, scripted, drawn):
+        folder = tmp_path_factory.mktemp("run")
+        client = OpenAITranslator.from_spec(f"tiny@{url}", tgt_lang="de", backoff=0.001, timeout=2, retries=1,
+                                            cache_dir=folder / "cache")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                out = client.translate(["The dog sleeps."])
+            except MtdebiasError as error:
+                message = str(error)
+                assert message.startswith(f"{url}: ") and not UNSAFE.search(message), message
+                assert "\n" not in message
+                return
+        assert all("\n" not in str(w.message) and not UNSAFE.search(str(w.message)) for w in caught)
+        status, _, data = drawn
+        assert out == [_expected(status, data)]
+        store = RunStore(folder / "store")  # the translation through the run store and back
+        store.write_attempts("step-0000001", "quality.v1", [{"hypothesis": out[0]}])
+        assert store.read_attempts("step-0000001", "quality.v1") == [{"hypothesis": out[0]}]
+        scripted.reply = (500, [], b"gone")  # a rerun is answered by the cache alone
+        rerun = OpenAITranslator.from_spec(f"tiny@{url}", tgt_lang="de", backoff=0.001, timeout=2, retries=0,
+                                           cache_dir=folder / "cache")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the served model's name was warned about above
+            assert rerun.translate(["The dog sleeps."]) == out and rerun.usage["cached"] == 1
+
+    _each_reply(budget, check)
 
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("budget", [pytest.param(15, id="quick"), pytest.param(200, id="many", marks=pytest.mark.slow)])
 def test_translate_prints_any_reply_as_one_safe_line_or_one_error_line(budget, monkeypatch, capsys):
-    scripted = Scripted()
-    with scripted.server as server:
-        @settings(max_examples=budget, deadline=None, database=None, derandomize=budget < 100,
-                  suppress_health_check=list(HealthCheck))
-        @given(REPLIES)
-        def reply(drawn):
-            scripted.reply = drawn
-            monkeypatch.setattr(sys, "stdin", io.StringIO("The dog sleeps.\n"))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                code = main(["translate", f"openai:tiny@{server.url}", "--tgt-lang", "de", "--translator-option",
-                             "timeout=2", "--translator-option", "retries=1", "--translator-option", "backoff=0.001"])
-            out, err = capsys.readouterr()
-            if code == 0:
-                assert out.count("\n") == 1 and out.endswith("\n") and not UNSAFE.search(out[:-1]), out
-            else:
-                assert code == 2 and out == "" and err.count("\n") == 1
-                assert err.startswith("mtdebias translate: error: ")
-                assert not UNSAFE.search(err[:-1]), err
+    def check(url, scripted, drawn):
+        monkeypatch.setattr(sys, "stdin", io.StringIO("The dog sleeps.\n"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            code = main(["translate", f"openai:tiny@{url}", "--tgt-lang", "de", "--translator-option", "timeout=2",
+                         "--translator-option", "retries=1", "--translator-option", "backoff=0.001"])
+        out, err = capsys.readouterr()
+        if code == 0:
+            assert out.count("\n") == 1 and out.endswith("\n") and not UNSAFE.search(out[:-1]), out
+        else:
+            assert code == 2 and out == "" and err.count("\n") == 1
+            assert err.startswith("mtdebias translate: error: ")
+            assert not UNSAFE.search(err[:-1]), err
 
-        reply()
+    _each_reply(budget, check)
