@@ -166,17 +166,23 @@ class OpenAITranslator:
         """Add a reply's ``usage`` to the counts; what is not a token count (a server's NaN, a
         string, a number past any real count) is left out with one warning, as the counts are
         bookkeeping and the reply itself is sound."""
-        counts = usage if isinstance(usage, dict) else {"": usage}
-        for name, value in counts.items():
-            if name not in ("prompt_tokens", "completion_tokens", "") or value is None:
-                continue
-            if name and isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
+        def odd(what: str, value: Any, expected: str) -> None:
+            if what not in self._warned:
+                self._warned.add(what)
+                warnings.warn(f"{self.base_url}: the reply's {what} is {visible(repr(value)[:60])}, {expected}: left "
+                              "out of the token counts of the results", stacklevel=4)
+
+        if usage is None:
+            return
+        if not isinstance(usage, dict):
+            odd("usage", usage, "not an object of token counts")
+            return
+        for name in ("prompt_tokens", "completion_tokens"):
+            value = usage.get(name)
+            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
                 self.usage[name] += value
-            elif f"usage.{name}" not in self._warned:
-                self._warned.add(f"usage.{name}")
-                warnings.warn(f"{self.base_url}: the reply's usage{'.' if name else ''}{name} is "
-                              f"{visible(repr(value)[:60])}, not a token count: left out of the token counts of the "
-                              "results", stacklevel=3)
+            elif value is not None:
+                odd(f"usage.{name}", value, "not a token count")
 
     def _exchange(self, data: bytes, headers: dict) -> tuple[int, Any, bytes]:
         """POST ``data`` once: (status, headers, body), within one deadline of ``timeout`` seconds
@@ -301,11 +307,7 @@ class OpenAITranslator:
         if self._cache_path is None:
             return
         self._cache_path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            line = json_line({"key": key, "response": response})
-        except (ValueError, RecursionError) as exc:  # parsed, but one level too deep to write back
-            raise MtdebiasError(f"{self.base_url}: the reply for model {self.model} cannot be stored ({exc}); "
-                                "nothing of it was stored") from None
+        line = json_line({"key": key, "response": response})  # a reply's depth is bounded (_parse)
         if self._key:  # a reply that echoes the key keeps it out of the file (header names are left: a
             line = line.replace(self._key, "[redacted]")  # translation may well say "bearer")
         with FileLock(self._cache_path.with_name(".responses.lock")):  # concurrent evaluators append whole lines
