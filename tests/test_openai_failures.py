@@ -220,6 +220,19 @@ def test_retry_after_is_bounded_by_the_timeout_and_odd_values_fall_back_to_the_b
             assert server.requests == 1
 
 
+@pytest.mark.timeout(60)  # before the fix, the second try waited 1000 s
+def test_the_backoff_between_tries_is_bounded_by_the_timeout():
+    tries = []
+
+    def fail_once(handler, body):
+        tries.append(1)
+        send(handler, completion() if len(tries) > 1 else b"busy", status=200 if len(tries) > 1 else 503)
+
+    with ScriptedServer(fail_once) as server:
+        translator = OpenAITranslator.from_spec(f"tiny@{server.url}", tgt_lang="de", backoff=1000, timeout=0.5)
+        assert translator.translate(["The dog sleeps."]) == ["Hallo."] and translator.usage["retries"] == 1
+
+
 @pytest.mark.parametrize("usage", [
     {"prompt_tokens": float("nan"), "completion_tokens": 2}, {"prompt_tokens": "12", "completion_tokens": 2},
     {"prompt_tokens": float("inf"), "completion_tokens": 2}, {"prompt_tokens": 10 ** 30, "completion_tokens": 2},

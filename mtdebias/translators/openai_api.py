@@ -4,10 +4,14 @@ llama.cpp's server, TGI, Ollama, or a hosted API. ``openai:MODEL@URL`` (``URL`` 
 * **Key**: read from the environment variable ``api_key_env`` names (default
   ``OPENAI_API_KEY``); never put in signatures, logs, caches or results.
 * **Robust**: bounded concurrency; 429 and 5xx retried with exponential backoff (honouring
-  ``Retry-After``); timeouts; a malformed response is an error and nothing of it is stored.
+  ``Retry-After``; no wait longer than ``timeout``, a longer ``Retry-After`` is an error);
+  timeouts; a malformed response (not UTF-8, not JSON, too deep, no completion) is a one-line
+  error naming the server, and nothing of it is stored.
 * **Each request once**: responses are cached on disk (``cache_dir``; the runner gives each
   run's own, inside the run store) keyed by the request body, appended under a lock as they
-  arrive, so an interrupted or repeated evaluation resends nothing it already has.
+  arrive, so an interrupted or repeated evaluation resends nothing it already has. Each line is
+  :func:`~mtdebias.atomic.json_line` (whatever a reply holds, it stays one line and reads back
+  the same); a line cut by a kill is skipped, and the next append starts a line of its own.
 * **Bounded**: each request has one total deadline (``timeout`` seconds, however slowly the
   server sends) and a reply-size limit (``max_reply_bytes``); a body cut short is retried, then
   a clear error. Ctrl-C stops within a second: the requests in flight are cut, and what was
@@ -130,14 +134,14 @@ class OpenAITranslator:
                 if attempt == self.retries:
                     raise MtdebiasError(f"{self.base_url}: no answer after {self.retries + 1} tries ({exc}); "
                                         "responses received so far are cached: rerun to continue") from None
-                wait_s = self.backoff * 2 ** attempt
+                wait_s = self._backoff(attempt)
             else:
                 if status == 200:
                     break
                 if status not in RETRIED or attempt == self.retries:
                     raise MtdebiasError(f"{self.base_url}: HTTP {status} for model {self.model}: "
                                         f"{self._shown(raw[:300])}")
-                wait_s = self._retry_wait(status, reply_headers.get("Retry-After"), self.backoff * 2 ** attempt)
+                wait_s = self._retry_wait(status, reply_headers.get("Retry-After"), self._backoff(attempt))
             self.usage["retries"] += 1
             if self._stop.wait(wait_s):
                 raise _Stopped()
@@ -147,6 +151,11 @@ class OpenAITranslator:
         self._count_tokens(response.get("usage"))
         self._store(key, response)
         return response
+
+    def _backoff(self, attempt: int) -> float:
+        """The wait before try ``attempt + 2``: ``backoff`` doubled per try, but never longer than
+        ``timeout`` (many retries would otherwise wait hours, or overflow a float, in silence)."""
+        return min(self.backoff * 2.0 ** min(attempt, 64), self.timeout)
 
     def _retry_wait(self, status: int, header: str | None, default: float) -> float:
         """The seconds to wait before retrying an HTTP ``status`` whose reply says ``Retry-After:
