@@ -199,3 +199,34 @@ def test_translate_writes_a_replys_control_characters_visibly_one_line_per_sourc
     out = capsys.readouterr().out
     line = r"Der \x1b[2J\x1b]0;owned\x07Hund\x00 schläft. A note. More " + "\ttab" + r"\x9b1m\ud800"
     assert out == f"{line}\n{line}\n"
+
+
+class _Odd:
+    """A translator whose replies hold DEL, a C1 control and a line separator."""
+
+    def translate(self, sources, beam=5):
+        return [f"{s}\x7f\x85\u2028" for s in sources]
+
+    def signature(self):
+        return "odd"
+
+
+def test_eval_twice_with_a_translator_replying_del_stores_and_reads_its_attempts(tmp_path):
+    """Case 1 end to end: the first eval stored the reply raw, the second refused the run."""
+    from mtdebias.probes.quality import QualityProbe
+    from mtdebias.runner import EvalOutcome, evaluate_checkpoint
+    from mtdebias.suite import ProbeSpec
+
+    sources = ["The dog sleeps.", "The cat runs."]
+    store = RunStore(tmp_path / "run")
+    checkpoint = store.checkpoint_path("step-0000001")
+    checkpoint.mkdir(parents=True)
+    probe = [(ProbeSpec("quality.v1"), QualityProbe(sources, sources, "de"))]
+    for _ in range(2):  # the second finds the results stored, so reads them
+        outcome = EvalOutcome()
+        evaluate_checkpoint(checkpoint, probe, store, outcome, make_translator=lambda _: _Odd(), model="m")
+        assert outcome.failed == {}
+    assert outcome.skipped == ["step-0000001: quality"]
+    [label] = store.attempt_labels(checkpoint)
+    hypotheses = [a.get("hypothesis") for a in store.read_attempts(checkpoint, label)]
+    assert hypotheses == [f"{s}\x7f\x85\u2028" for s in sources]
