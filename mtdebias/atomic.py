@@ -142,10 +142,28 @@ def write_json(path: str | Path, obj: Any) -> None:
         handle.write("\n")
 
 
+# What json.dumps(ensure_ascii=False) leaves raw and a reader, an editor or a terminal can misread:
+# DEL and the C1 controls (U+0085 is a line break to str.splitlines, U+009B starts a terminal
+# escape), the Unicode line and paragraph separators, and lone surrogates (which UTF-8 cannot
+# encode). JSON's other controls are escaped by json.dumps already.
+_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def json_line(row: Any) -> str:
+    """``row`` as one line of a JSON-lines file, ending in "\\n": the one writer rule of every
+    JSON-lines store (results, attempts, the training log, the response cache). Text stays
+    readable (no ASCII escaping of accents or scripts), but every character in _UNSAFE is
+    written as a \\uXXXX escape, so the line holds no byte that a line reader splits on or a
+    terminal obeys, and reads back as the same text. Those characters can only stand inside JSON
+    strings there (the syntax around them is ASCII), where an escape means the same."""
+    text = json.dumps(row, ensure_ascii=False, sort_keys=True)
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
 def write_jsonl(path: str | Path, rows: Iterable[Any]) -> None:
     with atomic_open(path) as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+            handle.write(json_line(row))
 
 
 def read_jsonl(path: str | Path) -> list[Any]:
@@ -154,15 +172,19 @@ def read_jsonl(path: str | Path) -> list[Any]:
 
 def enumerate_jsonl(path: str | Path) -> list[tuple[int, Any]]:
     """(line number, parsed row) of each non-blank line; a line that is not JSON is an InputError
-    naming it. A missing file has no rows."""
+    naming it. A missing file has no rows.
+
+    Lines end at "\\n" only (U+2028 or U+0085 inside a string is text), and control characters
+    are left to the JSON parser: it refuses the C0 ones raw inside strings, and accepts a raw DEL
+    or C1 control there, which files written before :func:`json_line` escaped them may hold."""
     path = Path(path)
     if not path.exists():
         return []
     from .errors import InputError
-    from .textio import iter_lines  # invalid UTF-8 or a control byte: an InputError naming the line
+    from .textio import iter_raw_lines  # invalid UTF-8: an InputError naming the line
 
     rows = []
-    for number, line in enumerate(iter_lines(path), 1):
+    for number, line in iter_raw_lines(path):
         if line.strip():
             try:
                 rows.append((number, json.loads(line)))

@@ -39,7 +39,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .atomic import enumerate_jsonl, read_jsonl, write_json, write_jsonl
+from .atomic import enumerate_jsonl, json_line, read_jsonl, write_json, write_jsonl
 from .locking import FileLock
 
 CHECKPOINTS = "checkpoints"
@@ -412,7 +412,7 @@ class RunStore:
         # The training log is appended line by line (cheap); resume rewrites it atomically.
         self.dir.mkdir(parents=True, exist_ok=True)
         with (self.dir / "log.jsonl").open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row, sort_keys=True) + "\n")
+            handle.write(json_line(row))
 
     def truncate_log(self, last_step: int) -> None:
         """Drop log lines past ``last_step`` (written after the checkpoint a resume starts from),
@@ -420,11 +420,13 @@ class RunStore:
         path = self.dir / "log.jsonl"
         rows = []
         if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            for line in path.read_bytes().split(b"\n"):  # "\n" alone ends a line (see json_line)
                 try:
                     row = json.loads(line)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):  # not JSON, or not UTF-8 (cut inside a character)
                     continue  # only the line being written at the kill can be damaged
+                if not isinstance(row, dict):
+                    continue
                 if row.get("step", 0) <= last_step:
                     rows.append(row)
         write_jsonl(path, rows)

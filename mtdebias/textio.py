@@ -28,12 +28,13 @@ BOM = "\ufeff"
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def _decode(raw: bytes, path: Path, number: int) -> str:
+def _decode(raw: bytes, path: Path, number: int, *, controls: bool = False) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _invalid_utf8(path, number, exc.start) from None
-    check_control(text, path, number)
+    if not controls:
+        check_control(text, path, number)
     return text.removeprefix(BOM) if number == 1 else text
 
 
@@ -46,6 +47,24 @@ def check_control(text: str, path: str | Path | None, line: int | None) -> None:
                          path=path, line=line,
                          hint=f"remove it (e.g. tr -d '\\{char:03o}' < FILE); text inputs hold sentences, no "
                               "control bytes")
+
+
+# what str.splitlines breaks a line at: a reply holding one of these is more than one line
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+# every control character (C0, DEL, C1), the line and paragraph separators, lone surrogates
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def visible(text: str, keep: str = "") -> str:
+    """``text`` safe to print on a terminal as one line: each character of _HIDDEN but those in
+    ``keep`` written as ``\\xNN`` or ``\\uNNNN`` (as Python's repr writes them), so text from
+    outside (a server's reply) cannot move the cursor, clear the screen, set the window title or
+    break the line, and a lone surrogate cannot stop the print (UTF-8 cannot encode it)."""
+    def escape(found: re.Match) -> str:
+        char = found.group()
+        return char if char in keep else f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+    return _HIDDEN.sub(escape, text)
 
 
 def _invalid_utf8(path: Path, line: int, byte: int) -> InputError:
@@ -80,6 +99,17 @@ def iter_lines(path: str | Path) -> Iterator[str]:
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, 1):
             yield _decode(raw, path, number).rstrip("\r\n")
+
+
+def iter_raw_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """(number, line without its line ending) of a file whose lines are parsed further (JSON
+    lines): lines end at "\\n" only, never at the other breaks str.splitlines knows (U+2028,
+    U+0085, \\x1c…), and control characters are left to that parser; invalid UTF-8 raises
+    with file and line."""
+    path = Path(path)
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):  # a binary file splits at b"\n" alone
+            yield number, _decode(raw, path, number, controls=True).rstrip("\r\n")
 
 
 def iter_tsv(path: Path, header: tuple[str, ...], hint: str, *, skip_blank: bool = False

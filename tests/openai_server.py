@@ -8,6 +8,9 @@ source, vLLM has no CPU wheel for this Python); it speaks the same JSON: ``messa
 (status codes to answer first, e.g. 429), ``malformed`` (a 200 with a body that is not a
 completion), ``die_after`` (stop answering after N completions, as a killed server does) and
 ``ignore_n`` (one choice whatever ``n`` asks, as llama.cpp's server does).
+
+:class:`ScriptedServer` needs no model: each test scripts the raw status, headers and bytes
+it sends (a reply dripped, cut short, malformed), through :func:`send` and :func:`completion`.
 """
 
 from __future__ import annotations
@@ -16,7 +19,56 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import torch
+
+def completion(text="Hallo.", model="tiny", n=1):
+    return json.dumps({"object": "chat.completion", "model": model,
+                       "choices": [{"index": i, "message": {"role": "assistant", "content": text}} for i in range(n)],
+                       "usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
+
+
+class ScriptedServer:
+    """Answers each POST with ``behaviour(handler, body)``; counts the requests it got."""
+
+    def __init__(self, behaviour):
+        self.requests = 0
+        self.stop = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests += 1
+                try:
+                    behaviour(self, body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up, as it should
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self):
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def send(handler, data: bytes, status: int = 200, length: int | None = None, headers=()):
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data) if length is None else length))
+    for key, value in headers:
+        handler.send_header(key, value)
+    handler.end_headers()
+    handler.wfile.write(data)
+    handler.wfile.flush()
 
 
 class TinyChatServer:
@@ -76,8 +128,13 @@ class TinyChatServer:
         self.httpd.shutdown()
         self.httpd.server_close()
 
-    @torch.inference_mode()
     def complete(self, body: dict) -> dict:
+        import torch  # here: the scripted server above needs no torch
+
+        with torch.inference_mode():
+            return self._complete(body, torch)
+
+    def _complete(self, body: dict, torch) -> dict:
         llm, tokenizer = self.llm, self.llm.tokenizer
         messages = body["messages"]
         if body.get("continue_final_message"):

@@ -11,63 +11,15 @@ import signal
 import threading
 import time
 import warnings
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from mtdebias.errors import MtdebiasError
 from mtdebias.translators.openai_api import OpenAITranslator
+from openai_server import ScriptedServer, completion, send
 
 KEY = "sk-test-0123456789abcdef"
-
-
-def completion(text="Hallo.", model="tiny", n=1):
-    return json.dumps({"object": "chat.completion", "model": model,
-                       "choices": [{"index": i, "message": {"role": "assistant", "content": text}} for i in range(n)],
-                       "usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
-
-
-class ScriptedServer:
-    """Answers each POST with ``behaviour(handler, body)``; counts the requests it got."""
-
-    def __init__(self, behaviour):
-        self.requests = 0
-        self.stop = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests += 1
-                try:
-                    behaviour(self, body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up, as it should
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self):
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def send(handler, data: bytes, status: int = 200, length: int | None = None):
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(data) if length is None else length))
-    handler.end_headers()
-    handler.wfile.write(data)
-    handler.wfile.flush()
 
 
 def client(url, **options):
@@ -233,3 +185,162 @@ def test_eval_on_a_full_disk_stops_with_a_message_and_a_rerun_resumes(tmp_path, 
         assert "error: disk full: " in err and "Traceback" not in err
         assert main(argv) == 0  # space freed: the same command resumes and finishes
         assert "1 scored" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- what a server may send (issue 40)
+
+
+@pytest.mark.timeout(60)  # before the fix, a Retry-After of 1e9 slept for 31 years
+@pytest.mark.parametrize("header, waited", [
+    ("1000000000", False), ("inf", False), ("Fri, 31 Dec 9999 23:59:59 GMT", False), ("6", False),
+    ("0.01", True), ("nan", True), ("-5", True), ("soon", True), ("", True), ("1e999x", True),
+    ("Wed, 21 Oct 2015 07:28:00 GMT", True),  # a date past: retry now
+])
+def test_retry_after_is_bounded_by_the_timeout_and_odd_values_fall_back_to_the_backoff(header, waited, tmp_path):
+    tries = []
+
+    def busy_once(handler, body):
+        tries.append(1)
+        if len(tries) == 1:
+            send(handler, b'{"error": "slow down"}', status=429, headers=[("Retry-After", header)])
+        else:
+            send(handler, completion())
+
+    with ScriptedServer(busy_once) as server:
+        translator = client(server.url, timeout=5, retries=1, cache_dir=tmp_path)
+        if waited:
+            assert translator.translate(["The dog sleeps."]) == ["Hallo."]
+            assert translator.usage["retries"] == 1
+        else:
+            with pytest.raises(MtdebiasError) as error:
+                translator.translate(["The dog sleeps."])
+            message = str(error.value)
+            assert message.startswith(f"{server.url}: HTTP 429 for model tiny, and the server asks to wait '{header}' "
+                                      "before retrying (Retry-After), longer than timeout=5 s: not waited for")
+            assert server.requests == 1
+
+
+@pytest.mark.timeout(60)  # before the fix, the second try waited 1000 s
+def test_the_backoff_between_tries_is_bounded_by_the_timeout():
+    tries = []
+
+    def fail_once(handler, body):
+        tries.append(1)
+        send(handler, completion() if len(tries) > 1 else b"busy", status=200 if len(tries) > 1 else 503)
+
+    with ScriptedServer(fail_once) as server:
+        translator = OpenAITranslator.from_spec(f"tiny@{server.url}", tgt_lang="de", backoff=1000, timeout=0.5)
+        assert translator.translate(["The dog sleeps."]) == ["Hallo."] and translator.usage["retries"] == 1
+
+
+@pytest.mark.parametrize("usage", [
+    {"prompt_tokens": float("nan"), "completion_tokens": 2}, {"prompt_tokens": "12", "completion_tokens": 2},
+    {"prompt_tokens": float("inf"), "completion_tokens": 2}, {"prompt_tokens": 10 ** 30, "completion_tokens": 2},
+    {"prompt_tokens": -3, "completion_tokens": 2}, {"prompt_tokens": True, "completion_tokens": 2},
+    {"prompt_tokens": [1], "completion_tokens": 2},
+])
+def test_usage_that_is_not_a_token_count_is_left_out_with_a_warning(usage, tmp_path):
+    reply = json.dumps({"choices": [{"message": {"content": "Hallo."}}], "usage": usage}).encode()
+    with ScriptedServer(lambda handler, body: send(handler, reply)) as server:
+        translator = client(server.url, cache_dir=tmp_path)
+        with pytest.warns(UserWarning, match=rf"^{server.url}: the reply's usage.prompt_tokens is .*, not a token"):
+            assert translator.translate(["The dog sleeps.", "The cat runs."]) == ["Hallo.", "Hallo."]
+        assert translator.usage["prompt_tokens"] == 0 and translator.usage["completion_tokens"] == 4
+        rerun = client(server.url, cache_dir=tmp_path)  # stored as it came, and read back
+        assert rerun.translate(["The dog sleeps."]) == ["Hallo."] and rerun.usage["cached"] == 1
+
+
+@pytest.mark.parametrize("usage", ["lots", [1, 2], 7])
+def test_usage_that_is_not_an_object_is_left_out_with_a_warning(usage):
+    reply = json.dumps({"choices": [{"message": {"content": "Hallo."}}], "usage": usage}).encode()
+    with ScriptedServer(lambda handler, body: send(handler, reply)) as server:
+        with pytest.warns(UserWarning, match=r"the reply.s usage is .*, not an object of token counts"):
+            assert client(server.url).translate(["The dog sleeps."]) == ["Hallo."]
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize("body, why", [
+    (DEEP, r"not JSON: nested too deeply"),
+    (b'{"choices": [{"message": {"content": "x"}}], "deep": ' + DEEP + b"}", r"not JSON: nested too deeply"),
+    # parsed, but too deep for the cache line around it to be written back (or read)
+    (b'{"choices": [{"message": {"content": "x"}}], "deep": ' + b"[" * 500 + b"]" * 500 + b"}",
+     r"nested deeper than 64 levels"),
+    (b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": ' + b"9" * 5000 + b"}}",
+     r"not JSON: a number too long to read"),
+    (b'{"choices": [{"message": {"content": "Der Hund \xff\xfe"}}]}',
+     r"is not valid UTF-8 \(byte b'\\xff' at offset 47\)"),
+    (b'"just a string"', r"the reply is a JSON str, not an object"),
+    (b'{"choices": [{"message": "x"}]}', r"choice 0 has no message.content text"),
+    (b'{"choices": [7]}', r"choice 0 has no message.content text"),
+    (b'{"choices": {}}', r"'choices' is missing, empty or not a list"),
+])
+def test_a_malformed_reply_is_a_one_line_error_naming_the_server(body, why, tmp_path):
+    with ScriptedServer(lambda handler, request: send(handler, body)) as server:
+        with pytest.raises(MtdebiasError, match=why) as error:
+            client(server.url, cache_dir=tmp_path).translate(["The dog sleeps."])
+    assert str(error.value).startswith(f"{server.url}: ") and "\n" not in str(error.value)
+    assert "nothing of it was stored" in str(error.value) and not (tmp_path / "responses.jsonl").exists()
+
+
+def test_invalid_utf8_from_a_server_names_the_server_not_an_input_file(monkeypatch, capsys):
+    import io
+    import sys
+
+    from mtdebias.cli import main
+
+    reply = b'{"choices": [{"message": {"content": "Der Hund \xc3("}}]}'
+    with ScriptedServer(lambda handler, body: send(handler, reply)) as server:
+        monkeypatch.setattr(sys, "stdin", io.StringIO("The dog sleeps.\n"))
+        assert main(["translate", f"openai:tiny@{server.url}", "--tgt-lang", "de"]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {server.url}: the reply for model tiny is not valid UTF-8" in err
+    assert "input file" not in err and "Traceback" not in err
+
+
+def test_server_text_in_an_error_cannot_drive_the_terminal():
+    with ScriptedServer(lambda handler, body: send(handler, b"bad\x1b[2J\nrequest\xc2\x9b", status=400)) as server:
+        with pytest.raises(MtdebiasError) as error:
+            client(server.url).translate(["The dog sleeps."])
+    assert str(error.value).endswith(r"HTTP 400 for model tiny: bad\x1b[2J\x0arequest\x9b")
+
+
+GOOD = {"7": {"logprob": -1.5, "decoded_token": "Hund"}}
+
+
+@pytest.mark.parametrize("entries, why", [
+    ("abc", "a str, not a list"),
+    ({"1": GOOD}, "a dict, not a list"),
+    ([None, GOOD, "x"], "prompt token 3 is 'x'"),
+    ([None, GOOD, {"7": {"logprob": "abc"}}], "prompt token 3 is"),
+    ([None, GOOD, {"7": {"logprob": float("nan")}}], "prompt token 3 is"),
+    ([None, GOOD, {"7": {"logprob": float("inf")}}], "prompt token 3 is"),
+    ([None, GOOD, {"7": {"logprob": True}}], "prompt token 3 is"),
+    ([None, GOOD, {}], "prompt token 3 is {}"),
+    ([None, GOOD, {"7": 5}], "prompt token 3 is"),
+    ([None, GOOD], "its prompt tokens for 'Der Hund.' are no more than the chat's without it"),
+])
+def test_malformed_prompt_logprobs_are_a_one_line_error_naming_the_server(entries, why):
+    def score(handler, body):
+        prefix = body["messages"][-1]["content"] == ""  # the chat without the translation
+        send(handler, json.dumps({"choices": [{"message": {"content": ""}}],
+                                  "prompt_logprobs": [None, GOOD] if prefix else entries}).encode())
+
+    with ScriptedServer(score) as server:
+        with pytest.raises(MtdebiasError) as error:
+            client(server.url).score(["The dog."], ["Der Hund."])
+    message = str(error.value)
+    assert message.startswith(f"{server.url}: malformed prompt_logprobs from model tiny (") and why in message
+    assert "\n" not in message
+
+
+def test_a_log_probability_of_minus_infinity_is_a_score():
+    def score(handler, body):
+        prefix = body["messages"][-1]["content"] == ""
+        entries = [None, GOOD] + ([] if prefix else [{"9": {"logprob": float("-inf"), "decoded_token": "x"}}])
+        send(handler, json.dumps({"choices": [{"message": {"content": ""}}], "prompt_logprobs": entries}).encode())
+
+    with ScriptedServer(score) as server:
+        [scored] = client(server.url).score(["The dog."], ["x"])
+    assert scored.total == float("-inf") and scored.pieces == ("x",)

@@ -642,7 +642,7 @@ def finalize(out_dir: Path, shard_files: Sequence[Path], src_lang: str, tgt_lang
                         accepted[ent["key"]] += 1
                         if ent.get("tgt_form") is not None:
                             merged.setdefault(ent["key"], Counter())[(ent["src_text"], ent["tgt_form"])] += 1
-                    out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+                    out.write(atomic.json_line(record))
     total.accepted = accepted
     atomic.write_json(out_dir / "corpus_genders.json", corpus_genders_json(total.name_evidence, relabeller.outcomes))
     if user_candidates is not None:

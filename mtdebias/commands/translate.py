@@ -6,7 +6,7 @@ import argparse
 import signal
 import sys
 
-from ..textio import FIRST_LINES, read_stream_lines
+from ..textio import FIRST_LINES, LINE_BREAKS, read_stream_lines, visible
 from ..translators.base import DEFAULT_EPSILON
 from ..translators.specs import kinds
 
@@ -114,7 +114,8 @@ def _in_order(translator, lines: list[str], args: argparse.Namespace):
     for start in range(0, len(lines), STREAM_LINES):
         chunk = lines[start:start + STREAM_LINES]
         # one line out per line in: a language model's reply may run on over several lines (a note
-        # after the translation); its line breaks (and, between samples, tabs) become spaces
+        # after the translation); its line breaks (and, between samples, tabs) become spaces, and
+        # any other control character is written visibly (see _one_line)
         if args.sample:
             out = ["\t".join(_one_line(t, "\t") for t in s)
                    for s in translator.sample(chunk, n=args.sample, epsilon=args.epsilon, seed=args.seed)]
@@ -124,6 +125,9 @@ def _in_order(translator, lines: list[str], args: argparse.Namespace):
 
 
 def _one_line(text: str, also: str = "") -> str:
-    for mark in "\r\n" + also:
+    """``text`` as one line of the output: every line break str.splitlines knows (and the marks
+    in ``also``) a space, and the other control characters written as ``\\xNN`` (a server's
+    reply may hold ESC or NUL, which would drive the terminal or cut the line for a reader)."""
+    for mark in LINE_BREAKS + also:
         text = text.replace(mark, " ")
-    return text
+    return visible(text, keep="\t")

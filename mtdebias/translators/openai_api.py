@@ -4,10 +4,14 @@ llama.cpp's server, TGI, Ollama, or a hosted API. ``openai:MODEL@URL`` (``URL`` 
 * **Key**: read from the environment variable ``api_key_env`` names (default
   ``OPENAI_API_KEY``); never put in signatures, logs, caches or results.
 * **Robust**: bounded concurrency; 429 and 5xx retried with exponential backoff (honouring
-  ``Retry-After``); timeouts; a malformed response is an error and nothing of it is stored.
+  ``Retry-After``; no wait longer than ``timeout``, a longer ``Retry-After`` is an error);
+  timeouts; a malformed response (not UTF-8, not JSON, too deep, no completion) is a one-line
+  error naming the server, and nothing of it is stored.
 * **Each request once**: responses are cached on disk (``cache_dir``; the runner gives each
   run's own, inside the run store) keyed by the request body, appended under a lock as they
-  arrive, so an interrupted or repeated evaluation resends nothing it already has.
+  arrive, so an interrupted or repeated evaluation resends nothing it already has. Each line is
+  :func:`~mtdebias.atomic.json_line` (whatever a reply holds, it stays one line and reads back
+  the same); a line cut by a kill is skipped, and the next append starts a line of its own.
 * **Bounded**: each request has one total deadline (``timeout`` seconds, however slowly the
   server sends) and a reply-size limit (``max_reply_bytes``); a body cut short is retried, then
   a clear error. Ctrl-C stops within a second: the requests in flight are cut, and what was
@@ -28,10 +32,13 @@ llama.cpp's server, TGI, Ollama, or a hosted API. ``openai:MODEL@URL`` (``URL`` 
 
 from __future__ import annotations
 
+import datetime
 import difflib
+import email.utils
 import hashlib
 import http.client
 import json
+import math
 import os
 import re
 import socket
@@ -43,9 +50,11 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..atomic import json_line
 from ..errors import ConfigError, MtdebiasError, disk_full_as
 from ..locking import FileLock
 from ..signature import hash_json
+from ..textio import visible
 from .base import DEFAULT_EPSILON, Scored, UnsupportedCall
 from .llm_prompt import DEFAULT_TEMPLATE, TranslationPrompt, load_examples
 
@@ -54,6 +63,7 @@ OPTIONS = ("src_lang", "tgt_lang", "prompt", "system", "examples", "api_key_env"
 RETRIED = {429, 500, 502, 503, 504}
 MAX_REPLY_BYTES = 16 * 2 ** 20  # a 256-token reply is a few kB; 128 samples or prompt log-probs stay well under
 _CHUNK = 65536
+MAX_DEPTH = 64  # JSON nesting of a reply: a completion with prompt log-probabilities is 5 deep
 
 
 class _Retry(Exception):
@@ -87,14 +97,7 @@ class OpenAITranslator:
         self._open_lock = threading.Lock()
         self.usage = {"requests": 0, "cached": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
         self._cache_path = Path(cache_dir) / "responses.jsonl" if cache_dir else None
-        self._cache: dict[str, dict] = {}
-        if self._cache_path and self._cache_path.is_file():
-            for line in self._cache_path.read_text(encoding="utf-8").splitlines():
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:  # a line cut by a kill: that request is simply sent again
-                    continue
-                self._cache[record["key"]] = record["response"]
+        self._cache: dict[str, dict] = _read_cache(self._cache_path) if self._cache_path else {}
         self.prompt_hash = hash_json([self.prompt.messages("{source}")])[:12]
 
     @classmethod
@@ -131,25 +134,64 @@ class OpenAITranslator:
                 if attempt == self.retries:
                     raise MtdebiasError(f"{self.base_url}: no answer after {self.retries + 1} tries ({exc}); "
                                         "responses received so far are cached: rerun to continue") from None
-                wait_s = self.backoff * 2 ** attempt
+                wait_s = self._backoff(attempt)
             else:
                 if status == 200:
                     break
                 if status not in RETRIED or attempt == self.retries:
                     raise MtdebiasError(f"{self.base_url}: HTTP {status} for model {self.model}: "
-                                        f"{self._redact(raw[:300].decode(errors='replace'))}")
-                wait_s = _retry_after(reply_headers.get("Retry-After"), self.backoff * 2 ** attempt)
+                                        f"{self._shown(raw[:300])}")
+                wait_s = self._retry_wait(status, reply_headers.get("Retry-After"), self._backoff(attempt))
             self.usage["retries"] += 1
             if self._stop.wait(wait_s):
                 raise _Stopped()
         self.usage["requests"] += 1
         response = self._parse(raw)
         self._check_model(response)
-        usage = response.get("usage") or {}
-        self.usage["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
-        self.usage["completion_tokens"] += int(usage.get("completion_tokens") or 0)
+        self._count_tokens(response.get("usage"))
         self._store(key, response)
         return response
+
+    def _backoff(self, attempt: int) -> float:
+        """The wait before try ``attempt + 2``: ``backoff`` doubled per try, but never longer than
+        ``timeout`` (many retries would otherwise wait hours, or overflow a float, in silence)."""
+        return min(self.backoff * 2.0 ** min(attempt, 64), self.timeout)
+
+    def _retry_wait(self, status: int, header: str | None, default: float) -> float:
+        """The seconds to wait before retrying an HTTP ``status`` whose reply says ``Retry-After:
+        header``. A wait longer than ``timeout`` is not waited for (a server saying "come back in
+        a day", or forever, would hold the run without a word): an error saying what it asked."""
+        asked = _retry_after(header)
+        if asked is None:
+            return default
+        if asked > self.timeout:
+            raise MtdebiasError(f"{self.base_url}: HTTP {status} for model {self.model}, and the server asks to wait "
+                                f"'{visible(str(header).strip()[:60])}' before retrying (Retry-After), longer than "
+                                f"timeout={self.timeout:g} s: not waited for; responses received so far are cached: "
+                                "rerun later (or raise timeout to wait that long)")
+        return asked
+
+    def _count_tokens(self, usage: Any) -> None:
+        """Add a reply's ``usage`` to the counts; what is not a token count (a server's NaN, a
+        string, a number past any real count) is left out with one warning, as the counts are
+        bookkeeping and the reply itself is sound."""
+        def odd(what: str, value: Any, expected: str) -> None:
+            if what not in self._warned:
+                self._warned.add(what)
+                warnings.warn(f"{self.base_url}: the reply's {what} is {visible(repr(value)[:60])}, {expected}: left "
+                              "out of the token counts of the results", stacklevel=4)
+
+        if usage is None:
+            return
+        if not isinstance(usage, dict):
+            odd("usage", usage, "not an object of token counts")
+            return
+        for name in ("prompt_tokens", "completion_tokens"):
+            value = usage.get(name)
+            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 53:
+                self.usage[name] += value
+            elif value is not None:
+                odd(f"usage.{name}", value, "not a token count")
 
     def _exchange(self, data: bytes, headers: dict) -> tuple[int, Any, bytes]:
         """POST ``data`` once: (status, headers, body), within one deadline of ``timeout`` seconds
@@ -201,7 +243,8 @@ class OpenAITranslator:
                 raise _Stopped() from None
             if isinstance(exc, TimeoutError):  # a socket wait given the rest of the deadline ran out
                 raise _Retry(f"no complete reply within {self.timeout:g} s") from None
-            raise _Retry(str(exc) or type(exc).__name__) from None
+            # http.client's text may quote the server's (a bad status line): shown, not obeyed
+            raise _Retry(visible(str(exc)[:200]) or type(exc).__name__) from None
         finally:
             with self._open_lock:
                 self._open.discard(sock)
@@ -215,6 +258,11 @@ class OpenAITranslator:
         return MtdebiasError(f"{self.base_url}: the reply for model {self.model} is larger than max_reply_bytes="
                              f"{self.max_reply_bytes} ({size} bytes or more; asked for at most {self.max_tokens} "
                              "tokens); nothing of it was stored (raise max_reply_bytes if such replies are expected)")
+
+    def _shown(self, raw: bytes) -> str:
+        """Server text as an error message shows it: redacted, and on one line that cannot drive
+        the terminal (its control characters and line breaks written visibly)."""
+        return visible(self._redact(raw.decode(errors="replace")))
 
     def _redact(self, text: str) -> str:
         """``text`` with the key's value and anything said after ``Authorization``/``api-key``
@@ -241,31 +289,46 @@ class OpenAITranslator:
 
     def _parse(self, raw: bytes) -> dict:
         try:
-            response = json.loads(raw)
-            choices = response["choices"]
-            if not isinstance(choices, list) or not choices:
-                raise KeyError("choices")
-            for choice in choices:
-                if not isinstance(choice["message"]["content"], str):
-                    raise KeyError("content")
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise MtdebiasError(f"{self.base_url}: malformed response for model {self.model} (no "
-                                f"choices[].message.content: {exc}); nothing of it was stored: "
-                                f"{self._redact(raw[:200].decode(errors='replace'))!r}") from None
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:  # the server's fault, not an input file's
+            raise MtdebiasError(f"{self.base_url}: the reply for model {self.model} is not valid UTF-8 (byte "
+                                f"{raw[exc.start:exc.start + 1]!r} at offset {exc.start}); nothing of it was stored "
+                                "(check the server's encoding, or its logs)") from None
+        try:
+            response = json.loads(text)
+        except (ValueError, RecursionError) as exc:  # also a number of more than 4300 digits
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else (
+                "nested too deeply" if isinstance(exc, RecursionError) else "a number too long to read")
+            raise self._malformed(f"not JSON: {why}", raw) from None
+        if _deeper_than(response, MAX_DEPTH):  # a depth the cache could not write back, or read
+            raise self._malformed(f"nested deeper than {MAX_DEPTH} levels", raw)
+        problem = _completion_problem(response)
+        if problem:
+            raise self._malformed(f"no choices[].message.content: {problem}", raw)
         return response
+
+    def _malformed(self, why: str, raw: bytes) -> MtdebiasError:
+        return MtdebiasError(f"{self.base_url}: malformed response for model {self.model} ({why}); nothing of it "
+                             f"was stored: '{self._shown(raw[:200])}'")
 
     def _store(self, key: str, response: dict) -> None:
         self._cache[key] = response
         if self._cache_path is None:
             return
         self._cache_path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"key": key, "response": response}, ensure_ascii=False)
+        line = json_line({"key": key, "response": response})  # a reply's depth is bounded (_parse)
         if self._key:  # a reply that echoes the key keeps it out of the file (header names are left: a
             line = line.replace(self._key, "[redacted]")  # translation may well say "bearer")
-        line += "\n"
         with FileLock(self._cache_path.with_name(".responses.lock")):  # concurrent evaluators append whole lines
-            with disk_full_as(self._cache_path), open(self._cache_path, "ab") as handle:
+            with disk_full_as(self._cache_path), open(self._cache_path, "a+b") as handle:
                 end = handle.seek(0, os.SEEK_END)
+                handle.seek(max(end - 1, 0))  # "a+b": read from here, while every write appends
+                if end and handle.read(1) != b"\n":
+                    # a run killed while appending (SIGKILL: no cleanup) cut its last line: this one
+                    # starts on a line of its own, and the cut line stays apart, read as damaged
+                    line = "\n" + line
+                    warnings.warn(f"{self._cache_path}: its last line was cut short (a run killed while writing "
+                                  "it); that line is left apart and its request is sent again", stacklevel=2)
                 try:
                     handle.write(line.encode("utf-8"))
                     handle.flush()
@@ -356,8 +419,19 @@ class OpenAITranslator:
                 raise UnsupportedCall(f"{self.base_url} returns no prompt log-probabilities, so translations cannot "
                                       "be scored (vLLM does, with prompt_logprobs); probes that force-decode "
                                       "(gest_pref, the word-sense BAD-over-GOOD rate) cannot use this server")
-            out.append(_target_logprobs(full, len(prefix), target))
+            if not isinstance(full, list) or not isinstance(prefix, list):
+                raise self._bad_logprobs(f"a {type(full if not isinstance(full, list) else prefix).__name__}, "
+                                         "not a list")
+            try:
+                out.append(_target_logprobs(full, len(prefix), target))
+            except _BadLogprobs as exc:
+                raise self._bad_logprobs(str(exc)) from None
         return out
+
+    def _bad_logprobs(self, why: str) -> MtdebiasError:
+        return MtdebiasError(f"{self.base_url}: malformed prompt_logprobs from model {self.model} ({why}); expected "
+                             "vLLM's list with one {token_id: {\"logprob\": NUMBER, \"decoded_token\": TEXT}} per "
+                             "prompt token (the first null): check the server's version or use another for scoring")
 
     def signature(self) -> str:
         return (f"openai:{self.model}@{self.base_url}:prompt-{self.prompt_hash}"
@@ -368,18 +442,91 @@ class OpenAITranslator:
 _SECRET = re.compile(r"((?:authorization|api[-_]?key|bearer)\W{0,4}(?:bearer\s+)?)[^\s\"',;}]+", re.IGNORECASE)
 
 
-def _retry_after(value: str | None, default: float) -> float:
+def _retry_after(value: str | None) -> float | None:
+    """The seconds a ``Retry-After`` header asks to wait: a number of seconds, or an HTTP date (a
+    date past is no wait); inf for "inf" or a number past any date. None where there is nothing to
+    go by (no header, a negative number, NaN, text that is neither): the backoff applies."""
+    value = (value or "").strip()
+    if not value:
+        return None
     try:
-        return max(0.0, float(value)) if value else default
-    except ValueError:  # an HTTP date: not worth parsing for a retry
-        return default
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+            if when.tzinfo is None:  # "-0000": a date in UTC, the server's zone unknown
+                when = when.replace(tzinfo=datetime.timezone.utc)
+            return max(0.0, when.timestamp() - time.time())
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+    return seconds if seconds >= 0 else None  # NaN is not >= 0 either
+
+
+class _BadLogprobs(Exception):
+    """prompt_logprobs that are not vLLM's list (the caller names the server)."""
 
 
 def _target_logprobs(entries: list, before: int, target: str) -> Scored:
     """The log-probabilities of the prompt tokens after the first ``before`` (the chat up to the
     reply): vLLM lists, per prompt token, {token_id: {"logprob", "decoded_token"}}, the first null."""
     if len(entries) <= before:
-        raise MtdebiasError(f"the server's prompt tokens for {target!r} are no longer than the chat without it")
-    chosen = [next(iter(entry.values())) for entry in entries[before:] if entry]
-    return Scored(sum(float(t["logprob"]) for t in chosen), tuple(float(t["logprob"]) for t in chosen),
-                  tuple(str(t.get("decoded_token", "")) for t in chosen))
+        raise _BadLogprobs(f"its prompt tokens for {visible(target[:80])!r} are no more than the chat's without it")
+    logprobs, pieces = [], []
+    for number, entry in enumerate(entries[before:], before + 1):
+        if entry is None:
+            continue
+        chosen = next(iter(entry.values()), None) if isinstance(entry, dict) else None
+        logprob = chosen.get("logprob") if isinstance(chosen, dict) else None
+        # -inf is a sound log-probability (a token the model rules out); NaN and +inf are not
+        if isinstance(logprob, bool) or not isinstance(logprob, (int, float)) or not logprob < math.inf:
+            raise _BadLogprobs(f"prompt token {number} is {visible(repr(entry)[:80])}")
+        logprobs.append(float(logprob))
+        pieces.append(str(chosen.get("decoded_token", "")))
+    return Scored(sum(logprobs), tuple(logprobs), tuple(pieces))
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether JSON ``value`` nests more than ``limit`` arrays or objects deep (walked without
+    recursion, so no depth makes it fail)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def _completion_problem(response: Any) -> str | None:
+    """What keeps ``response`` from being a chat completion (None when it is one): an object with
+    a non-empty list of choices, each with a message whose content is text."""
+    if not isinstance(response, dict):
+        return f"the reply is a JSON {type(response).__name__}, not an object"
+    choices = response.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return "'choices' is missing, empty or not a list"
+    for number, choice in enumerate(choices):
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+            return f"choice {number} has no message.content text"
+    return None
+
+
+def _read_cache(path: Path) -> dict[str, dict]:
+    """The replies cached in ``path`` by request key. A line ends at "\\n" alone (a reply may
+    hold U+2028, which str.splitlines would split at). A line that is not a whole record is
+    skipped, its request sent again: a line cut by a killed run (set apart by the append after
+    it), or the last one without its "\\n", which another evaluator may be appending right now."""
+    if not path.is_file():
+        return {}
+    cache = {}
+    for line in path.read_bytes().split(b"\n")[:-1]:
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):  # not JSON, or not UTF-8
+            continue
+        if isinstance(record, dict) and isinstance(record.get("key"), str) \
+                and _completion_problem(record.get("response")) is None:
+            cache[record["key"]] = record["response"]
+    return cache
