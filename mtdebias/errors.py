@@ -50,11 +50,30 @@ class DiskFull(MtdebiasError):
                          "then rerun the same command: finished work is kept and the rest resumes)")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a batch scheduler's stop): the CLI turns it into this, so that it stops the
+    work exactly as Ctrl-C does (every ``except KeyboardInterrupt`` path runs), but exits 143."""
+
+
+def interrupted_status(exc: KeyboardInterrupt) -> int:
+    """The exit status of a command stopped by ``exc``: 128 + the signal, as a shell reports it."""
+    return 143 if isinstance(exc, Terminated) else 130
+
+
 def disk_full(exc: BaseException) -> bool:
     """Whether ``exc`` is an OSError saying the disk (or the user's quota) is full."""
     import errno
 
     return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def not_writable(exc: BaseException) -> bool:
+    """Whether ``exc`` says a place cannot be written (or read) as things stand: permissions, an
+    immutable folder (``chattr +i``), a read-only mount, a failing device. Retrying will not help;
+    the user must change the place or choose another."""
+    import errno
+
+    return isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.EIO)
 
 
 @contextmanager
