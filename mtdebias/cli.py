@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 from . import __version__
-from .errors import MtdebiasError, Terminated, disk_full, interrupted_status, not_writable
+from .errors import MtdebiasError, NotWritable, Terminated, disk_full, interrupted_status, not_writable
 
 # the status of a command whose reader went away (`mtdebias translate … | head -1`): 128 + SIGPIPE,
 # what a shell reports for cat or grep in the same place, so `set -o pipefail` sees the usual thing
@@ -49,46 +49,58 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     with _sigterm_as_interrupt():
-        try:
-            status = int(args.func(args) or 0)
-            sys.stdout.flush()  # here, not at exit: a reader gone (| head) is met inside the try
-            return status
-        except BrokenPipeError:
-            if not _stdout_closed():
-                raise
-            # as Python's docs advise: stdout onto /dev/null, so that the flush at exit does not fail
-            # again ("Exception ignored … BrokenPipeError"); quiet, like cat or grep
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-            return CLOSED_STDOUT
-        except MtdebiasError as exc:
-            print(f"mtdebias {args.verb}: error: {exc}", file=sys.stderr)
-            return 2
-        except UnicodeDecodeError as exc:  # a reader that does not go through mtdebias.textio
-            print(f"mtdebias {args.verb}: error: an input file is not valid UTF-8 ({exc.reason}: byte "
-                  f"{exc.object[exc.start:exc.start + 1]!r} at offset {exc.start} of what was being read) "
-                  "(re-encode it as UTF-8, e.g. iconv -f latin1 -t utf-8)", file=sys.stderr)
-            return 2
-        except OSError as exc:
-            if disk_full(exc):
-                # a write that did not go through mtdebias.atomic (which names its target itself)
-                print(f"mtdebias {args.verb}: error: disk full: {exc.filename or 'a file being written'} (free "
-                      "some space, then rerun the same command to resume)", file=sys.stderr)
-                return 2
-            if not_writable(exc) and exc.filename:
-                # a folder made read-only after the command's own check (chattr +i, a remount): every
-                # write is atomic, so what was stored stays and nothing half-written was left
-                print(f"mtdebias {args.verb}: error: cannot write {_target(exc.filename)}: {exc.strerror} (make "
-                      "its folder writable again (chmod or chown, chattr -i, a read-write mount) or choose "
-                      "another place, then rerun the same command: work already stored is kept)", file=sys.stderr)
-                return 2
+        status = _run(args)
+    try:  # here, not at exit: what is still buffered meets a reader that has gone (| head) in a try
+        sys.stdout.flush()
+    except BrokenPipeError:
+        if not _stdout_closed():
             raise
-        except KeyboardInterrupt as exc:
-            what = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"
-            print(f"mtdebias {args.verb}: {what}; nothing half-written was left (every result is written whole) "
-                  "and work already stored is kept: rerun the same command to resume", file=sys.stderr)
-            return interrupted_status(exc)
+        _silence_stdout()
+        return status or CLOSED_STDOUT
+    return status
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise
+        _silence_stdout()
+        return CLOSED_STDOUT
+    except MtdebiasError as exc:
+        print(f"mtdebias {args.verb}: error: {exc}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as exc:  # a reader that does not go through mtdebias.textio
+        print(f"mtdebias {args.verb}: error: an input file is not valid UTF-8 ({exc.reason}: byte "
+              f"{exc.object[exc.start:exc.start + 1]!r} at offset {exc.start} of what was being read) "
+              "(re-encode it as UTF-8, e.g. iconv -f latin1 -t utf-8)", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if disk_full(exc):
+            # a write that did not go through mtdebias.atomic (which names its target itself)
+            print(f"mtdebias {args.verb}: error: disk full: {exc.filename or 'a file being written'} (free "
+                  "some space, then rerun the same command to resume)", file=sys.stderr)
+            return 2
+        if not (not_writable(exc) and exc.filename):
+            raise
+        # a folder made read-only after the command's own check (chattr +i, a remount), met by a
+        # write outside the run store's own (a lock, a checkpoint, an --out file)
+        print(f"mtdebias {args.verb}: error: {NotWritable(_target(exc.filename), exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:
+        what = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"
+        print(f"mtdebias {args.verb}: {what}; nothing half-written was left (every result is written whole) "
+              "and work already stored is kept: rerun the same command to resume", file=sys.stderr)
+        return interrupted_status(exc)
+
+
+def _silence_stdout() -> None:
+    """Standard output onto /dev/null, as Python's docs advise after a BrokenPipeError: the flush
+    at exit would fail again ("Exception ignored … BrokenPipeError"). Quiet, like cat or grep."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 @contextmanager

@@ -50,6 +50,18 @@ class DiskFull(MtdebiasError):
                          "then rerun the same command: finished work is kept and the rest resumes)")
 
 
+class NotWritable(MtdebiasError):
+    """A write failed in a way a rerun alone will not cure: a folder made read-only (permissions,
+    ``chattr +i``, a read-only mount) or a failing device. Every write is atomic, so nothing
+    half-written was left."""
+
+    def __init__(self, path: str | Path, exc: OSError):
+        self.path = str(path)
+        super().__init__(f"cannot write {self.path}: {exc.strerror or exc} (make its folder writable again (chmod "
+                         "or chown, chattr -i, a read-write mount) or choose another place, then rerun the same "
+                         "command: work already stored is kept)")
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill``, a batch scheduler's stop): the CLI turns it into this, so that it stops the
     work exactly as Ctrl-C does (every ``except KeyboardInterrupt`` path runs), but exits 143."""

@@ -376,27 +376,31 @@ def test_sigterm_during_eval_stops_with_one_line_and_keeps_what_was_stored(ws, t
     assert "1 scored, 1 already stored, 0 failed" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("code", [errno.EPERM, errno.EACCES, errno.EROFS])
-def test_a_results_folder_made_unwritable_mid_run_is_one_line(code, ws, tmp_path, read_only, monkeypatch, capsys):
-    """`chattr +i RUN/eval/step-N` (EPERM), a chmod (EACCES) or a remount (EROFS) after eval's own
-    check: the first write below it names the file and what to do; a rerun goes on."""
+@pytest.mark.parametrize("code, where", [(errno.EPERM, "eval"), (errno.EACCES, "eval"), (errno.EROFS, "eval"),
+                                         (errno.EIO, "eval"), (errno.EPERM, "claims")])
+def test_a_results_folder_made_unwritable_mid_run_is_one_line(code, where, ws, tmp_path, read_only, monkeypatch,
+                                                              capsys):
+    """`chattr +i RUN/eval/step-N` (EPERM), a chmod (EACCES), a remount (EROFS) or a failing disk
+    (EIO) after eval's own check: the next write below it, the run store's own (results, logs) or
+    a lock's (claims), names the file and what to do; a rerun goes on."""
     import mtdebias.runner as runner
     from mtdebias.store import RunStore
 
     run, suite = _scored_run(ws, tmp_path)
     store, checkpoint = RunStore(run), _checkpoint(ws).name
+    locked = store.eval_dir(checkpoint) / (".claims" if where == "claims" else "")
     real = runner.evaluate_probe
 
     def then_locked(probe, translator):
         result = real(probe, translator)
-        read_only(store.eval_dir(checkpoint), code)
+        read_only(locked, code)
         return result
 
     monkeypatch.setattr(runner, "evaluate_probe", then_locked)
     rc = main(["eval", str(run), "--suite", str(suite)])
     err = capsys.readouterr().err
-    _clear_error(rc, err, f"cannot write {store.eval_dir(checkpoint)}{os.sep}", os.strerror(code),
-                 "chattr -i", "rerun the same command")
+    _clear_error(rc, err, f"cannot write {locked}{os.sep}", os.strerror(code), "chattr -i",
+                 "rerun the same command")
     assert ".tmp" not in err  # the file meant, not the temporary beside it
     assert err.count("error:") == 1, err
     monkeypatch.undo()
