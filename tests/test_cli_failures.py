@@ -268,16 +268,22 @@ def _quiet(err: str) -> None:
     assert "Traceback" not in err and "Exception ignored" not in err, err[-3000:]
 
 
-def test_translate_into_a_reader_that_stops_ends_quietly_with_141(ws):
-    """`mtdebias translate CKPT < in | head -1`: the reader goes after the first line."""
-    src, _ = toy_corpus(640, seed=5)
-    proc = subprocess.Popen([sys.executable, "-m", "mtdebias", "translate", str(_checkpoint(ws)), "--beam", "1",
+def _translating(ws: Path, src: list[str], beam: int) -> tuple[subprocess.Popen, bytes]:
+    """`mtdebias translate` on ``src`` in a child, once its first line is out: (child, that line)."""
+    proc = subprocess.Popen([sys.executable, "-m", "mtdebias", "translate", str(_checkpoint(ws)), "--beam", str(beam),
                              "--device", "cpu"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=ENV)
     proc.stdin.write(("\n".join(src) + "\n").encode())
     proc.stdin.close()
-    proc.stdin = None
-    assert proc.stdout.readline(), proc.stderr.read().decode()[-2000:]
+    proc.stdin = None  # closed: communicate() must not flush it
+    first = proc.stdout.readline()
+    assert first, proc.stderr.read().decode()[-2000:]
+    return proc, first
+
+
+def test_translate_into_a_reader_that_stops_ends_quietly_with_141(ws):
+    """`mtdebias translate CKPT < in | head -1`: the reader goes after the first line."""
+    proc, _ = _translating(ws, toy_corpus(640, seed=5)[0], beam=1)
     proc.stdout.close()  # as head -1 exits: the next chunk meets a pipe without a reader
     proc.stdout = None
     err = proc.communicate(timeout=300)[1].decode()
@@ -317,14 +323,7 @@ def test_a_broken_pipe_that_is_not_stdout_is_no_quiet_exit(ws, monkeypatch):
 
 def test_sigterm_while_translating_keeps_and_counts_the_lines_it_wrote(ws):
     src, _ = toy_corpus(640, seed=5)
-    proc = subprocess.Popen([sys.executable, "-m", "mtdebias", "translate", str(_checkpoint(ws)), "--beam", "2",
-                             "--device", "cpu"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=ENV)
-    proc.stdin.write(("\n".join(src) + "\n").encode())
-    proc.stdin.close()
-    proc.stdin = None
-    first = proc.stdout.readline()
-    assert first, proc.stderr.read().decode()[-2000:]
+    proc, first = _translating(ws, src, beam=2)
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=300)
     out = (first + proc.stdout.read()).decode().splitlines()
