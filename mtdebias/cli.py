@@ -84,9 +84,9 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         if not (not_writable(exc) and exc.filename):
             raise
-        # a folder made read-only after the command's own check (chattr +i, a remount), met by a
-        # write outside the run store's own (a lock, a checkpoint, an --out file)
-        print(f"mtdebias {args.verb}: error: {NotWritable(_target(exc.filename), exc)}", file=sys.stderr)
+        # a folder made read-only after the command's own check (chattr +i, a remount), met outside
+        # the run store's own writes (a lock, a checkpoint, an --out file); or an input not readable
+        print(f"mtdebias {args.verb}: error: {NotWritable(_target(exc.filename), exc, 'access')}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         what = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"

@@ -53,13 +53,14 @@ class DiskFull(MtdebiasError):
 class NotWritable(MtdebiasError):
     """A write failed in a way a rerun alone will not cure: a folder made read-only (permissions,
     ``chattr +i``, a read-only mount) or a failing device. Every write is atomic, so nothing
-    half-written was left."""
+    half-written was left. ``action``: "write", or "access" where the failed call may have been a
+    read."""
 
-    def __init__(self, path: str | Path, exc: OSError):
+    def __init__(self, path: str | Path, exc: OSError, action: str = "write"):
         self.path = str(path)
-        super().__init__(f"cannot write {self.path}: {exc.strerror or exc} (make its folder writable again (chmod "
-                         "or chown, chattr -i, a read-write mount) or choose another place, then rerun the same "
-                         "command: work already stored is kept)")
+        super().__init__(f"cannot {action} {self.path}: {exc.strerror or exc} (fix the permissions of it or its "
+                         "folder (chmod or chown, chattr -i, a read-write mount) or choose another place, then "
+                         "rerun the same command: work already stored is kept)")
 
 
 class Terminated(KeyboardInterrupt):
@@ -80,12 +81,12 @@ def disk_full(exc: BaseException) -> bool:
 
 
 def not_writable(exc: BaseException) -> bool:
-    """Whether ``exc`` says a place cannot be written (or read) as things stand: permissions, an
-    immutable folder (``chattr +i``), a read-only mount, a failing device. Retrying will not help;
-    the user must change the place or choose another."""
+    """Whether ``exc`` says a place cannot be used as things stand: permissions, an immutable
+    folder (``chattr +i``), a read-only mount. Retrying will not help; the user must change the
+    place or choose another."""
     import errno
 
-    return isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.EIO)
+    return isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 @contextmanager
