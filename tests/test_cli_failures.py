@@ -375,16 +375,24 @@ def test_sigterm_during_eval_stops_with_one_line_and_keeps_what_was_stored(ws, t
     assert "1 scored, 1 already stored, 0 failed" in capsys.readouterr().out
 
 
+def _chattr(flag: str, path: Path) -> bool:
+    return shutil.which("chattr") is not None and subprocess.run(["chattr", flag, str(path)],
+                                                                 capture_output=True).returncode == 0
+
+
 @pytest.mark.parametrize("code, where", [(errno.EPERM, "eval"), (errno.EACCES, "eval"), (errno.EROFS, "eval"),
-                                         (errno.EIO, "eval"), (errno.EPERM, "claims")])
+                                         (errno.EIO, "eval"), (errno.EPERM, "claims"), (errno.EPERM, "chattr")])
 def test_a_results_folder_made_unwritable_mid_run_is_one_line(code, where, ws, tmp_path, read_only, monkeypatch,
                                                               capsys):
-    """`chattr +i RUN/eval/step-N` (EPERM), a chmod (EACCES), a remount (EROFS) or a failing disk
-    (EIO) after eval's own check: the next write below it, the run store's own (results, logs) or
-    a lock's (claims), names the file and what to do; a rerun goes on."""
+    """`chattr +i RUN/eval/step-N` (EPERM; for real where chattr works, as root on ext4), a chmod
+    (EACCES), a remount (EROFS) or a failing disk (EIO) after eval's own check: the next write
+    below it, the run store's own (results, logs) or a lock's (claims), names the file and what
+    to do; a rerun goes on."""
     import mtdebias.runner as runner
     from mtdebias.store import RunStore
 
+    if where == "chattr" and not (_chattr("+i", tmp_path) and _chattr("-i", tmp_path)):
+        pytest.skip("chattr +i needs root and a file system that has it")
     run, suite = _scored_run(ws, tmp_path)
     store, checkpoint = RunStore(run), _checkpoint(ws).name
     locked = store.eval_dir(checkpoint) / (".claims" if where == "claims" else "")
@@ -392,11 +400,18 @@ def test_a_results_folder_made_unwritable_mid_run_is_one_line(code, where, ws, t
 
     def then_locked(probe, translator):
         result = real(probe, translator)
-        read_only(locked, code)
+        if where == "chattr":
+            assert _chattr("+i", locked)
+        else:
+            read_only(locked, code)
         return result
 
     monkeypatch.setattr(runner, "evaluate_probe", then_locked)
-    rc = main(["eval", str(run), "--suite", str(suite)])
+    try:
+        rc = main(["eval", str(run), "--suite", str(suite)])
+    finally:
+        if where == "chattr":
+            _chattr("-i", locked)
     err = capsys.readouterr().err
     action = "access" if where == "claims" else "write"  # a lock's open is no sure write
     _clear_error(rc, err, f"cannot {action} {locked}{os.sep}", os.strerror(code), "chattr -i",
