@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
+import signal
 import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
 
 from . import __version__
-from .errors import MtdebiasError, disk_full
+from .errors import MtdebiasError, NotWritable, Terminated, disk_full, interrupted_status, not_writable
+
+# the status of a command whose reader went away (`mtdebias translate … | head -1`): 128 + SIGPIPE,
+# what a shell reports for cat or grep in the same place, so `set -o pipefail` sees the usual thing
+CLOSED_STDOUT = 141
+# mtdebias.atomic's temporary beside its target: .NAME.HOST-PID.RANDOM.tmp
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[0-9a-f]{6}-\d+\.[0-9a-f]{8}\.tmp$")
 
 # verb modules, in the order `mtdebias --help` shows them; each has add_parser() and run()
 VERBS = ("train", "translate", "eval", "report", "ablate", "annotate", "augment", "debias", "data")
@@ -35,8 +48,26 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    with _sigterm_as_interrupt():
+        status = _run(args)
+    try:  # here, not at exit: what is still buffered meets a reader that has gone (| head) in a try
+        sys.stdout.flush()
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise
+        _silence_stdout()
+        return status or CLOSED_STDOUT
+    return status
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise
+        _silence_stdout()
+        return CLOSED_STDOUT
     except MtdebiasError as exc:
         print(f"mtdebias {args.verb}: error: {exc}", file=sys.stderr)
         return 2
@@ -46,15 +77,75 @@ def main(argv: list[str] | None = None) -> int:
               "(re-encode it as UTF-8, e.g. iconv -f latin1 -t utf-8)", file=sys.stderr)
         return 2
     except OSError as exc:
-        if not disk_full(exc):
+        if disk_full(exc):
+            # a write that did not go through mtdebias.atomic (which names its target itself)
+            print(f"mtdebias {args.verb}: error: disk full: {exc.filename or 'a file being written'} (free "
+                  "some space, then rerun the same command to resume)", file=sys.stderr)
+            return 2
+        if not (not_writable(exc) and exc.filename):
             raise
-        # a write that did not go through mtdebias.atomic (which names its target itself)
-        print(f"mtdebias {args.verb}: error: disk full: {exc.filename or 'a file being written'} (free some "
-              "space, then rerun the same command to resume)", file=sys.stderr)
+        # a folder made read-only after the command's own check (chattr +i, a remount), met outside
+        # the run store's own writes (a lock, a checkpoint, an --out file); or an input not readable
+        print(f"mtdebias {args.verb}: error: {NotWritable(_target(exc.filename), exc, 'access')}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"mtdebias {args.verb}: interrupted; rerun the same command to resume", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        what = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"
+        print(f"mtdebias {args.verb}: {what}; nothing half-written was left (every result is written whole) "
+              "and work already stored is kept: rerun the same command to resume", file=sys.stderr)
+        return interrupted_status(exc)
+
+
+def _silence_stdout() -> None:
+    """Standard output onto /dev/null, as Python's docs advise after a BrokenPipeError: the flush
+    at exit would fail again ("Exception ignored … BrokenPipeError"). Quiet, like cat or grep."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """While a command runs, SIGTERM raises :class:`Terminated` (a KeyboardInterrupt): the work
+    stops through the Ctrl-C path, with its message and cleanup, instead of the process dying
+    silently. A SIGTERM that is ignored or handled by someone else is left so."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    owner = os.getpid()
+
+    def stop(number, frame):
+        if os.getpid() != owner:  # a forked worker (a pool being terminated) dies as it would have
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (so the BrokenPipeError was ours,
+    not a server's socket)."""
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
+    except (AttributeError, ValueError, OSError):  # no poll here, or stdout is no file: the usual case
+        return True
+
+
+def _target(filename: str | bytes) -> str:
+    """The file a failed write was for: the target, not mtdebias.atomic's temporary beside it."""
+    path = Path(os.fsdecode(filename))
+    found = _TEMPORARY.match(path.name)
+    return str(path.with_name(found["name"]) if found else path)
 
 
 if __name__ == "__main__":

@@ -50,11 +50,43 @@ class DiskFull(MtdebiasError):
                          "then rerun the same command: finished work is kept and the rest resumes)")
 
 
+class NotWritable(MtdebiasError):
+    """A write failed in a way a rerun alone will not cure: a folder made read-only (permissions,
+    ``chattr +i``, a read-only mount) or a failing device. Every write is atomic, so nothing
+    half-written was left. ``action``: "write", or "access" where the failed call may have been a
+    read."""
+
+    def __init__(self, path: str | Path, exc: OSError, action: str = "write"):
+        self.path = str(path)
+        super().__init__(f"cannot {action} {self.path}: {exc.strerror or exc} (fix the permissions of it or its "
+                         "folder (chmod or chown, chattr -i, a read-write mount) or choose another place, then "
+                         "rerun the same command: work already stored is kept)")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a batch scheduler's stop): the CLI turns it into this, so that it stops the
+    work exactly as Ctrl-C does (every ``except KeyboardInterrupt`` path runs), but exits 143."""
+
+
+def interrupted_status(exc: KeyboardInterrupt) -> int:
+    """The exit status of a command stopped by ``exc``: 128 + the signal, as a shell reports it."""
+    return 143 if isinstance(exc, Terminated) else 130
+
+
 def disk_full(exc: BaseException) -> bool:
     """Whether ``exc`` is an OSError saying the disk (or the user's quota) is full."""
     import errno
 
     return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def not_writable(exc: BaseException) -> bool:
+    """Whether ``exc`` says a place cannot be used as things stand: permissions, an immutable
+    folder (``chattr +i``), a read-only mount. Retrying will not help; the user must change the
+    place or choose another."""
+    import errno
+
+    return isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 @contextmanager

@@ -35,11 +35,13 @@ import re
 import subprocess
 import sys
 import warnings
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from .atomic import enumerate_jsonl, json_line, read_jsonl, write_json, write_jsonl
+from .errors import NotWritable
 from .locking import FileLock
 
 CHECKPOINTS = "checkpoints"
@@ -206,17 +208,20 @@ class RunStore:
         return best if isinstance(best, dict) else {}
 
     def write_best(self, best: dict[str, Any]) -> None:
-        write_json(self.dir / "best.json", best)
+        with _writing(self.dir / "best.json"):
+            write_json(self.dir / "best.json", best)
 
     # -- the FINISHED marker -------------------------------------------------------------
     def is_finished(self) -> bool:
         return (self.dir / FINISHED).exists()
 
     def mark_finished(self, record: dict[str, Any]) -> None:
-        write_json(self.dir / FINISHED, record)
+        with _writing(self.dir / FINISHED):
+            write_json(self.dir / FINISHED, record)
 
     def clear_finished(self) -> None:
-        (self.dir / FINISHED).unlink(missing_ok=True)
+        with _writing(self.dir / FINISHED):
+            (self.dir / FINISHED).unlink(missing_ok=True)
 
     # -- checkpoints ---------------------------------------------------------------------
     @property
@@ -313,7 +318,8 @@ class RunStore:
         other options, so its old numbers are superseded)."""
         rows = list(rows)
         new_keys = {(r.get("signature"), r.get("metric")) for r in rows}
-        with FileLock(self.eval_dir(checkpoint) / ".results.lock"):  # read-modify-write: one writer at a time
+        with _writing(self.results_file(checkpoint)), FileLock(self.eval_dir(checkpoint) / ".results.lock"):
+            # read-modify-write: one writer at a time
             kept = [r for r in self.results(checkpoint) if (r.get("signature"), r.get("metric")) not in new_keys
                     and (label is None or r.get("label") != label)]
             write_jsonl(self.results_file(checkpoint), kept + rows)
@@ -350,7 +356,8 @@ class RunStore:
 
     def write_attempts(self, checkpoint: str | Path, label: str, attempts: list[dict[str, Any]]) -> Path:
         path = self.attempts_path(checkpoint, label)
-        write_jsonl(path, attempts)
+        with _writing(path):
+            write_jsonl(path, attempts)
         return path
 
     def has_attempts(self, checkpoint: str | Path, label: str) -> bool:
@@ -369,7 +376,8 @@ class RunStore:
         """A table a probe computed from its attempts (``kind``: the probe's name for it, e.g.
         "anova", "per_name", "counts"), stored beside its metrics."""
         path = self.eval_dir(checkpoint) / f"{label}.{kind}.json"
-        write_json(path, table)
+        with _writing(path):
+            write_json(path, table)
         return path
 
     def read_tables(self, checkpoint: str | Path, kind: str) -> dict[str, Any]:
@@ -406,13 +414,15 @@ class RunStore:
                 continue
         record = {"python": sys.version.split()[0], "platform": platform.platform(), "packages": versions,
                   "git_commit": _git_commit(), "seed": seed, "argv": sys.argv, **(extra or {})}
-        write_json(self.environment_file, record)
+        with _writing(self.environment_file):
+            write_json(self.environment_file, record)
 
     def log(self, row: dict[str, Any]) -> None:
         # The training log is appended line by line (cheap); resume rewrites it atomically.
-        self.dir.mkdir(parents=True, exist_ok=True)
-        with (self.dir / "log.jsonl").open("a", encoding="utf-8") as handle:
-            handle.write(json_line(row))
+        with _writing(self.dir / "log.jsonl"):
+            self.dir.mkdir(parents=True, exist_ok=True)
+            with (self.dir / "log.jsonl").open("a", encoding="utf-8") as handle:
+                handle.write(json_line(row))
 
     def truncate_log(self, last_step: int) -> None:
         """Drop log lines past ``last_step`` (written after the checkpoint a resume starts from),
@@ -429,7 +439,8 @@ class RunStore:
                     continue
                 if row.get("step", 0) <= last_step:
                     rows.append(row)
-        write_jsonl(path, rows)
+        with _writing(path):
+            write_jsonl(path, rows)
 
     def read_log(self) -> list[dict[str, Any]]:
         return read_jsonl(self.dir / "log.jsonl")
@@ -456,6 +467,17 @@ def claim_deadline() -> float:
         raise InputError(f"MTDEBIAS_CLAIM_DEADLINE={text!r} is not a positive number of seconds",
                          hint=f"unset it (the default is {CLAIM_DEADLINE:.0f} s) or give e.g. 600")
     return value
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """A write into the run that fails (a folder made read-only mid-run by ``chattr +i`` or a
+    remount, a failing device) is one error naming ``path``, not a traceback; the write was
+    atomic, so what was stored before stays whole."""
+    try:
+        yield
+    except OSError as exc:
+        raise NotWritable(path, exc) from exc
 
 
 def _row_problem(row: Any) -> str | None:

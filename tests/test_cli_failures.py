@@ -107,20 +107,22 @@ def test_an_output_path_below_a_file_is_refused_before_any_work(verb, ws, capsys
 
 @pytest.fixture
 def read_only(monkeypatch):
-    """``read_only(folder)``: from now on, creating, opening for writing, renaming or removing
-    anything below ``folder`` fails with EACCES, as on a read-only mount (root included)."""
-    roots: list[Path] = []
+    """``read_only(folder, code=EACCES)``: from now on, creating, opening for writing, renaming or
+    removing anything below ``folder`` fails with ``code`` (EACCES as for a folder without write
+    permission, EPERM as for ``chattr +i``, EROFS as on a read-only mount), root included."""
+    roots: dict[Path, int] = {}
     real = {"open": builtins.open, "os_open": os.open, "mkdir": os.mkdir, "replace": os.replace,
             "rename": os.rename, "unlink": os.unlink, "rmdir": os.rmdir}
 
-    def below(path) -> bool:
+    def below(path) -> int | None:
         if isinstance(path, int):
-            return False
+            return None
         path = Path(os.fsdecode(path)).absolute()
-        return any(path == root or path.is_relative_to(root) for root in roots)
+        return next((code for root, code in roots.items() if path == root or path.is_relative_to(root)), None)
 
-    def refuse(path):
-        raise PermissionError(errno.EACCES, "Permission denied (read-only in this test)", os.fsdecode(path))
+    def refuse(path, code=None):
+        code = code or below(path)
+        raise OSError(code, f"{os.strerror(code)} (in this test)", os.fsdecode(path))
 
     def fake_open(file, mode="r", *args, **kwargs):
         if any(c in mode for c in "wax+") and below(file):
@@ -134,8 +136,10 @@ def read_only(monkeypatch):
 
     def guard(name):
         def call(path, *args, **kwargs):
-            if below(path) or (args and isinstance(args[0], (str, os.PathLike)) and below(args[0])):
-                refuse(path)
+            other = args[0] if args and isinstance(args[0], (str, os.PathLike)) else None
+            code = below(path) or (below(other) if other is not None else None)
+            if code:
+                refuse(path, code)
             return real[name](path, *args, **kwargs)
         return call
 
@@ -144,7 +148,7 @@ def read_only(monkeypatch):
     monkeypatch.setattr(os, "open", fake_os_open)
     for name in ("mkdir", "replace", "rename", "unlink", "rmdir"):
         monkeypatch.setattr(os, name, guard(name))
-    return lambda folder: roots.append(Path(folder).absolute())
+    return lambda folder, code=errno.EACCES: roots.update({Path(folder).absolute(): code})
 
 
 def _read_only_cases(ws: Path) -> dict[str, tuple[list[str], Path]]:
@@ -256,6 +260,184 @@ def test_an_interrupted_translation_keeps_and_counts_the_lines_it_wrote(ws):
     # the lines printed are the translations of the first lines, in input order
     head = HFTranslator(_checkpoint(ws), device="cpu").translate(src[:64], beam=2)
     assert out[:64] == head[:len(out[:64])]
+
+
+# --- a closed stdout, SIGTERM, a run store made unwritable mid-run (issue 40) ----------------
+
+def _quiet(err: str) -> None:
+    assert "Traceback" not in err and "Exception ignored" not in err, err[-3000:]
+
+
+def _translating(ws: Path, src: list[str], beam: int) -> tuple[subprocess.Popen, bytes]:
+    """`mtdebias translate` on ``src`` in a child, once its first line is out: (child, that line)."""
+    proc = subprocess.Popen([sys.executable, "-m", "mtdebias", "translate", str(_checkpoint(ws)), "--beam", str(beam),
+                             "--device", "cpu"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=ENV)
+    proc.stdin.write(("\n".join(src) + "\n").encode())
+    proc.stdin.close()
+    proc.stdin = None  # closed: communicate() must not flush it
+    first = proc.stdout.readline()
+    assert first, proc.stderr.read().decode()[-2000:]
+    return proc, first
+
+
+def test_translate_into_a_reader_that_stops_ends_quietly_with_141(ws):
+    """`mtdebias translate CKPT < in | head -1`: the reader goes after the first line."""
+    proc, _ = _translating(ws, toy_corpus(640, seed=5)[0], beam=1)
+    proc.stdout.close()  # as head -1 exits: the next chunk meets a pipe without a reader
+    proc.stdout = None
+    err = proc.communicate(timeout=300)[1].decode()
+    assert proc.returncode == 141, err[-2000:]
+    _quiet(err)
+
+
+def test_eval_json_into_a_pipe_without_reader_ends_quietly_with_141(ws):
+    """`mtdebias eval … --json | true`: nobody reads; the JSON is printed at the very end (before,
+    the failure came at exit, as "Exception ignored … BrokenPipeError" and status 120)."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    try:
+        proc = subprocess.run([sys.executable, "-m", "mtdebias", "eval", "--probe", "quality", "--src",
+                               str(ws / "train.en"), "--ref", str(ws / "train.de"), "--translations",
+                               str(ws / "train.de"), "--json"], stdout=write, stderr=subprocess.PIPE, env=ENV,
+                              timeout=300)
+    finally:
+        os.close(write)
+    err = proc.stderr.decode()
+    assert proc.returncode == 141, err[-2000:]
+    _quiet(err)
+
+
+def test_a_broken_pipe_that_is_not_stdout_is_no_quiet_exit(ws, monkeypatch):
+    """A server's socket that breaks is a failure, not a reader that has had enough."""
+    import mtdebias.commands.eval as eval_command
+
+    def broken(args):
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    monkeypatch.setattr(eval_command, "run", broken)
+    monkeypatch.setattr("mtdebias.cli._stdout_closed", lambda: False)
+    with pytest.raises(BrokenPipeError):
+        main(["eval", "--probe", "quality"])
+
+
+def test_sigterm_while_translating_keeps_and_counts_the_lines_it_wrote(ws):
+    src, _ = toy_corpus(640, seed=5)
+    proc, first = _translating(ws, src, beam=2)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=300)
+    out = (first + proc.stdout.read()).decode().splitlines()
+    err = proc.stderr.read().decode()
+    assert proc.returncode == 143, err[-2000:]
+    _quiet(err)
+    assert 0 < len(out) < len(src)
+    assert f"stopped by SIGTERM: the first {len(out)} of {len(src)} lines were translated and written" in err
+
+
+TWO_PROBES = SUITE + SUITE.replace('type = "quality"', 'type = "quality"\nlabel = "second"').replace("beam = 1",
+                                                                                                  "beam = 2")
+
+
+def _scored_run(ws: Path, tmp_path: Path) -> tuple[Path, Path]:
+    run = tmp_path / "run"
+    shutil.copytree(ws / "run", run)
+    suite = tmp_path / "suite.toml"
+    suite.write_text(TWO_PROBES.format(src=ws / "train.en", ref=ws / "train.de"))
+    return run, suite
+
+
+def test_sigterm_during_eval_stops_with_one_line_and_keeps_what_was_stored(ws, tmp_path, monkeypatch, capsys):
+    import mtdebias.runner as runner
+    from mtdebias.store import RunStore
+
+    run, suite = _scored_run(ws, tmp_path)
+    real, calls = runner.evaluate_probe, []
+
+    def terminated_at_the_second(probe, translator):
+        calls.append(probe)
+        if len(calls) == 2:
+            # the CLI's handler, not the default action (which would end this test process)
+            assert callable(signal.getsignal(signal.SIGTERM))
+            signal.raise_signal(signal.SIGTERM)
+        return real(probe, translator)
+
+    monkeypatch.setattr(runner, "evaluate_probe", terminated_at_the_second)
+    assert main(["eval", str(run), "--suite", str(suite)]) == 143
+    err = capsys.readouterr().err
+    _quiet(err)
+    assert "mtdebias eval: stopped by SIGTERM; nothing half-written was left" in err
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # put back when the command ended
+    checkpoint = _checkpoint(ws).name
+    assert {row["label"] for row in RunStore(run).results(checkpoint)} == {"quality"}  # the first is kept
+    assert not list(run.rglob("*.tmp"))
+    monkeypatch.setattr(runner, "evaluate_probe", real)
+    assert main(["eval", str(run), "--suite", str(suite)]) == 0
+    assert "1 scored, 1 already stored, 0 failed" in capsys.readouterr().out
+
+
+def _chattr(flag: str, path: Path) -> bool:
+    return shutil.which("chattr") is not None and subprocess.run(["chattr", flag, str(path)],
+                                                                 capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("code, where", [(errno.EPERM, "eval"), (errno.EACCES, "eval"), (errno.EROFS, "eval"),
+                                         (errno.EIO, "eval"), (errno.EPERM, "claims"), (errno.EPERM, "chattr")])
+def test_a_results_folder_made_unwritable_mid_run_is_one_line(code, where, ws, tmp_path, read_only, monkeypatch,
+                                                              capsys):
+    """`chattr +i RUN/eval/step-N` (EPERM; for real where chattr works, as root on ext4), a chmod
+    (EACCES), a remount (EROFS) or a failing disk (EIO) after eval's own check: the next write
+    below it, the run store's own (results, logs) or a lock's (claims), names the file and what
+    to do; a rerun goes on."""
+    import mtdebias.runner as runner
+    from mtdebias.store import RunStore
+
+    if where == "chattr" and not (_chattr("+i", tmp_path) and _chattr("-i", tmp_path)):
+        pytest.skip("chattr +i needs root and a file system that has it")
+    run, suite = _scored_run(ws, tmp_path)
+    store, checkpoint = RunStore(run), _checkpoint(ws).name
+    locked = store.eval_dir(checkpoint) / (".claims" if where == "claims" else "")
+    real = runner.evaluate_probe
+
+    def then_locked(probe, translator):
+        result = real(probe, translator)
+        if where == "chattr":
+            assert _chattr("+i", locked)
+        else:
+            read_only(locked, code)
+        return result
+
+    monkeypatch.setattr(runner, "evaluate_probe", then_locked)
+    try:
+        rc = main(["eval", str(run), "--suite", str(suite)])
+    finally:
+        if where == "chattr":
+            _chattr("-i", locked)
+    err = capsys.readouterr().err
+    action = "access" if where == "claims" else "write"  # a lock's open is no sure write
+    _clear_error(rc, err, f"cannot {action} {locked}{os.sep}", os.strerror(code), "chattr -i",
+                 "rerun the same command")
+    assert ".tmp" not in err  # the file meant, not the temporary beside it
+    assert err.count("error:") == 1, err
+    monkeypatch.undo()
+    assert main(["eval", str(run), "--suite", str(suite)]) == 0
+    assert {row["label"] for row in store.results(checkpoint)} == {"quality", "second"}
+
+
+def test_attempts_naming_a_folder_is_refused_before_the_probe_runs(ws, tmp_path, monkeypatch, capsys):
+    import mtdebias.runner as runner
+
+    def never(*args):
+        raise AssertionError("the probe ran")
+
+    monkeypatch.setattr(runner, "evaluate_probe", never)
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    argv = ["eval", "--probe", "quality", "--src", str(ws / "train.en"), "--ref", str(ws / "train.de"),
+            "--translations", str(ws / "train.de"), "--attempts"]
+    rc = main([*argv, str(folder)])
+    _clear_error(rc, capsys.readouterr().err, str(folder), "--attempts is a folder",
+                 f"--attempts {folder / 'attempts.jsonl'}")
+    assert list(folder.iterdir()) == []
 
 
 # --- silent wrong results ----------------------------------------------------------------------

@@ -230,6 +230,64 @@ def test_resume_falls_back_to_the_newest_intact_checkpoint(trained, tmp_path, pa
     assert fresh.resume() and fresh.state.step == 4
 
 
+def _foreign_optimizer(checkpoint: Path, groups: bool) -> None:
+    """Another model's optimizer.pt: of another layout (groups) or of other parameter sizes."""
+    if groups:
+        other = torch.nn.Linear(3, 2)
+        optimizer = torch.optim.AdamW(other.parameters())
+        other(torch.ones(1, 3)).sum().backward()
+        optimizer.step()
+        torch.save(optimizer.state_dict(), checkpoint / "optimizer.pt")
+        return
+    state = torch.load(checkpoint / "optimizer.pt", weights_only=True)
+    for entry in state["state"].values():  # a model of the same build and other sizes (a bigger vocabulary)
+        entry["exp_avg"] = torch.zeros(*[n + 1 for n in entry["exp_avg"].shape])
+    torch.save(state, checkpoint / "optimizer.pt")
+
+
+FOREIGN = {
+    "optimizer.pt of another layout": ("optimizer.pt", lambda c: _foreign_optimizer(c, groups=True)),
+    "optimizer.pt of other sizes": ("optimizer.pt", lambda c: _foreign_optimizer(c, groups=False)),
+    "scheduler.pt of another schedule": ("scheduler.pt", lambda c: torch.save(
+        {"step_size": 10, "gamma": 0.5, "base_lrs": [1e-3], "last_epoch": 4}, c / "scheduler.pt")),
+    "rng_state_0.pt of another kind": ("rng_state_0.pt", lambda c: torch.save(
+        {"torch": torch.zeros(3, dtype=torch.uint8)}, c / "rng_state_0.pt")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOREIGN))
+def test_a_training_state_from_another_model_is_set_aside_like_a_damaged_one(case, trained, tmp_path, caplog):
+    """Before, load_state_dict (or the first step) failed on every rerun and the checkpoint stayed."""
+    part, plant = FOREIGN[case]
+    run = tmp_path / "run"
+    shutil.copytree(trained / "run", run)
+    plant(run / "checkpoints" / "step-0000004")
+    trainer = _trainer(run, trained / "tok")
+    with caplog.at_level(logging.WARNING):
+        assert trainer.resume()
+    assert trainer.state.step == 2
+    assert f"checkpoint step-0000004 is damaged ({part} does not fit this run" in caplog.text
+    assert (run / "checkpoints" / ".step-0000004.damaged").is_dir()
+    trainer.train()  # and the rerun goes on: step 4 is written again
+    assert [c.name for c in RunStore(run).checkpoints()] == ["step-0000002", "step-0000004"]
+
+
+def test_with_no_fitting_checkpoint_left_training_starts_over_untouched(trained, tmp_path, caplog):
+    run = tmp_path / "run"
+    shutil.copytree(trained / "run", run)
+    for checkpoint in RunStore(run).checkpoints():
+        _foreign_optimizer(checkpoint, groups=False)
+    trainer = _trainer(run, trained / "tok")
+    fresh = {k: v.clone() for k, v in trainer.unwrapped.state_dict().items()}
+    with caplog.at_level(logging.WARNING):
+        assert not trainer.resume()
+    assert "resuming from the start (no intact checkpoint is left)" in caplog.text
+    assert trainer.state.step == 0
+    # nothing of the set-aside checkpoints was applied: the model is the one a new run starts with
+    assert all(torch.equal(fresh[k], v) for k, v in trainer.unwrapped.state_dict().items())
+    assert RunStore(run).checkpoints() == []
+
+
 def test_disk_full_while_saving_says_so_and_keeps_the_previous_checkpoint(trained, tmp_path, monkeypatch):
     run = tmp_path / "run"
     shutil.copytree(trained / "run", run)

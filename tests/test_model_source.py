@@ -130,6 +130,30 @@ def test_translate_passes_translator_options(tiny_llm):
     assert code == 2 and "applies to translator specs" in err
 
 
+def test_translate_decodes_a_decoder_only_llm_greedily_by_default_and_says_so(tiny_llm, tiny_checkpoint,
+                                                                              monkeypatch):
+    """A beam of 5 made an LLM about 5x slower than the greedy decoding its suites score, silently."""
+    from mtdebias.translators.hf import HFTranslator
+    from mtdebias.translators.hf_causal import HFCausalTranslator
+
+    beams = []
+    for cls in (HFCausalTranslator, HFTranslator):
+        real = cls.translate
+        monkeypatch.setattr(cls, "translate", lambda self, sources, beam=5, real=real: (beams.append(beam),
+                                                                                       real(self, sources, beam))[1])
+    llm = ["translate", f"hf-causal:{tiny_llm}", "--tgt-lang", "de"]
+    code, out, err = _cli(llm, "The red dog sleeps.\n")
+    assert code == 0 and beams == [1]
+    assert err.splitlines()[0] == ("mtdebias translate: greedy decoding (beam 1, the default for a decoder-only "
+                                   "LLM; --beam N for beam search)")
+    assert out == _cli([*llm, "--beam", "1"], "The red dog sleeps.\n")[1]
+    code, _, err = _cli([*llm, "--beam", "2"], "The red dog sleeps.\n")  # asked for: still a beam
+    assert code == 0 and beams[-1] == 2 and "beam search, beam 2 (--beam)" in err
+    code, _, err = _cli(["translate", str(tiny_checkpoint), "--device", "cpu"], "The red dog sleeps.\n")
+    assert code == 0 and beams[-1] == 5  # a seq2seq model keeps its beam
+    assert err.splitlines()[0] == "mtdebias translate: beam search, beam 5 (the default; --beam 1 for greedy)"
+
+
 def test_a_multi_line_reply_stays_on_its_line():
     from mtdebias.commands.translate import _one_line
 

@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..translators.specs import is_spec, prepare_spec
 
+    if args.probe and args.attempts:  # before any download, probe or model: the log is written at the end
+        _check_attempts(args.attempts)
     # hub ids become snapshot folders of the local cache before anything else happens; translator
     # specs are checked (kind, did-you-mean) and their hub models fetched
     for target in args.targets:
@@ -121,6 +123,18 @@ def run(args: argparse.Namespace) -> int:
     return 1 if outcome.failed and not outcome.scored and not outcome.skipped else 0
 
 
+def _check_attempts(path: Path) -> None:
+    """--attempts names a file that can be written: not a folder (the write would fail only after
+    the probe ran), in a folder that takes a file."""
+    from ..atomic import check_writable
+    from ..errors import InputError
+
+    if path.is_dir():
+        raise InputError("--attempts is a folder; it names the file to write the per-item log to", path=path,
+                         hint=f"e.g. --attempts {path / 'attempts.jsonl'}")
+    check_writable(path.parent, "--attempts")
+
+
 def _run_single(args: argparse.Namespace) -> int:
     from ..atomic import write_jsonl
     from ..translators.specs import is_spec
@@ -133,10 +147,6 @@ def _run_single(args: argparse.Namespace) -> int:
     options.update(parse_pairs(args.option))
     flags = {k: f"--{k}" for k in ("lang", "data", "pro", "anti", "templates", "src", "ref")}
     probe = build_single_probe(args.probe, options, flags)  # bad options fail before any model is loaded
-    if args.attempts:
-        from ..atomic import check_writable
-
-        check_writable(args.attempts.parent, "--attempts")
     if args.translations:
         from ..translators.file import FileTranslator
 

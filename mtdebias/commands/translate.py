@@ -13,6 +13,10 @@ from ..translators.specs import kinds
 # lines translated and printed at a time: small enough that Ctrl-C loses little, large enough that
 # length batching inside a chunk still packs batches well
 STREAM_LINES = 64
+# spec kinds that run a decoder-only language model: greedy by default, as the released suites
+# score them (a beam of 5 costs about 5x the time; llama.cpp has no beam search at all)
+DECODER_ONLY = ("hf-causal", "llamacpp", "openai")
+SEQ2SEQ_BEAM = 5
 
 
 def add_parser(subparsers) -> None:
@@ -26,7 +30,9 @@ def add_parser(subparsers) -> None:
                                            f"spec KIND:REST (kinds: {', '.join(kinds())}; e.g. hf-causal:MODEL, "
                                            "openai:MODEL@URL, apertium:en-es)")
     parser.add_argument("--revision", help="hub revision (branch, tag or commit) of a hub id")
-    parser.add_argument("--beam", type=int, default=5, help="beam size (default 5)")
+    parser.add_argument("--beam", type=int, default=None,
+                        help=f"beam size (default {SEQ2SEQ_BEAM}; 1, greedy, for a decoder-only LLM: "
+                             f"{', '.join(DECODER_ONLY)})")
     parser.add_argument("--sample", type=int, default=0, metavar="N",
                         help="print N ε-samples per line instead (tab-separated)")
     parser.add_argument("--epsilon", type=float, default=DEFAULT_EPSILON,
@@ -46,15 +52,15 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import InputError
+    from ..errors import InputError, Terminated, interrupted_status
     from ..translators.load import load_translator
 
-    if args.beam < 1:
+    if args.beam is not None and args.beam < 1:
         raise InputError(f"--beam {args.beam} must be 1 or more", hint="--beam 1 is greedy decoding")
     if args.sample < 0 or args.epsilon < 0 or args.epsilon >= 1:
         raise InputError("--sample must be >= 0 and --epsilon within [0, 1)")
     from ..translators.source import resolve
-    from ..translators.specs import is_spec, load_spec, prepare_spec
+    from ..translators.specs import is_spec, load_spec, prepare_spec, split_spec
     from .key_values import parse_pairs
 
     options = parse_pairs(args.translator_option, "translator-option")
@@ -67,10 +73,15 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--translator-option applies to translator specs (hf-causal:MODEL, openai:…)",
                              hint="drop it, or name the model as a spec")
         source = resolve(args.checkpoint, revision=args.revision, what="checkpoint", download=True)
+    decoder_only = spec and split_spec(args.checkpoint)[0] in DECODER_ONLY
+    chosen = args.beam is not None
+    if not chosen:
+        args.beam = 1 if decoder_only else SEQ2SEQ_BEAM
     lines = read_stream_lines(sys.stdin)  # read before the model is loaded
     if not lines:
         raise InputError("nothing to translate: standard input is empty",
                          hint="pipe one sentence per line, e.g. mtdebias translate CKPT < input.en")
+    print(f"mtdebias translate: {_decoding(args, decoder_only, chosen)}", file=sys.stderr, flush=True)
     written, truncated = 0, []
     try:
         if spec:
@@ -80,32 +91,46 @@ def run(args: argparse.Namespace) -> int:
             translator = load_translator(source, backend=args.backend, compute_type=args.compute_type,
                                          device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
         for out, cut in _in_order(translator, lines, args):
-            # Ctrl-C is held back while a chunk is written and counted, so the count the message
-            # gives is exactly what reached stdout. A handler that only records it, not a blocked
-            # signal mask: the mask is per thread, and torch's threads would still take the signal
+            # Ctrl-C (and SIGTERM, which the CLI turns into the same) is held back while a chunk
+            # is written and counted, so the count the message gives is exactly what reached stdout.
+            # A handler that only records it, not a blocked signal mask: the mask is per thread,
+            # and torch's threads would still take the signal. A signal ignored stays ignored
             pressed: list[int] = []
-            previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+            previous = {number: signal.signal(number, lambda number, frame: pressed.append(number))
+                        for number in (signal.SIGINT, signal.SIGTERM) if callable(signal.getsignal(number))}
             try:
                 sys.stdout.write("".join(line + "\n" for line in out))
                 sys.stdout.flush()
                 written += len(out)
                 truncated += cut
             finally:
-                signal.signal(signal.SIGINT, previous)
+                for number, handler in previous.items():
+                    signal.signal(number, handler)
             if pressed:
-                raise KeyboardInterrupt
-    except KeyboardInterrupt:
+                raise Terminated if signal.SIGTERM in pressed else KeyboardInterrupt
+    except KeyboardInterrupt as exc:
         rest = (f"to translate the rest, feed lines {written + 1}-{len(lines)} again, e.g. tail -n +{written + 1} "
                 "INPUT | mtdebias translate …" if written else "nothing was written: rerun the same command")
-        print(f"mtdebias translate: interrupted: the first {written} of {len(lines)} lines were translated and "
+        what = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"
+        print(f"mtdebias translate: {what}: the first {written} of {len(lines)} lines were translated and "
               f"written; {rest}", file=sys.stderr)
-        return 130
+        return interrupted_status(exc)
     finally:
         if truncated:
             shown = ", ".join(map(str, truncated[:FIRST_LINES])) + (", …" if len(truncated) > FIRST_LINES else "")
             print(f"warning: {len(truncated)} input line(s) longer than the model's positions were cut to fit and "
                   f"translated only in part (line(s) {shown}); split them into sentences", file=sys.stderr)
     return 0
+
+
+def _decoding(args: argparse.Namespace, decoder_only: bool, chosen: bool) -> str:
+    """The first progress line: how the lines will be decoded, and how to ask for another way."""
+    if args.sample:
+        return f"{args.sample} ε-sample(s) per line (ε = {args.epsilon}, seed {args.seed})"
+    if args.beam == 1:
+        why = "" if chosen else ", the default for a decoder-only LLM"
+        return f"greedy decoding (beam 1{why}; --beam N for beam search)"
+    return f"beam search, beam {args.beam}" + (" (--beam)" if chosen else " (the default; --beam 1 for greedy)")
 
 
 def _in_order(translator, lines: list[str], args: argparse.Namespace):

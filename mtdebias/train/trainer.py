@@ -133,7 +133,8 @@ class Trainer:
         """Load the newest intact checkpoint of the run, if any. True when resumed.
 
         Each checkpoint is read in full before anything is applied; one that cannot be read
-        (truncated weights or optimizer state, a damaged ``trainer_state.json``) is set aside as
+        (truncated weights or optimizer state, a damaged ``trainer_state.json``) or whose training
+        state does not fit this model (an ``optimizer.pt`` copied from another run) is set aside as
         ``.step-N.damaged`` with a warning saying why, and the next older one is tried.
         """
         from ..errors import CheckpointError
@@ -193,11 +194,50 @@ class Trainer:
         model_keys = set(self.unwrapped.state_dict())
         if not set(state_dict) & model_keys:
             raise CheckpointError(f"{part} holds no weights of this model")
+        misfit = self._misfit(optimizer, scheduler, rng)
+        if misfit:
+            raise CheckpointError(f"{misfit[0]} does not fit this run ({misfit[1]}; copied from another model or run?)")
         if self.lora is not None:
             # the merged weights of adapted layers are no weights of this model (its own are the
             # frozen base_layer ones, from model.init); every other weight is taken as saved
             state_dict = {key: value for key, value in state_dict.items() if key in model_keys}
         return state, state_dict, adapters, optimizer, scheduler, rng, scaler
+
+    def _misfit(self, optimizer: Any, scheduler: Any, rng: Any) -> tuple[str, str] | None:
+        """(file, why) when a training state read whole cannot be applied to this trainer (another
+        model's optimizer.pt copied in, say). Checked before anything is applied: load_state_dict,
+        or the first optimizer step, would otherwise fail the same way at every rerun, with the
+        model already half loaded."""
+        groups = self.optimizer.param_groups
+        if not (isinstance(optimizer, dict) and isinstance(optimizer.get("state"), dict)
+                and isinstance(optimizer.get("param_groups"), list)
+                and all(isinstance(group, dict) for group in optimizer["param_groups"])):
+            return "optimizer.pt", "it is no optimizer state"
+        saved = [group.get("params", []) for group in optimizer["param_groups"]]
+        sizes, ours = [len(ids) for ids in saved], [len(group["params"]) for group in groups]
+        if sizes != ours:
+            return "optimizer.pt", f"it holds parameter groups of {sizes} parameters, this model's have {ours}"
+        # AdamW's moments have their parameter's shape: a model of another size has other shapes
+        shapes = {idx: tuple(param.shape) for ids, group in zip(saved, groups) for idx, param in zip(ids, group["params"])}
+        for idx, entry in optimizer["state"].items():
+            if not isinstance(entry, dict) or idx not in shapes:
+                return "optimizer.pt", f"it holds a state for parameter {idx!r}, which this model does not have"
+            for name, value in entry.items():
+                if isinstance(value, torch.Tensor) and value.dim() and tuple(value.shape) != shapes[idx]:
+                    return "optimizer.pt", (f"its {name} of parameter {idx} has shape {tuple(value.shape)}, the "
+                                            f"parameter {shapes[idx]}")
+        if not (isinstance(scheduler, dict) and isinstance(scheduler.get("last_epoch"), int)
+                and len(scheduler.get("base_lrs") or ()) == len(groups)
+                and len(scheduler.get("lr_lambdas") or ()) == len(groups)):
+            return "scheduler.pt", f"it is no learning-rate schedule of {len(groups)} parameter group(s)"
+        current = _get_rng_state()
+        try:
+            _set_rng_state(rng)  # a trial: the state is put back at once
+        except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as exc:
+            return f"rng_state_{self.accelerator.process_index}.pt", f"{type(exc).__name__}: {str(exc)[:200]}"
+        finally:
+            _set_rng_state(current)
+        return None
 
     def _apply_checkpoint(self, checkpoint: Path, state, state_dict, adapters, optimizer, scheduler, rng,
                           scaler) -> None:
