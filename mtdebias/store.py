@@ -46,6 +46,7 @@ EVAL = "eval"
 COMPLETE_MARKER = "trainer_state.json"
 FINISHED = "finished.json"
 RECIPE = "recipe.toml"
+LOG = "log.jsonl"
 _STEP_NAME = re.compile(r"step-\d+")
 _STEP = re.compile(r"step-0*(\d+)(.*)$")
 _FAIRSEQ_UPDATES = re.compile(r"checkpoint_\d+_(\d+)\.pt$")  # fairseq's --save-interval-updates names
@@ -91,6 +92,14 @@ class RunStore:
         """A run directory, or a checkpoint inside one."""
         target = Path(target)
         return (target / CHECKPOINTS).is_dir() or (target / RECIPE).exists() or target.parent.name == CHECKPOINTS
+
+    @staticmethod
+    def is_run_folder(folder: str | Path) -> bool:
+        """Whether ``folder`` holds any of a run's own files (recipe, checkpoints, stored results,
+        training log, finished marker): a folder nothing may delete as a whole, even if it is not
+        complete enough to :meth:`locate` (a run still training, results copied without models)."""
+        folder = Path(folder)
+        return any(os.path.lexists(folder / name) for name in (RECIPE, CHECKPOINTS, EVAL, FINISHED, LOG))
 
     @classmethod
     def locate(cls, target: str | Path) -> tuple["RunStore", list[Path]]:
@@ -386,13 +395,13 @@ class RunStore:
     def log(self, row: dict[str, Any]) -> None:
         # The training log is appended line by line (cheap); resume rewrites it atomically.
         self.dir.mkdir(parents=True, exist_ok=True)
-        with (self.dir / "log.jsonl").open("a", encoding="utf-8") as handle:
+        with (self.dir / LOG).open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(row, sort_keys=True) + "\n")
 
     def truncate_log(self, last_step: int) -> None:
         """Drop log lines past ``last_step`` (written after the checkpoint a resume starts from),
         and a last line cut short by a kill."""
-        path = self.dir / "log.jsonl"
+        path = self.dir / LOG
         rows = []
         if path.exists():
             for line in path.read_text(encoding="utf-8").splitlines():
@@ -405,7 +414,7 @@ class RunStore:
         write_jsonl(path, rows)
 
     def read_log(self) -> list[dict[str, Any]]:
-        return read_jsonl(self.dir / "log.jsonl")
+        return read_jsonl(self.dir / LOG)
 
 
 def _row_problem(row: Any) -> str | None:
