@@ -11,8 +11,8 @@ manifest could vouch for a file the user has since put in its place. So:
 
 * the HTML page carries ``<meta name="generator" content="mtdebias report">`` in its head (the
   tag HTML has for exactly this);
-* the Markdown summary's first line is the comment ``<!-- generator: mtdebias report -->``
-  (invisible once rendered);
+* the Markdown summary has the line ``<!-- generator: mtdebias report -->`` under its title
+  (invisible once rendered; the title stays the first line);
 * the tables folder holds ``.mtdebias-report.json`` naming every file the report put there, and
   is ours only while it holds nothing else: a file the user added would go with the folder;
 * the paired tests (a JSON list, which has no room for a marker) are recognised by their shape:
@@ -167,7 +167,7 @@ def _is_our_html(path: Path) -> bool:
 
 
 def _is_our_markdown(path: Path) -> bool:
-    return _head(path).startswith(MARKDOWN_MARKER)
+    return MARKDOWN_MARKER in _head(path).splitlines()
 
 
 def _is_our_significance(path: Path) -> bool:
