@@ -245,7 +245,7 @@ def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable
     """Train every variant × seed (finished runs skipped, unfinished ones resumed), score every
     checkpoint with the recipe's suite, write the comparison report and the paired tests.
     ``force``: the report may replace files no report wrote (:mod:`mtdebias.report.outputs`)."""
-    from .atomic import write_json, write_text
+    from .atomic import check_writable, write_json, write_text
     from .recipe import load_recipe
     from .report import build_report
     from .report.outputs import check_report_outputs, output_lock, report_paths
@@ -254,7 +254,9 @@ def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable
     recipe = load_recipe(recipe_path, overrides)
     variants = expand(recipe, parse_grid(grid), seeds, only)
     out = Path(report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html")
-    # before hours of training: a report path that would replace a folder or a file of the user's
+    # before hours of training: a report folder that refuses files, or a report path that would
+    # replace a folder or a file of the user's
+    check_writable(out.parent, "--report")
     check_report_outputs(out, force=force, significance=True, flag="--report")
     run_dirs = run_variants(recipe_path, variants, overrides, jobs=jobs)
     evaluation = ""

@@ -166,6 +166,10 @@ def test_ablate_report_onto_runs_or_a_foreign_file_is_refused_before_training(ab
     _clear_error(rc, capsys.readouterr().err, str(significance), "paired tests", "--force")
     assert trained == [] and significance.read_text() == '{"mine": true}\n'
     assert (tmp_path / "runs" / "abl-vanilla" / "recipe.toml").read_text() == "kept"
+    (tmp_path / "afile").write_text("x")  # and a report folder nothing can be written in
+    rc = main(["ablate", str(recipe), "--report", str(tmp_path / "afile" / "report.html")])
+    _clear_error(rc, capsys.readouterr().err, "--report: cannot create a folder here")
+    assert trained == []
 
 
 def test_ablate_reruns_onto_its_own_report(ablation, tmp_path, capsys):
