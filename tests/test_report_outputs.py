@@ -85,17 +85,50 @@ def test_a_report_replaces_its_own_output_without_force_but_not_a_file_put_besid
     assert mine.read_text() == "print(1)\n" and "second" in out.read_text()
 
 
-@pytest.mark.parametrize("kind", ["folder", "file"])
-def test_a_tables_folder_the_report_did_not_write_is_refused(runs, tmp_path, capsys, kind):
+def test_a_report_by_an_older_mtdebias_is_replaced_with_force(runs, tmp_path, capsys, monkeypatch):
+    """Reports written before the markers: refused as foreign without --force; with it, even
+    their tables folder goes, recognised by what Table.export writes. The folder lock, where the
+    file system cannot lock a folder (NFS), is done without."""
+    import errno
+
+    from mtdebias.report import outputs
+
+    out = tmp_path / "r.html"
+    assert main(["report", str(runs / "base-seed1"), "--out", str(out), "--title", "old"]) == 0
+    out.write_text(out.read_text().replace(outputs.HTML_MARKER, ""))
+    markdown = out.with_suffix(".md")
+    markdown.write_text(markdown.read_text().replace(outputs.MARKDOWN_MARKER + "\n", ""))
+    (tmp_path / "r_tables" / outputs.TABLES_MANIFEST).unlink()
+    rc = main(["report", str(runs / "base-seed1"), "--out", str(out), "--title", "new"])
+    _clear_error(rc, capsys.readouterr().err, str(out), "--force")
+
+    def no_folder_locks(fd, operation):
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    monkeypatch.setattr(outputs.fcntl, "flock", no_folder_locks)
+    assert main(["report", str(runs / "base-seed1"), "--out", str(out), "--title", "new", "--force"]) == 0
+    assert "new" in out.read_text() and "new" in markdown.read_text()
+    assert (tmp_path / "r_tables" / outputs.TABLES_MANIFEST).is_file()
+
+
+def test_a_tables_folder_the_report_did_not_write_is_refused_even_with_force(runs, tmp_path, capsys):
     tables = tmp_path / "r_tables"
-    if kind == "folder":
-        tables.mkdir()
-        (tables / "data.csv").write_text("a,b\n")
-    else:
-        tables.write_text("not a folder\n")
+    tables.mkdir()
+    (tables / "data.csv").write_text("a,b\n")  # a lone CSV is no report's tables
+    for force in ([], ["--force"]):
+        rc = main(["report", str(runs / "base-seed1"), "--out", str(tmp_path / "r.html"), *force])
+        _clear_error(rc, capsys.readouterr().err, str(tables), "the tables folder", "move the folder away")
+    assert (tables / "data.csv").read_text() == "a,b\n"
+
+
+def test_a_file_where_the_tables_folder_goes_is_refused_without_force(runs, tmp_path, capsys):
+    tables = tmp_path / "r_tables"
+    tables.write_text("not a folder\n")
     rc = main(["report", str(runs / "base-seed1"), "--out", str(tmp_path / "r.html")])
-    _clear_error(rc, capsys.readouterr().err, str(tables), "the tables folder")
-    assert (tables / "data.csv").read_text() == "a,b\n" if kind == "folder" else tables.read_text() == "not a folder\n"
+    _clear_error(rc, capsys.readouterr().err, str(tables), "the tables folder would replace a file", "--force")
+    assert tables.read_text() == "not a folder\n"
+    assert main(["report", str(runs / "base-seed1"), "--out", str(tmp_path / "r.html"), "--force"]) == 0
+    assert (tables / "headline.csv").is_file()
 
 
 def test_out_named_like_the_summary_is_refused(runs, tmp_path, capsys):

@@ -26,6 +26,7 @@ then, because a report can always be written elsewhere and a folder of runs cann
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -89,7 +90,14 @@ def output_lock(folder: str | Path) -> Iterator[None]:
     the lock is held for a check and a few renames only (a kill drops it with the process)."""
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            # NFS emulates flock with byte-range locks, which want a descriptor open for writing (a
+            # folder has none): there the report goes on unlocked. The check right before the
+            # renames still stands; only two reports racing onto one path are not kept apart.
+            if exc.errno not in (errno.EBADF, errno.ENOLCK, errno.EINVAL, errno.EOPNOTSUPP):
+                raise
         yield
     finally:
         os.close(fd)  # closing the last descriptor releases the lock
@@ -126,15 +134,33 @@ def _check_tables(path: Path, force: bool, flag: str) -> None:
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         listed = None
     if listed is None and _entries(path):  # an empty folder loses nothing when replaced
+        legacy = _is_legacy_tables(path)
+        if legacy and force:
+            return
         raise InputError(f"{flag}: the tables folder would replace a folder mtdebias report did not write (it has "
-                         f"no {TABLES_MANIFEST}); refused, even with --force", path=path,
-                         hint=f"choose another {flag}, or move the folder away yourself")
+                         f"no {TABLES_MANIFEST}); refused" + ("" if legacy else ", even with --force"), path=path,
+                         hint="it holds the tables of a report by an older mtdebias: pass --force to replace it"
+                         if legacy else f"choose another {flag}, or move the folder away yourself")
     foreign = sorted(entry.name for entry in _entries(path) if entry.name != TABLES_MANIFEST
                      and (entry.name not in (listed or ()) or entry.is_dir() or entry.is_symlink()))
     if foreign:
         raise InputError(f"{flag}: the tables folder holds {foreign[0]!r}, which mtdebias report did not write; "
                          "replacing the folder would delete it, so it is refused, even with --force",
                          path=path, hint=f"move {foreign[0]!r} out of the folder, or choose another {flag}")
+
+
+def _is_legacy_tables(path: Path) -> bool:
+    """Whether ``path`` holds only what reports wrote before the manifest existed: pairs of
+    ``NAME.csv`` and ``NAME.json``, each JSON starting the way :meth:`Table.export` writes one
+    (sorted keys, so ``"columns"`` first). Specific enough that ``--force`` may replace such a
+    folder; without this, upgrading mtdebias would leave every earlier report folder in the way."""
+    entries = _entries(path)
+    names = {entry.name for entry in entries}
+    if not all(entry.is_file() and not entry.is_symlink() and entry.suffix in (".csv", ".json") for entry in entries):
+        return False
+    if any(name.rsplit(".", 1)[0] + (".json" if name.endswith(".csv") else ".csv") not in names for name in names):
+        return False
+    return all(_head(entry).startswith('{\n  "columns": ') for entry in entries if entry.suffix == ".json")
 
 
 def _refuse_folder(path: Path, role: str, flag: str):
