@@ -14,6 +14,7 @@ import pytest
 from mtdebias.cli import main
 from mtdebias.store import RunStore
 from test_cli_failures import _clear_error
+from test_ablation import RECIPE
 from test_report import _rows
 
 
@@ -153,20 +154,6 @@ def test_replace_together_never_writes_a_file_over_a_folder(tmp_path):
 
 # --- ablate --report ------------------------------------------------------------------------------
 
-ABLATE_RECIPE = """
-[run]
-name = "abl"
-dir = "{runs}"
-[data]
-train_src = "t.en"
-train_tgt = "t.de"
-src_lang = "en"
-tgt_lang = "de"
-[ablate]
-variants = ["vanilla", "other"]
-"""
-
-
 @pytest.fixture
 def ablation(tmp_path, monkeypatch):
     """A recipe whose variants are "trained" by making scored runs: records whether training started."""
@@ -175,7 +162,7 @@ def ablation(tmp_path, monkeypatch):
     (tmp_path / "t.en").write_text("a\n")
     (tmp_path / "t.de").write_text("b\n")
     recipe = tmp_path / "abl.toml"
-    recipe.write_text(ABLATE_RECIPE.replace("{runs}", str(tmp_path / "runs")))
+    recipe.write_text(RECIPE.replace("{runs}", str(tmp_path / "runs")))
     trained = []
 
     def fake_training(recipe_path, variants, overrides=(), jobs=1):
@@ -189,8 +176,8 @@ def ablation(tmp_path, monkeypatch):
 
 def test_ablate_report_onto_runs_or_a_foreign_file_is_refused_before_training(ablation, tmp_path, capsys):
     recipe, trained = ablation
-    (tmp_path / "runs" / "abl-vanilla").mkdir(parents=True)
-    (tmp_path / "runs" / "abl-vanilla" / "recipe.toml").write_text("kept")
+    (tmp_path / "runs" / "abl-vanilla-seed1").mkdir(parents=True)
+    (tmp_path / "runs" / "abl-vanilla-seed1" / "recipe.toml").write_text("kept")
     rc = main(["ablate", str(recipe), "--report", str(tmp_path / "runs"), "--force"])
     _clear_error(rc, capsys.readouterr().err, "--report", "a folder holding 1 run(s)")
     significance = tmp_path / "runs" / "abl-report-significance.json"
@@ -198,7 +185,7 @@ def test_ablate_report_onto_runs_or_a_foreign_file_is_refused_before_training(ab
     rc = main(["ablate", str(recipe)])
     _clear_error(rc, capsys.readouterr().err, str(significance), "paired tests", "--force")
     assert trained == [] and significance.read_text() == '{"mine": true}\n'
-    assert (tmp_path / "runs" / "abl-vanilla" / "recipe.toml").read_text() == "kept"
+    assert (tmp_path / "runs" / "abl-vanilla-seed1" / "recipe.toml").read_text() == "kept"
     (tmp_path / "afile").write_text("x")  # and a report folder nothing can be written in
     rc = main(["ablate", str(recipe), "--report", str(tmp_path / "afile" / "report.html")])
     _clear_error(rc, capsys.readouterr().err, "--report: cannot create a folder here")
@@ -210,7 +197,7 @@ def test_ablate_reruns_onto_its_own_report(ablation, tmp_path, capsys):
     assert main(["ablate", str(recipe)]) == 0
     assert main(["ablate", str(recipe)]) == 0
     capsys.readouterr()
-    assert len(trained) == 2
+    assert len(trained) == 2 and len(trained[0]) == 4  # two variants × two seeds
     report = tmp_path / "runs" / "abl-report.md"
     assert report.read_text().count("## Paired tests") == 1  # the rerun replaced it, not appended to it
     assert json.loads((tmp_path / "runs" / "abl-report-significance.json").read_text()) == []
