@@ -471,7 +471,8 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
 def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, warnings: list[str],
               builder: _Builder, out_html: Path, at: str, degenerate: Sequence[str] = ()) -> str:
     # the marker under the title tells a later report this file is its own to replace (outputs.py)
-    lines = [f"# {title}", MARKDOWN_MARKER, "", f"Runs: {', '.join(r.name for r in runs)}. Headline checkpoint: {at}.",
+    lines = [f"# {title}", MARKDOWN_MARKER, "",
+             f"Runs: {', '.join(r.name for r in runs)}. Headline checkpoint: {at}.",
              f"Full report with {len(builder.figures)} figures: `{out_html.name}`; tables as CSV/JSON in "
              f"`{out_html.stem}_tables/`.", "", "## Headline", "", headline.note, "", headline.to_markdown(), ""]
     if warnings:

@@ -5,9 +5,9 @@ A report is a set of paths beside each other: ``out.html``, ``out.md``, ``out_ta
 at one of those paths belongs to the user and is refused before any run is read (exit 2, naming
 the path), so that ``--out runs`` or ``--out RUN`` can never take a folder of runs with it.
 
-"Written by a report" is read from the file itself, not from a list kept elsewhere: a marker
-survives the set being copied or moved as a whole, a separate manifest would not, and a stale
-manifest could vouch for a file the user has since put in its place. So:
+"Written by a report" is read from what it vouches for, not from a list kept beside the report:
+a marker inside the file (or folder) travels with the set when it is copied or moved, a list beside
+it would not, and a stale list could vouch for a file the user has since put in its place. So:
 
 * the HTML page carries ``<meta name="generator" content="mtdebias report">`` in its head (the
   tag HTML has for exactly this);
@@ -19,9 +19,11 @@ manifest could vouch for a file the user has since put in its place. So:
   a list of the rows :func:`mtdebias.ablation.compare_to_baseline` writes.
 
 ``force`` lets a report replace a *file* it did not write (an old ``notes.html`` the user wants
-overwritten, a report from before these markers existed). It never removes a folder: a folder at
-a file's path, a run, or a tables folder holding files the report did not write is refused even
-then, because a report can always be written elsewhere and a folder of runs cannot be recovered.
+overwritten, a report from before these markers existed). It never removes a folder of the
+user's: a folder at a file's path, a run, or a tables folder holding files the report did not
+write is refused even then, because a report can always be written elsewhere and a folder of runs
+cannot be recovered. The one folder it does replace is the tables folder of a report from before
+the manifest, recognised by holding nothing but what :meth:`Table.export` writes.
 """
 
 from __future__ import annotations
