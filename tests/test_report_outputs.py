@@ -59,6 +59,14 @@ def test_out_a_run_is_refused_even_with_force(runs, capsys):
     assert _tree(runs) == before
 
 
+def test_a_file_of_a_run_is_refused_even_with_force(runs, capsys):
+    log = runs / "base-seed1" / "log.jsonl"
+    before = _tree(runs)
+    rc = main(["report", str(runs / "base-seed1"), "--out", str(log), "--force"])
+    _clear_error(rc, capsys.readouterr().err, str(log), "a file of a run")
+    assert _tree(runs) == before
+
+
 @pytest.mark.parametrize("companion", ["notes.html", "notes.md"])
 def test_a_foreign_file_is_refused_without_force_and_replaced_with_it(runs, tmp_path, capsys, companion):
     foreign = tmp_path / companion

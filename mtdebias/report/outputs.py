@@ -111,6 +111,9 @@ def _check_file(path: Path, role: str, ours, force: bool, flag: str) -> None:
     if path.is_dir():
         _refuse_folder(path, role, flag)
     if path.is_symlink() or not path.is_file() or not ours(path):
+        if _inside_run(path):  # a run's log, recipe or results overwritten by a page: the run is broken
+            raise InputError(f"{flag}: {role} would replace a file of a run; refused, even with --force", path=path,
+                             hint=f"choose another {flag}: a name no file of the run has, or a folder outside it")
         if force:
             return  # a file only: replacing it removes the file (or the link), never a folder
         what = "a link" if path.is_symlink() else ("not a regular file" if not path.is_file() else
@@ -149,6 +152,11 @@ def _check_tables(path: Path, force: bool, flag: str) -> None:
         raise InputError(f"{flag}: the tables folder holds {foreign[0]!r}, which mtdebias report did not write; "
                          "replacing the folder would delete it, so it is refused, even with --force",
                          path=path, hint=f"move {foreign[0]!r} out of the folder, or choose another {flag}")
+
+
+def _inside_run(path: Path) -> bool:
+    """Whether ``path`` lies in a run folder (its own files, a checkpoint's, its results)."""
+    return RunStore.is_run_folder(path.parent) or any(RunStore.is_run_target(p) for p in path.parents)
 
 
 def _is_legacy_tables(path: Path) -> bool:
