@@ -74,8 +74,8 @@ def check_report_outputs(out_html: str | Path, *, force: bool = False, significa
     out_html = Path(out_html)
     paths = report_paths(out_html)
     if out_html.name in ("", ".", "..") or out_html.suffix == ".md":
-        raise InputError(f"{flag} {out_html}: not a name for the HTML page (the Markdown summary takes the "
-                         "same name with .md)", path=out_html, hint="give a file name such as report.html")
+        raise InputError(f"{flag}: not a name for the HTML page (the Markdown summary takes the same name "
+                         "with .md)", path=out_html, hint="give a file name such as report.html")
     checks = [(paths.html, "the report page", _is_our_html), (paths.markdown, "the Markdown summary", _is_our_markdown)]
     if significance:
         checks.append((paths.significance, "the paired tests", _is_our_significance))
@@ -126,7 +126,7 @@ def _check_tables(path: Path, force: bool, flag: str) -> None:
     if not os.path.lexists(path):
         return
     if not path.is_dir() or path.is_symlink():
-        if force and not path.is_dir():
+        if force and not path.is_dir() and not _inside_run(path):
             return  # a file where the tables folder goes: --force replaces files
         kind = "a link to a folder" if path.is_dir() else "a file"
         raise InputError(f"{flag}: the tables folder would replace {kind}; refused", path=path,
