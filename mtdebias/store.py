@@ -47,6 +47,9 @@ COMPLETE_MARKER = "trainer_state.json"
 FINISHED = "finished.json"
 RECIPE = "recipe.toml"
 LOG = "log.jsonl"
+# every top-level entry a run's writers make (the layout in the module docstring)
+_RUN_ENTRIES = {RECIPE, "environment.json", LOG, CHECKPOINTS, "best.json", EVAL, FINISHED, "tokenizer", "annotated",
+                "swaps", "eval-watch.log", "data_summary.json", "responses"}
 _STEP_NAME = re.compile(r"step-\d+")
 _STEP = re.compile(r"step-0*(\d+)(.*)$")
 _FAIRSEQ_UPDATES = re.compile(r"checkpoint_\d+_(\d+)\.pt$")  # fairseq's --save-interval-updates names
@@ -100,6 +103,14 @@ class RunStore:
         complete enough to :meth:`locate` (a run still training, results copied without models)."""
         folder = Path(folder)
         return any(os.path.lexists(folder / name) for name in (RECIPE, CHECKPOINTS, EVAL, FINISHED, LOG))
+
+    @staticmethod
+    def is_run_file(path: str | Path) -> bool:
+        """Whether ``path`` is one of a run's own files or folders, or lies inside one (a checkpoint's
+        weights, a stored result): what nothing but the run's own writers may replace. Other files
+        a user keeps in a run folder (a report written there) are not."""
+        path = Path(path)
+        return any(part.name in _RUN_ENTRIES and RunStore.is_run_folder(part.parent) for part in (path, *path.parents))
 
     @classmethod
     def locate(cls, target: str | Path) -> tuple["RunStore", list[Path]]:

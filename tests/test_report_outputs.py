@@ -65,6 +65,11 @@ def test_a_file_of_a_run_is_refused_even_with_force(runs, capsys):
     rc = main(["report", str(runs / "base-seed1"), "--out", str(log), "--force"])
     _clear_error(rc, capsys.readouterr().err, str(log), "a file of a run")
     assert _tree(runs) == before
+    # a page of the user's kept in the run folder is no file of the run: --force replaces it
+    page = runs / "base-seed1" / "report.html"
+    page.write_text("an older report\n")
+    assert main(["report", str(runs / "base-seed1"), "--out", str(page), "--force"]) == 0
+    assert "an older report" not in page.read_text() and log.read_bytes() == before["base-seed1/log.jsonl"]
 
 
 @pytest.mark.parametrize("companion", ["notes.html", "notes.md"])

@@ -111,7 +111,7 @@ def _check_file(path: Path, role: str, ours, force: bool, flag: str) -> None:
     if path.is_dir():
         _refuse_folder(path, role, flag)
     if path.is_symlink() or not path.is_file() or not ours(path):
-        if _inside_run(path):  # a run's log, recipe or results overwritten by a page: the run is broken
+        if RunStore.is_run_file(path):  # a run's log, recipe or results overwritten by a page: the run is broken
             raise InputError(f"{flag}: {role} would replace a file of a run; refused, even with --force", path=path,
                              hint=f"choose another {flag}: a name no file of the run has, or a folder outside it")
         if force:
@@ -126,7 +126,7 @@ def _check_tables(path: Path, force: bool, flag: str) -> None:
     if not os.path.lexists(path):
         return
     if not path.is_dir() or path.is_symlink():
-        if force and not path.is_dir() and not _inside_run(path):
+        if force and not path.is_dir() and not RunStore.is_run_file(path):
             return  # a file where the tables folder goes: --force replaces files
         kind = "a link to a folder" if path.is_dir() else "a file"
         raise InputError(f"{flag}: the tables folder would replace {kind}; refused", path=path,
@@ -152,11 +152,6 @@ def _check_tables(path: Path, force: bool, flag: str) -> None:
         raise InputError(f"{flag}: the tables folder holds {foreign[0]!r}, which mtdebias report did not write; "
                          "replacing the folder would delete it, so it is refused, even with --force",
                          path=path, hint=f"move {foreign[0]!r} out of the folder, or choose another {flag}")
-
-
-def _inside_run(path: Path) -> bool:
-    """Whether ``path`` lies in a run folder (its own files, a checkpoint's, its results)."""
-    return RunStore.is_run_folder(path.parent) or any(RunStore.is_run_target(p) for p in path.parents)
 
 
 def _is_legacy_tables(path: Path) -> bool:
