@@ -241,16 +241,23 @@ def _suite_probes(recipe: Recipe, run_dir: Path) -> dict[str, Any]:
 
 def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable[int] = (),
                  overrides: Iterable[str] = (), jobs: int = 1, report: Path | None = None,
-                 only: Iterable[str] = ()) -> AblationOutcome:
+                 only: Iterable[str] = (), force: bool = False) -> AblationOutcome:
     """Train every variant × seed (finished runs skipped, unfinished ones resumed), score every
-    checkpoint with the recipe's suite, write the comparison report and the paired tests."""
-    from .atomic import write_json, write_text
+    checkpoint with the recipe's suite, write the comparison report and the paired tests.
+    ``force``: the report may replace files no report wrote (:mod:`mtdebias.report.outputs`)."""
+    from .atomic import check_writable, write_json, write_text
     from .recipe import load_recipe
     from .report import build_report
+    from .report.outputs import check_report_outputs, output_lock, report_paths
 
     overrides = list(overrides)
     recipe = load_recipe(recipe_path, overrides)
     variants = expand(recipe, parse_grid(grid), seeds, only)
+    out = Path(report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html")
+    # before hours of training: a report folder that refuses files, or a report path that would
+    # replace a folder or a file of the user's
+    check_writable(out.parent, "--report")
+    check_report_outputs(out, force=force, significance=True, flag="--report")
     run_dirs = run_variants(recipe_path, variants, overrides, jobs=jobs)
     evaluation = ""
     if recipe.eval.suite is not None:  # finished runs too: a changed suite is scored, stored results skip
@@ -259,17 +266,20 @@ def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable
         outcome = evaluate(run_dirs, recipe.eval.suite)
         evaluation = (f"{len(outcome.scored)} scored, {len(outcome.skipped)} already stored, "
                       f"{len(outcome.failed)} failed")
-    out = Path(report or Path(recipe.run.dir) / f"{recipe.run.name}-report.html")
     summary = build_report(run_dirs, out, title=f"Ablation: {recipe.run.name}",
-                           metrics=list(recipe.ablate.metrics) or None)
+                           metrics=list(recipe.ablate.metrics) or None, force=force,
+                           metrics_source=f"{recipe_path}: ablate.metrics", out_flag="--report")
     names = [variant.name for variant in variants]
     # a grid replaces the recipe's named variants, and with them its baseline
     baseline = recipe.ablate.baseline if recipe.ablate.baseline in names else names[0]
     tests = compare_to_baseline(run_dirs, baseline, _suite_probes(recipe, run_dirs[names.index(baseline)]),
                                 prefix=f"{recipe.run.name}-") if recipe.eval.suite is not None else []
-    write_json(out.with_name(out.stem + "-significance.json"), tests)
-    markdown = out.with_suffix(".md")
-    text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
-    text += f"\n## Paired tests against the baseline ({baseline})\n\n" + significance_markdown(tests)
-    write_text(markdown, text)
+    paths = report_paths(out)
+    markdown = paths.markdown
+    with output_lock(out.parent):
+        check_report_outputs(out, force=force, significance=True, flag="--report")
+        write_json(paths.significance, tests)
+        text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
+        text += f"\n## Paired tests against the baseline ({baseline})\n\n" + significance_markdown(tests)
+        write_text(markdown, text)
     return AblationOutcome(variants, run_dirs, baseline, tests, out, markdown, summary.headline_markdown, evaluation)

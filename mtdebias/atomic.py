@@ -12,6 +12,7 @@ temporary and raises :class:`~mtdebias.errors.DiskFull` naming the target.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -117,11 +118,22 @@ def replace_together(staging: Path, names: Sequence[str], folder: Path) -> None:
     ``folder``, in that order, then remove ``staging``. Every move is one rename, so the set is
     mixed only between two renames (microseconds, not the time it took to write the files);
     put the entry readers open first (an HTML page) last. A folder replaced is first renamed
-    into ``staging``, so none of its old files survive beside the new ones."""
+    into ``staging``, so none of its old files survive beside the new ones.
+
+    A folder is only ever replaced by a folder: a file written over a folder (``report --out
+    runs``) would delete everything in it, so that raises :class:`IsADirectoryError` before
+    anything moves. Whether a folder may be replaced by another is the caller's to check.
+    A file (or a link) where a folder goes is removed first: a rename cannot put a folder there."""
+    for name in names:
+        final = folder / name
+        if final.is_dir() and not final.is_symlink() and not (staging / name).is_dir():
+            raise IsADirectoryError(errno.EISDIR, "a folder is never replaced by a file", str(final))
     for name in names:
         final = folder / name
         if final.is_dir() and not final.is_symlink():
             os.replace(final, staging / f"{name}.old")
+        elif (staging / name).is_dir() and os.path.lexists(final):
+            os.unlink(final)
         os.replace(staging / name, final)
     shutil.rmtree(staging, ignore_errors=True)
 

@@ -44,17 +44,39 @@ def png_is_blank(png: bytes, threshold: float = 1e-3) -> bool:
     return float(np.var(pixels[..., :3])) < threshold
 
 
-def metric_lines(series: dict[str, list[SeriesPoint]], title: str, ylabel: str, xlabel: str = "training step",
-                 warning: str | None = None) -> bytes:
-    """One line per series against training step, with a shaded band where intervals exist."""
-    fig = figure()
+# More series than this and the legend leaves the axes: inside, it would cover the lines, and past
+# about twenty entries it runs off the figure, so most lines could not be told apart.
+LEGEND_INSIDE = 12
+_LINESTYLES = ["-", "--", "-.", ":"]
+_MARKERS = ["o", "s", "^", "v", "D", "P", "X", "*", "<", ">"]
+
+
+def line_style(k: int) -> dict:
+    """Colour, line style and marker of the k-th series: the three vary at different rates, so
+    the first 10 × 4 × 10 = 400 series each look different (colour alone repeats after 10)."""
+    return {"color": f"C{k % 10}", "linestyle": _LINESTYLES[(k // 10) % len(_LINESTYLES)],
+            "marker": _MARKERS[(k // 40) % len(_MARKERS)]}
+
+
+def metric_figure(series: dict[str, list[SeriesPoint]], title: str, ylabel: str, xlabel: str = "training step",
+                  warning: str | None = None):
+    """:func:`metric_lines` as a Figure. With many series the legend goes below the axes in as
+    many columns as the longest label allows, and the figure grows to hold every entry."""
+    many = len(series) > LEGEND_INSIDE
+    width = 10.0 if len(series) > 40 else 6.0
+    columns = rows = 0
+    if many:
+        longest = max(len(label) for label in series)
+        # a legend entry at 7 pt: about 0.45 in of handle and padding, 0.055 in a character
+        columns = max(1, min(len(series), int((width - 0.3) // (0.45 + 0.055 * longest))))
+        rows = -(-len(series) // columns)
+    fig = figure(width, 3.6 + 0.15 * rows)
     ax = fig.add_subplot()
-    styles = ["-", "--", "-.", ":"]
     for k, (label, points) in enumerate(sorted(series.items())):
         points = sorted(points, key=lambda p: p.step)
         x = np.array([p.step for p in points], dtype=float)
         y = np.array([p.value for p in points], dtype=float)
-        line, = ax.plot(x, y, marker="o", markersize=4, linestyle=styles[(k // 10) % len(styles)], label=label)
+        line, = ax.plot(x, y, markersize=4, label=label, **line_style(k))
         if any(p.ci is not None for p in points):
             lo = np.array([p.ci[0] if p.ci else p.value for p in points], dtype=float)
             hi = np.array([p.ci[1] if p.ci else p.value for p in points], dtype=float)
@@ -63,9 +85,18 @@ def metric_lines(series: dict[str, list[SeriesPoint]], title: str, ylabel: str, 
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    if series:
+    if many:  # constrained layout keeps an "outside" legend clear of the axes and inside the figure
+        fig.legend(loc="outside lower center", ncols=columns, fontsize=7, frameon=False)
+    elif series:
         ax.legend(fontsize=7, loc="best")
-    return to_png(fig)
+    return fig
 
 
-__all__ = ["DPI", "GENDER_COLOURS", "SeriesPoint", "figure", "to_png", "png_is_blank", "metric_lines"]
+def metric_lines(series: dict[str, list[SeriesPoint]], title: str, ylabel: str, xlabel: str = "training step",
+                 warning: str | None = None) -> bytes:
+    """One line per series against training step, with a shaded band where intervals exist."""
+    return to_png(metric_figure(series, title, ylabel, xlabel, warning))
+
+
+__all__ = ["DPI", "GENDER_COLOURS", "SeriesPoint", "figure", "to_png", "png_is_blank", "line_style", "metric_figure",
+           "metric_lines"]

@@ -49,6 +49,10 @@ EVAL = "eval"
 COMPLETE_MARKER = "trainer_state.json"
 FINISHED = "finished.json"
 RECIPE = "recipe.toml"
+LOG = "log.jsonl"
+# every top-level entry a run's writers make (the layout in the module docstring)
+_RUN_ENTRIES = {RECIPE, "environment.json", LOG, CHECKPOINTS, "best.json", EVAL, FINISHED, "tokenizer", "annotated",
+                "swaps", "eval-watch.log", "data_summary.json", "responses"}
 _STEP_NAME = re.compile(r"step-\d+")
 _STEP = re.compile(r"step-0*(\d+)(.*)$")
 _FAIRSEQ_UPDATES = re.compile(r"checkpoint_\d+_(\d+)\.pt$")  # fairseq's --save-interval-updates names
@@ -94,6 +98,22 @@ class RunStore:
         """A run directory, or a checkpoint inside one."""
         target = Path(target)
         return (target / CHECKPOINTS).is_dir() or (target / RECIPE).exists() or target.parent.name == CHECKPOINTS
+
+    @staticmethod
+    def is_run_folder(folder: str | Path) -> bool:
+        """Whether ``folder`` holds any of a run's own files (recipe, checkpoints, stored results,
+        training log, finished marker): a folder nothing may delete as a whole, even if it is not
+        complete enough to :meth:`locate` (a run still training, results copied without models)."""
+        folder = Path(folder)
+        return any(os.path.lexists(folder / name) for name in (RECIPE, CHECKPOINTS, EVAL, FINISHED, LOG))
+
+    @staticmethod
+    def is_run_file(path: str | Path) -> bool:
+        """Whether ``path`` is one of a run's own files or folders, or lies inside one (a checkpoint's
+        weights, a stored result): what nothing but the run's own writers may replace. Other files
+        a user keeps in a run folder (a report written there) are not."""
+        path = Path(path)
+        return any(part.name in _RUN_ENTRIES and RunStore.is_run_folder(part.parent) for part in (path, *path.parents))
 
     @classmethod
     def locate(cls, target: str | Path) -> tuple["RunStore", list[Path]]:
@@ -419,15 +439,15 @@ class RunStore:
 
     def log(self, row: dict[str, Any]) -> None:
         # The training log is appended line by line (cheap); resume rewrites it atomically.
-        with _writing(self.dir / "log.jsonl"):
+        with _writing(self.dir / LOG):
             self.dir.mkdir(parents=True, exist_ok=True)
-            with (self.dir / "log.jsonl").open("a", encoding="utf-8") as handle:
+            with (self.dir / LOG).open("a", encoding="utf-8") as handle:
                 handle.write(json_line(row))
 
     def truncate_log(self, last_step: int) -> None:
         """Drop log lines past ``last_step`` (written after the checkpoint a resume starts from),
         and a last line cut short by a kill."""
-        path = self.dir / "log.jsonl"
+        path = self.dir / LOG
         rows = []
         if path.exists():
             for line in path.read_bytes().split(b"\n"):  # "\n" alone ends a line (see json_line)
@@ -443,7 +463,7 @@ class RunStore:
             write_jsonl(path, rows)
 
     def read_log(self) -> list[dict[str, Any]]:
-        return read_jsonl(self.dir / "log.jsonl")
+        return read_jsonl(self.dir / LOG)
 
 
 # How long a claim's heartbeat may be silent before the claim counts as abandoned. Its holder

@@ -98,6 +98,12 @@ def test_compare_to_baseline_asks_the_probe_for_its_tests(tmp_path):
     assert mcnemar[0]["variant"] == "switch" and mcnemar[0]["seed"] == 1
     assert sorted(r["metric"] for r in rows if r["test"] == "paired bootstrap") == ["delta_g"]
     assert {r["metric"] for r in rows} == {"accuracy", "delta_g"}  # accuracy_* and f1_* are not tested
+    # a rerun of the ablation recognises these rows as its own paired tests, to replace without --force
+    from mtdebias.atomic import write_json
+    from mtdebias.report.outputs import check_report_outputs
+
+    write_json(tmp_path / "r-significance.json", rows)
+    check_report_outputs(tmp_path / "r.html", significance=True)
     with pytest.raises(ConfigError, match="baseline variant 'vanila'"):
         compare_to_baseline([base, other], "vanila", probes, prefix="x-")
 

@@ -218,9 +218,11 @@ def test_seeds_are_averaged_with_a_t_interval(tmp_path):
 
 def test_best_checkpoint_and_metric_patterns(tmp_path):
     run = make_run(tmp_path, "solo", shift=0.0)
-    summary = build_report([run], tmp_path / "r.html", metrics=["weirdness", "nothing_like_this"], at="best:bleu")
+    summary = build_report([run], tmp_path / "r.html", metrics=["weirdness"], at="best:bleu")
     assert "mystery.v3:weirdness" in summary.headline_markdown
-    assert any("nothing_like_this" in w for w in summary.warnings)
+    # a pattern that matches nothing is a typo, not a column quietly left out
+    with pytest.raises(InputError, match="'nothing_like_this': no stored metric matches it"):
+        build_report([run], tmp_path / "r.html", metrics=["weirdness", "nothing_like_this"])
     with pytest.raises(InputError):
         build_report([run], tmp_path / "r2.html", at="median")
 

@@ -23,6 +23,9 @@ def add_parser(subparsers) -> None:
                              "for paired tests)")
     parser.add_argument("--jobs", type=int, default=1, help="variants trained at once")
     parser.add_argument("--report", type=Path, help="report HTML path (default <runs dir>/<name>-report.html)")
+    parser.add_argument("--force", action="store_true",
+                        help="let the report replace files at its paths that no mtdebias report wrote; never a "
+                             "folder (see `mtdebias report --help`). Checked before any variant is trained")
     parser.add_argument("--dry-run", action="store_true", help="list the variants and exit")
     parser.set_defaults(func=run)
 
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{variant.run_name:<40} {resolved.run_dir}  {' '.join(variant.overrides)}")
         return 0
     outcome = run_ablation(args.recipe, grid=args.grid, seeds=seeds, overrides=args.overrides, jobs=args.jobs,
-                           report=args.report, only=only)
+                           report=args.report, only=only, force=args.force)
     if outcome.evaluation:
         print(f"[ablate] evaluation: {outcome.evaluation}")
     print(f"report: {outcome.report}\nsummary: {outcome.markdown}")

@@ -20,6 +20,11 @@ def add_parser(subparsers) -> None:
                              "'delta_g' (default: the headline metrics each stored probe declares)")
     parser.add_argument("--at", default="last", help="headline checkpoint: last (default) or best:bleu, "
                         "best:chrf, best:dev_loss (from best.json)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace files at the output paths that no mtdebias report wrote (an old notes.html, "
+                             "a .md of your own); never a folder: a folder, a run or a tables folder holding "
+                             "other files is refused even then. Without it, only the report's own earlier "
+                             "output is replaced")
     parser.add_argument("--title", default="mtdebias report", help="the report's title (default 'mtdebias report')")
     parser.set_defaults(func=run)
 
@@ -30,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_writable(Path(args.out).parent, "--out")
     summary = build_report([Path(r) for r in args.runs], Path(args.out), title=args.title, metrics=args.metrics,
-                           at=args.at)
+                           at=args.at, force=args.force)
     print(summary.headline_markdown)
     print()
     for warning in summary.warnings:

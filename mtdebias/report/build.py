@@ -17,6 +17,7 @@ Layout (``out.html`` → ``out.md`` and ``out_tables/`` beside it):
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import html as html_lib
 import shutil
@@ -32,6 +33,8 @@ from .. import plots
 from ..store import checkpoint_suffix
 from .collect import RunData, finite, load_run, row_key
 from .html import Document
+from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
+                      tables_manifest)
 from .probe_view import PageView, label_of, run_label, stored_probes, stored_value_check
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
@@ -60,6 +63,17 @@ class ReportSummary:
 
 
 
+def _metric_hint(pattern: str, candidates: list[str]) -> str:
+    """Did-you-mean over the stored ``probe:metric`` keys (and, for a bare pattern, their metrics),
+    then the keys there are (the first dozen: a large study stores hundreds)."""
+    metrics = sorted({key.partition(":")[2] for key in candidates})
+    close = difflib.get_close_matches(pattern, candidates if ":" in pattern else metrics, n=1)
+    if not candidates:
+        return "these runs store no bias metric; run `mtdebias eval` on them first"
+    shown = ", ".join(candidates[:12]) + (f", … ({len(candidates)} in all)" if len(candidates) > 12 else "")
+    return (f"did you mean '{close[0]}'? " if close else "") + f"stored: {shown}"
+
+
 def _with_ci(value: Any, ci: Any) -> str:
     text = format_value(value)
     if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(finite(c) for c in ci):
@@ -80,8 +94,10 @@ def _unique_names(runs: list[RunData]) -> None:
 
 
 class _Builder:
-    def __init__(self, runs: list[RunData], title: str, metrics: Sequence[str] | None, at: str):
+    def __init__(self, runs: list[RunData], title: str, metrics: Sequence[str] | None, at: str,
+                 metrics_source: str = "--metrics"):
         self.runs, self.title, self.at = runs, title, at
+        self.metrics_source = metrics_source
         self.doc = Document(title)
         self.tables: list[Table] = []
         self.summary_tables: list[Table] = []  # probe tables the Markdown summary repeats
@@ -135,7 +151,9 @@ class _Builder:
             full = pattern if ":" in pattern else f"*:{pattern}"
             matched = [k for k in candidates if fnmatch.fnmatchcase(k, full) and k not in chosen]
             if not matched:
-                self.warn(f"no stored metric matches {pattern!r} (stored: {', '.join(candidates) or 'none'})")
+                # a headline the user asked for and would not get: a typo, said before any figure is drawn
+                raise InputError(f"{self.metrics_source} {pattern!r}: no stored metric matches it",
+                                 hint=_metric_hint(pattern, candidates))
             chosen += matched
         if not patterns:
             chosen = self._declared()
@@ -376,20 +394,24 @@ class _Builder:
 
 
 def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: str = "mtdebias report", *,
-                 metrics: Sequence[str] | None = None, at: str = "last") -> ReportSummary:
+                 metrics: Sequence[str] | None = None, at: str = "last", force: bool = False,
+                 metrics_source: str = "--metrics", out_flag: str = "--out") -> ReportSummary:
     """Write ``out_html`` (self-contained), ``out.md`` and ``out_tables/*.csv|json`` from stored runs.
 
     ``metrics``: headline metrics as ``probe:metric`` patterns (``probe*:delta_g``; a bare
     ``delta_g`` matches any probe); default: the metrics each stored probe declares (``headline``). ``at``: "last" or
-    "best:bleu" / "best:chrf" / "best:dev_loss" (from the run's best.json).
+    "best:bleu" / "best:chrf" / "best:dev_loss" (from the run's best.json). ``force``: replace files
+    at the output paths that no report wrote (:mod:`mtdebias.report.outputs`; never a folder);
+    ``metrics_source`` and ``out_flag`` name where ``metrics`` and ``out_html`` came from in errors.
     """
     if not run_dirs:
         raise InputError("no run directories given", hint="pass one or more directories `mtdebias train` created")
+    check_report_outputs(out_html, force=force, flag=out_flag)  # before any run is read
     check = stored_value_check()
     runs = [load_run(d, check) for d in run_dirs]
     _unique_names(runs)
     out_html = Path(out_html)
-    builder = _Builder(runs, title, metrics, at)
+    builder = _Builder(runs, title, metrics, at, metrics_source)
     doc = builder.doc
 
     doc.heading("Headline")
@@ -419,8 +441,8 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
                   + "".join(f"<li>{html_lib.escape(w)}</li>" for w in degenerate) + "</ul></div>")
     # the three parts are one report: built in a folder beside it, then renamed into place
     # together (a kill mid-way leaves the old set and a temporary the next report removes)
-    tables_dir = out_html.with_name(out_html.stem + "_tables")
-    markdown_path = out_html.with_suffix(".md")
+    paths = report_paths(out_html)
+    tables_dir, markdown_path = paths.tables, paths.markdown
     clean_stale_temporaries(out_html.parent, recursive=False)
     staging = None
     try:
@@ -428,10 +450,13 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
         (staging / tables_dir.name).mkdir()
         exports = [tables_dir / path.name for table in builder.tables
                    for path in table.export(staging / tables_dir.name)]
+        write_text(staging / tables_dir.name / TABLES_MANIFEST, tables_manifest([p.name for p in exports]))
         write_text(staging / markdown_path.name,
                    _markdown(title, runs, headline, per_run, unique_warnings, builder, out_html, at, degenerate))
         write_text(staging / out_html.name, doc.render(intro))
-        replace_together(staging, [tables_dir.name, markdown_path.name, out_html.name], out_html.parent)
+        with output_lock(out_html.parent):  # checked again: the paths may have changed while the report was built
+            check_report_outputs(out_html, force=force, flag=out_flag)
+            replace_together(staging, [tables_dir.name, markdown_path.name, out_html.name], out_html.parent)
     except BaseException as exc:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
@@ -445,7 +470,9 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
 
 def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, warnings: list[str],
               builder: _Builder, out_html: Path, at: str, degenerate: Sequence[str] = ()) -> str:
-    lines = [f"# {title}", "", f"Runs: {', '.join(r.name for r in runs)}. Headline checkpoint: {at}.",
+    # the marker under the title tells a later report this file is its own to replace (outputs.py)
+    lines = [f"# {title}", MARKDOWN_MARKER, "",
+             f"Runs: {', '.join(r.name for r in runs)}. Headline checkpoint: {at}.",
              f"Full report with {len(builder.figures)} figures: `{out_html.name}`; tables as CSV/JSON in "
              f"`{out_html.stem}_tables/`.", "", "## Headline", "", headline.note, "", headline.to_markdown(), ""]
     if warnings:

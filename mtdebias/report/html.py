@@ -6,6 +6,7 @@ import base64
 import html
 import re
 
+from .outputs import HTML_MARKER
 from .tables import Table
 
 CSS = """
@@ -98,7 +99,8 @@ class Document:
     def render(self, intro: str = "") -> str:
         self._close_figs()
         toc = "".join(f'<li><a href="#{a}">{html.escape(t)}</a></li>' for a, t in self.toc)
-        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        # the generator tag is how a later report knows this page is its own to replace (outputs.py)
+        return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{HTML_MARKER}"
                 f"<title>{html.escape(self.title)}</title><style>{CSS}</style></head><body>"
                 f"<h1>{html.escape(self.title)}</h1>{intro}<nav><ul>{toc}</ul></nav>"
                 + "\n".join(self.parts) + "</body></html>\n")
