@@ -28,8 +28,9 @@ def _pythonpath():
     return {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
 
 
-def test_a_mistyped_run_folder_is_a_missing_path_with_the_nearest_name(tmp_path):
+def test_a_mistyped_run_folder_is_a_missing_path_with_the_nearest_name(tmp_path, monkeypatch):
     (tmp_path / "runs" / "tiny").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)  # runs/ is a local folder here: runs/tyni is a path
     assert not looks_like_hub_id("runs/tyni") and looks_like_hub_id("Helsinki-NLP/opus-mt-en-de")
     done = _eval(tmp_path, "runs/tyni", "--suite", "none.toml")
     assert done.returncode == 2
