@@ -14,9 +14,10 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from .errors import InputError
 
@@ -70,6 +71,19 @@ def read_text(path: str | Path) -> str:
         line_start = text.rfind("\n", 0, found.start()) + 1
         check_control(text[line_start:found.end()], path, text.count("\n", 0, found.start()) + 1)
     return text
+
+
+def parse_toml(text: str, path: str | Path | None, error: type[InputError] = InputError) -> dict[str, Any]:
+    """``text`` read as TOML; not TOML, or nested so deep that the parser runs out of stack
+    (``a = [[[[…`` a few hundred levels down: a RecursionError, which no real file comes near),
+    is one ``error`` naming ``path``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"not valid TOML: {exc}", path=path) from None
+    except RecursionError:
+        raise error("not valid TOML: tables or arrays nested too deeply to read", path=path,
+                    hint="a recipe or suite needs a few levels at most") from None
 
 
 def iter_lines(path: str | Path) -> Iterator[str]:
