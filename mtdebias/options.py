@@ -66,6 +66,17 @@ def _number(value: Any) -> bool:
         return False
 
 
+NAME_MAX = 255  # the longest folder or file name, in bytes, of the usual file systems (ext4, XFS, APFS, NTFS)
+
+
+def _takes_path(annotation: Any) -> bool:
+    return annotation is Path or Path in typing.get_args(annotation)
+
+
+def _too_long(value: str) -> bool:
+    return any(len(part.encode("utf-8", "surrogatepass")) > NAME_MAX for part in Path(value).parts)
+
+
 def fits(value: Any, annotation: Any) -> bool:
     """Whether ``value`` (as TOML or JSON gives it) is of the annotated type."""
     if annotation in (inspect.Parameter.empty, Any, object):
@@ -126,7 +137,13 @@ def check_value(value: Any, annotation: Any, bounds: Range | None, name: str, *,
     ``name``: how the user set it (``names_limit``, ``--option names_limit``, ``train.lr``);
     ``where``: what it belongs to (``probe #2 (name_gender.v1)``); ``how``: what to do, where
     that is not plain from ``name`` ("fix it in the suite")."""
-    if not fits(value, annotation):
+    # JSON's or TOML's "\u0000": no file name or setting holds one, and the C libraries below refuse it
+    if isinstance(value, str) and "\x00" in value:
+        problem = f"{name} = {shown(value)} holds a NUL character"
+    elif isinstance(value, str) and _takes_path(annotation) and _too_long(value):
+        # the file system refuses it (ENAMETOOLONG), and only where the path is first used
+        problem = f"{name} = {shown(value)} has a folder or file name longer than {NAME_MAX} bytes"
+    elif not fits(value, annotation):
         problem = f"{name} must be {expected(annotation, bounds)}, got {shown(value)}"
     elif bounds is not None and _number(value) and not bounds.contains(value):
         problem = f"{name} = {shown(value)} is out of range: it must be {bounds.describe()}" + \

@@ -82,7 +82,7 @@ def _build_section(cls: type, table: Any, section: str, path: Path | None, base:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key in table:
         if key not in fields:
-            raise ConfigError(f"unknown key '{section}.{key}'", path=path, hint=_did_you_mean(key, fields))
+            raise ConfigError(f"unknown key {shown(f'{section}.{key}')}", path=path, hint=_did_you_mean(key, fields))
     kwargs = {}
     for name, f in fields.items():
         where = f"{section}.{name}"
