@@ -142,7 +142,7 @@ def check_probe_options(kind: str, options: dict[str, Any], *, where: str = "", 
                         line_of: Any = None, flags: dict[str, str] | None = None, given_as: str = "") -> None:
     """Refuse options the probe does not take (``beem = 3`` would otherwise be ignored), missing
     required ones, and values not of an option's type and range (``names_limit = "5"``,
-    ``resamples = 0``), before anything is built. ``kind``: the probe type as the user wrote
+    ``resamples = 5``), before anything is built. ``kind``: the probe type as the user wrote
     it; ``line_of(key)``: the line of an option, for messages; ``flags`` maps an option to the
     command-line flag that sets it; ``given_as``: the flag that set the others (``--option``)."""
     accepted = probe_options(PROBES.canonical(kind))

@@ -274,6 +274,11 @@ def _build(kind: str, options: dict) -> None:
 BUDGETS = [pytest.param(40, id="quick"), pytest.param(800, id="many", marks=pytest.mark.slow)]
 
 
+def _settings(budget: int):
+    return settings(max_examples=budget, deadline=None, database=None, derandomize=budget < 100,
+                    suppress_health_check=list(HealthCheck))
+
+
 @pytest.mark.parametrize("budget", BUDGETS)
 @pytest.mark.parametrize("kind", sorted(BASE))
 def test_every_probe_option_takes_what_it_declares_and_refuses_the_rest_with_a_message(kind, budget):
@@ -282,8 +287,7 @@ def test_every_probe_option_takes_what_it_declares_and_refuses_the_rest_with_a_m
     assert set(BASE[kind]) <= set(options)
     numeric = [k for k, p in options.items() if _scalar(p.annotation)]
 
-    @settings(max_examples=budget, deadline=None, database=None, derandomize=budget < 100,
-              suppress_health_check=list(HealthCheck))
+    @_settings(budget)
     @given(st.sampled_from(sorted(options)), ANYTHING)
     def anything(key, value):
         given_options = {**BASE[kind], **parse_pairs([f"{key}={_text(value)}"])}
@@ -293,8 +297,7 @@ def test_every_probe_option_takes_what_it_declares_and_refuses_the_rest_with_a_m
             assert len(str(exc)) < 1500  # never the whole value
         _through_a_suite(kind, {**BASE[kind], key: value})
 
-    @settings(max_examples=budget, deadline=None, database=None, derandomize=budget < 100,
-              suppress_health_check=list(HealthCheck))
+    @_settings(budget)
     @given(st.data())
     def accepted(data):
         key = data.draw(st.sampled_from(numeric))
@@ -314,8 +317,7 @@ def test_every_translator_option_takes_what_it_declares_and_refuses_the_rest_wit
     cls = _kind_class(kind)
     options, ranges = translator_options(cls), declared_ranges(cls)
 
-    @settings(max_examples=budget, deadline=None, database=None, derandomize=budget < 100,
-              suppress_health_check=list(HealthCheck))
+    @_settings(budget)
     @given(st.sampled_from(sorted(options)), ANYTHING)
     def anything(key, value):
         parsed = parse_pairs([f"{key}={_text(value)}"], "translator-option")
@@ -332,8 +334,7 @@ def test_every_translator_option_takes_what_it_declares_and_refuses_the_rest_wit
 
     numeric = [k for k, p in options.items() if _scalar(p.annotation)]
 
-    @settings(max_examples=budget, deadline=None, database=None, derandomize=budget < 100,
-              suppress_health_check=list(HealthCheck))
+    @_settings(budget)
     @given(st.data())
     def accepted(data):
         key = data.draw(st.sampled_from(numeric))
