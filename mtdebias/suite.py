@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, shown
+from .errors import ConfigError, shorten, shown
 from .options import Range, check_options, declared_ranges, signature_types
 from .registry import PROBES
 from .resources import DATA_ROOT
@@ -209,16 +209,24 @@ def load_suite(path: str | Path) -> Suite:
     raw = parse_toml(text, path, ConfigError)
     unknown = set(raw) - {"suite", "probe", "translator"}
     if unknown:
-        raise ConfigError(f"unknown table [{sorted(unknown)[0]}]", path=path,
+        raise ConfigError(f"unknown table [{shorten(sorted(unknown)[0])}]", path=path,
                           hint="a suite has [suite], [[probe]] and optionally [translator]")
+    for name in ("suite", "translator"):
+        if not isinstance(raw.get(name, {}), dict):
+            raise ConfigError(f"'{name}' must be a table, got {shown(raw[name])}", path=path,
+                              hint=f"write it as a [{name}] header with its keys below")
+    probes = raw.get("probe", [])
+    if not (isinstance(probes, list) and all(isinstance(table, dict) for table in probes)):
+        raise ConfigError(f"'probe' must be a list of tables, got {shown(probes)}", path=path,
+                          hint="start each probe with a [[probe]] header (two brackets)")
     for key in raw.get("suite", {}):
         if key not in SUITE_HEADER_KEYS:
             close = difflib.get_close_matches(key, SUITE_HEADER_KEYS, n=1)
-            raise ConfigError(f"unknown key 'suite.{key}'", path=path,
+            raise ConfigError(f"unknown key {shown(f'suite.{key}')}", path=path,
                               hint=f"did you mean '{close[0]}'?" if close else f"[suite] has {', '.join(SUITE_HEADER_KEYS)}")
     headers = _probe_lines(text)
     specs = []
-    for number, table in enumerate(raw.get("probe", []), 1):
+    for number, table in enumerate(probes, 1):
         start = headers[number - 1] if number - 1 < len(headers) else None
         kind = table.get("type")
         if not isinstance(kind, str):

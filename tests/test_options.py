@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tempfile
 import types
 import typing
@@ -181,6 +182,18 @@ def test_a_huge_key_or_value_is_not_echoed_whole(tmp_path):
     with pytest.raises(InputError) as caught:
         parse_pairs([huge])
     assert len(str(caught.value)) < 1000
+
+
+@pytest.mark.parametrize("body, expected", [
+    ('[probe]\ntype = "quality"\n', "'probe' must be a list of tables"),  # one bracket where two belong
+    ("probe = [5]\n", "'probe' must be a list of tables, got [5]"),
+    ("suite = 5\n" + NAME_GENDER, "'suite' must be a table, got 5"),
+    ("translator = 5\n" + NAME_GENDER, "'translator' must be a table, got 5"),
+])
+def test_a_suite_table_of_the_wrong_shape_is_one_message(tmp_path, body, expected):
+    """Each was an AttributeError or TypeError traceback."""
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        load_suite(_suite(tmp_path, body))
 
 
 def test_a_nul_in_a_string_option_is_refused():
