@@ -284,7 +284,7 @@ def _build(kind: str, options: dict) -> None:
         pass  # refused with a message: fine (a language without a detector, a path that is not there)
 
 
-BUDGETS = [pytest.param(40, id="quick"), pytest.param(800, id="many", marks=pytest.mark.slow)]
+BUDGETS = [pytest.param(25, id="quick"), pytest.param(800, id="many", marks=pytest.mark.slow)]
 
 
 def _settings(budget: int):
