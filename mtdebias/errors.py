@@ -50,7 +50,7 @@ class InputError(MtdebiasError):
         self.hint = hint
         where = ""
         if self.path is not None:
-            where = self.path + (f":{line}" if line is not None else "") + ": "
+            where = shorten(self.path, MESSAGE) + (f":{line}" if line is not None else "") + ": "
         text = where + message
         if hint:
             text += f" ({hint})"

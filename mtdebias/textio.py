@@ -54,12 +54,23 @@ def _invalid_utf8(path: Path, line: int, byte: int) -> InputError:
                       hint="re-encode it as UTF-8 (e.g. iconv -f latin1 -t utf-8)")
 
 
+def _require_file(path: str | Path) -> Path:
+    """``path`` as a Path, refused with a message when it names no file or no file can have its
+    name (a part longer than the file system allows: ``is_file`` swallows only "not there")."""
+    path = Path(path)
+    try:
+        found = path.is_file()
+    except OSError as exc:
+        raise InputError(f"cannot read this path ({exc.strerror})", path=path, hint="check the path") from None
+    if not found:
+        raise InputError("file not found", path=path, hint="check the path")
+    return path
+
+
 def read_text(path: str | Path) -> str:
     """A whole file as text (a recipe, a suite, a CSV); invalid UTF-8 raises naming the line and
     the byte within it, as :func:`iter_lines` does."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path, hint="check the path")
+    path = _require_file(path)
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8").removeprefix(BOM)
@@ -88,9 +99,7 @@ def parse_toml(text: str, path: str | Path | None, error: type[InputError] = Inp
 
 def iter_lines(path: str | Path) -> Iterator[str]:
     """Yield lines without their newline; invalid UTF-8 raises with file and line."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path, hint="check the path")
+    path = _require_file(path)
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, 1):
             yield _decode(raw, path, number).rstrip("\r\n")
@@ -118,9 +127,7 @@ def read_lines(path: str | Path) -> list[str]:
 
 
 def count_lines(path: str | Path) -> int:
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path, hint="check the path")
+    path = _require_file(path)
     with path.open("rb") as handle:
         return sum(1 for _ in handle)
 

@@ -196,6 +196,18 @@ def test_a_suite_table_of_the_wrong_shape_is_one_message(tmp_path, body, expecte
         load_suite(_suite(tmp_path, body))
 
 
+def test_a_file_name_no_file_system_allows_is_one_message():
+    """Found by the fuzz below: a 5000-character ``examples`` path was an OSError (ENAMETOOLONG)
+    from ``Path.is_file``, which swallows only "not there"."""
+    from mtdebias.textio import read_lines
+
+    with pytest.raises(InputError, match=r"cannot read this path \(File name too long\)") as caught:
+        read_lines("x" * 5000)
+    assert len(str(caught.value)) < 5000
+    with pytest.raises(ConfigError, match="longer than 255 bytes"):
+        check_probe_options("name_gender", {"lang": "de", "templates": "x" * 300}, given_as="--option")
+
+
 def test_a_nul_in_a_string_option_is_refused():
     with pytest.raises(ConfigError, match="holds a NUL character"):
         check_probe_options("name_gender", {"lang": "de", "templates": "a\x00b"}, given_as="--option")
