@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..options import Range, check_value
+
 
 class _RangeChecked:
     """Checks the section's :data:`RANGES` on construction, so a config built in code (not from
@@ -23,7 +25,6 @@ class _RangeChecked:
             if section == self.section:
                 check_value(getattr(self, key, None), Any, bounds, f"{section}.{key}")
 
-from ..options import Range, check_value
 from ..registry import ALIGNERS, AUGMENTERS, DEBIAS_METHODS
 
 
