@@ -12,7 +12,6 @@ import itertools
 import os
 import subprocess
 import sys
-import tomllib
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any, Iterable, Mapping
 from .errors import ConfigError, InputError
 from .recipe import Recipe, apply_overrides, parse_recipe
 from .store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name, run_name
-from .textio import read_text
+from .textio import parse_toml, read_text
 
 
 @dataclass(frozen=True)
@@ -86,7 +85,7 @@ def validate_variants(recipe_path: Path, variants: list[Variant], base_overrides
     """Each variant's resolved recipe (all validated before anything runs)."""
     from .pipeline import check_recipe
 
-    raw = tomllib.loads(read_text(recipe_path))
+    raw = parse_toml(read_text(recipe_path), recipe_path, ConfigError)
     base = parse_recipe(apply_overrides(raw, base_overrides), path=recipe_path)
     recipes = [parse_recipe(apply_overrides(raw, [*base_overrides, *variant_overrides(base, v)]), path=recipe_path)
                for v in variants]

@@ -100,7 +100,7 @@ def _how_it_works(module_name: str) -> list[str]:
 
 def probe_reference() -> str:
     from .registry import PROBES
-    from .suite import probe_options
+    from .suite import probe_options, probe_ranges
 
     out = ["# Probe reference", "",
            "Generated from the probe registry (`mtdebias/registry.py`), each probe's constructor and "
@@ -125,12 +125,13 @@ def probe_reference() -> str:
             out += _how_it_works(module)
         out += ["**Options**", ""]
         rows = []
+        ranges = probe_ranges(name)
         for option, parameter in probe_options(name).items():
             default = "required" if parameter.default is inspect.Parameter.empty else f"`{parameter.default!r}`"
-            annotation = parameter.annotation if isinstance(parameter.annotation, str) else \
-                getattr(parameter.annotation, "__name__", str(parameter.annotation))
-            rows.append([f"`{option}`", annotation, default])
-        out += [_table(["option", "type", "default"], rows), "", "**Metrics**", ""]
+            bounds = ranges.get(option)
+            allowed = bounds.describe() + (f" ({bounds.why})" if bounds.why else "") if bounds else ""
+            rows.append([f"`{option}`", _type_name(parameter.annotation), default, allowed])
+        out += [_table(["option", "type", "default", "allowed"], rows), "", "**Metrics**", ""]
         specs = getattr(probe_class, "specs", ())
         out += [_table(["metric (pattern)", "better", "paired test", "values"],
                        [[f"`{s.pattern}`", s.better, s.test or "none", _values(s)] for s in specs]) if specs

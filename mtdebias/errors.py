@@ -11,6 +11,29 @@ from pathlib import Path
 from typing import Iterator
 
 
+# the most characters of one value (a key, an option's value, a line) an error message shows: a
+# 30 MB key in a suite is named by its start and its length, not printed whole into a terminal or log
+SHOWN = 200
+# the most characters of a whole message (what the CLI prints): a backstop for any value a message
+# echoes without passing it through :func:`shown` first
+MESSAGE = 4000
+
+
+def shorten(text: str, limit: int = SHOWN) -> str:
+    """``text`` cut to about ``limit`` characters, saying how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def shown(value: object, limit: int = SHOWN) -> str:
+    """``repr(value)`` for an error message, shortened like :func:`shorten`; a long string is
+    cut before it is quoted (no 30 MB copy is made to print 200 characters of it)."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}… ({len(value):,} characters)"
+    return shorten(repr(value), limit)
+
+
 class MtdebiasError(Exception):
     """Base class of the errors the CLI reports as one clean message."""
 
@@ -20,13 +43,14 @@ class InputError(MtdebiasError):
 
     def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None,
                  hint: str | None = None):
+        message, hint = shorten(message, MESSAGE), None if hint is None else shorten(hint, MESSAGE)
         self.message = message
         self.path = None if path is None else str(path)
         self.line = line
         self.hint = hint
         where = ""
         if self.path is not None:
-            where = self.path + (f":{line}" if line is not None else "") + ": "
+            where = shorten(self.path, MESSAGE) + (f":{line}" if line is not None else "") + ": "
         text = where + message
         if hint:
             text += f" ({hint})"

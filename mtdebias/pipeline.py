@@ -297,7 +297,7 @@ def prepare_run(recipe: Recipe) -> RunStore:
     elif recipe_file.exists() and recipe_file.read_text(encoding="utf-8") != resolved:
         try:
             old = tomllib.loads(recipe_file.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):
             old = {}
         changed = training_differences(old, recipe_to_dict(recipe))
         if changed and store.checkpoints():

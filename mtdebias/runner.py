@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -26,6 +25,7 @@ from .registry import PROBES
 from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore, claim_deadline
 from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite
+from .textio import parse_toml
 from .translators.base import Translator
 from .translators.fairseq import find_spec
 from .translators.load import check_backend, load_translator, translator_factory
@@ -44,7 +44,7 @@ def run_context(store: RunStore) -> dict[str, str]:
     """Placeholder values for a run, from its resolved recipe."""
     if not store.recipe_file.exists():
         return {"run_dir": str(store.dir)}
-    data = tomllib.loads(store.recipe_file.read_text(encoding="utf-8")).get("data", {})
+    data = parse_toml(store.recipe_file.read_text(encoding="utf-8"), store.recipe_file).get("data", {})
     context = {"run_dir": str(store.dir), "src_lang": data.get("src_lang", ""), "tgt_lang": data.get("tgt_lang", "")}
     if data.get("train_src"):
         context["data_dir"] = str(Path(data["train_src"]).parent)
@@ -347,7 +347,7 @@ def causal_loader(store: RunStore, backend: str = "hf") -> tuple[Callable[[Path]
     the same weights asked another way are another system. None for any other run."""
     if not store.recipe_file.exists():
         return None
-    tables = tomllib.loads(store.recipe_file.read_text(encoding="utf-8"))
+    tables = parse_toml(store.recipe_file.read_text(encoding="utf-8"), store.recipe_file)
     if tables.get("model", {}).get("kind") != "causal":
         return None
     if backend != "hf":
@@ -445,7 +445,7 @@ def single_probe(probe_type: str, options: dict[str, Any], translator: Translato
 def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str, str] | None = None) -> Probe:
     """The probe ``mtdebias eval --probe`` runs; bad options fail here, before a model is loaded."""
     canonical = PROBES.canonical(probe_type, where="--probe")
-    check_probe_options(probe_type, options, flags=flags)
+    check_probe_options(probe_type, options, flags=flags, given_as="--option")
     check_resolved_options(ProbeSpec(canonical, dict(options)))
     return PROBES.load(canonical)(**options)
 

@@ -39,15 +39,15 @@ from __future__ import annotations
 import difflib
 import inspect
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError
+from .errors import ConfigError, shorten, shown
+from .options import Range, check_options, declared_ranges, signature_types
 from .registry import PROBES
 from .resources import DATA_ROOT
-from .textio import read_text
+from .textio import parse_toml, read_text
 
 if TYPE_CHECKING:
     from .probes.base import Probe
@@ -125,25 +125,33 @@ def _fill(value: Any, context: dict[str, str], where: str) -> Any:
 
 
 def probe_options(probe_type: str) -> dict[str, inspect.Parameter]:
-    """The options a probe type takes (the keyword parameters of its registered constructor)."""
+    """The options a probe type takes (the keyword parameters of its registered constructor),
+    their annotations evaluated: each option's type, as :func:`check_probe_options` checks it."""
     constructor = PROBES.load(probe_type)
-    return {name: p for name, p in inspect.signature(constructor).parameters.items()
+    return {name: p for name, p in signature_types(constructor).items()
             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 
+def probe_ranges(probe_type: str) -> dict[str, Range]:
+    """The declared ranges of a probe type's numeric options (its class's ``option_ranges``)."""
+    constructor = PROBES.load(probe_type)
+    return declared_ranges(getattr(constructor, "__self__", constructor))
+
+
 def check_probe_options(kind: str, options: dict[str, Any], *, where: str = "", path: str | Path | None = None,
-                        line_of: Any = None, flags: dict[str, str] | None = None) -> None:
-    """Refuse options the probe does not take (``beem = 3`` would otherwise be ignored) and
-    missing required ones, before anything is built. ``kind``: the probe type as the user wrote
+                        line_of: Any = None, flags: dict[str, str] | None = None, given_as: str = "") -> None:
+    """Refuse options the probe does not take (``beem = 3`` would otherwise be ignored), missing
+    required ones, and values not of an option's type and range (``names_limit = "5"``,
+    ``resamples = 5``), before anything is built. ``kind``: the probe type as the user wrote
     it; ``line_of(key)``: the line of an option, for messages; ``flags`` maps an option to the
-    command-line flag that sets it."""
+    command-line flag that sets it; ``given_as``: the flag that set the others (``--option``)."""
     accepted = probe_options(PROBES.canonical(kind))
     where = where or f"probe '{kind}'"
     flags = flags or {}
     for key in options:
         if key not in accepted:
             close = difflib.get_close_matches(key, sorted(accepted), n=1, cutoff=0.6)
-            raise ConfigError(f"{where}: unknown option {flags.get(key, key)!r}", path=path,
+            raise ConfigError(f"{where}: unknown option {shown(flags.get(key, key))}", path=path,
                               line=line_of(key) if line_of else None,
                               hint=f"did you mean '{flags.get(close[0], close[0])}'?" if close
                               else f"{kind} takes: {', '.join(sorted(accepted))}")
@@ -153,6 +161,9 @@ def check_probe_options(kind: str, options: dict[str, Any], *, where: str = "", 
             raise ConfigError(f"{where}: missing required option {flags.get(name, name)!r}", path=path,
                               line=line_of(None) if line_of else None,
                               hint=f"{kind} needs {', '.join(flags.get(n, n) for n in required)}")
+    check_options(options, accepted, probe_ranges(PROBES.canonical(kind)), where=where, path=path,
+                  name_of=lambda key: flags.get(key, f"{given_as} {key}" if given_as else key),
+                  line_of=line_of, how="fix it in the suite" if path else "fix it on the command line")
 
 
 def check_resolved_options(spec: "ProbeSpec", path: str | Path | None = None) -> None:
@@ -195,22 +206,27 @@ def load_suite(path: str | Path) -> Suite:
     if not path.is_file():
         raise ConfigError("suite file not found", path=path, hint="see eval/ for the shipped suites")
     text = read_text(path)
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+    raw = parse_toml(text, path, ConfigError)
     unknown = set(raw) - {"suite", "probe", "translator"}
     if unknown:
-        raise ConfigError(f"unknown table [{sorted(unknown)[0]}]", path=path,
+        raise ConfigError(f"unknown table [{shorten(sorted(unknown)[0])}]", path=path,
                           hint="a suite has [suite], [[probe]] and optionally [translator]")
+    for name in ("suite", "translator"):
+        if not isinstance(raw.get(name, {}), dict):
+            raise ConfigError(f"'{name}' must be a table, got {shown(raw[name])}", path=path,
+                              hint=f"write it as a [{name}] header with its keys below")
+    probes = raw.get("probe", [])
+    if not (isinstance(probes, list) and all(isinstance(table, dict) for table in probes)):
+        raise ConfigError(f"'probe' must be a list of tables, got {shown(probes)}", path=path,
+                          hint="start each probe with a [[probe]] header (two brackets)")
     for key in raw.get("suite", {}):
         if key not in SUITE_HEADER_KEYS:
             close = difflib.get_close_matches(key, SUITE_HEADER_KEYS, n=1)
-            raise ConfigError(f"unknown key 'suite.{key}'", path=path,
+            raise ConfigError(f"unknown key {shown(f'suite.{key}')}", path=path,
                               hint=f"did you mean '{close[0]}'?" if close else f"[suite] has {', '.join(SUITE_HEADER_KEYS)}")
     headers = _probe_lines(text)
     specs = []
-    for number, table in enumerate(raw.get("probe", []), 1):
+    for number, table in enumerate(probes, 1):
         start = headers[number - 1] if number - 1 < len(headers) else None
         kind = table.get("type")
         if not isinstance(kind, str):
@@ -249,11 +265,12 @@ def load_suite(path: str | Path) -> Suite:
     check_backend(backend, compute_type, where=f"{path}: [suite] backend")
     translator, translator_options = None, {}
     if "translator" in raw:
-        from .translators.specs import spec_from_table
+        from .translators.specs import check_translator_options, spec_from_table
 
         try:
             translator, translator_options = spec_from_table(raw["translator"])
         except ConfigError as exc:
             raise ConfigError(exc.message, path=path, hint=exc.hint) from None
+        check_translator_options(translator, translator_options, path=path)
     return Suite(header.get("name", path.stem), tuple(specs), str(path), backend, compute_type, translator,
                  translator_options)

@@ -14,9 +14,10 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from .errors import InputError
 
@@ -72,12 +73,23 @@ def _invalid_utf8(path: Path, line: int, byte: int) -> InputError:
                       hint="re-encode it as UTF-8 (e.g. iconv -f latin1 -t utf-8)")
 
 
+def _require_file(path: str | Path) -> Path:
+    """``path`` as a Path, refused with a message when it names no file or no file can have its
+    name (a part longer than the file system allows: ``is_file`` swallows only "not there")."""
+    path = Path(path)
+    try:
+        found = path.is_file()
+    except OSError as exc:
+        raise InputError(f"cannot read this path ({exc.strerror})", path=path, hint="check the path") from None
+    if not found:
+        raise InputError("file not found", path=path, hint="check the path")
+    return path
+
+
 def read_text(path: str | Path) -> str:
     """A whole file as text (a recipe, a suite, a CSV); invalid UTF-8 raises naming the line and
     the byte within it, as :func:`iter_lines` does."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path, hint="check the path")
+    path = _require_file(path)
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8").removeprefix(BOM)
@@ -91,11 +103,22 @@ def read_text(path: str | Path) -> str:
     return text
 
 
+def parse_toml(text: str, path: str | Path | None, error: type[InputError] = InputError) -> dict[str, Any]:
+    """``text`` read as TOML; not TOML, or nested so deep that the parser runs out of stack
+    (``a = [[[[…`` a few hundred levels down: a RecursionError, which no real file comes near),
+    is one ``error`` naming ``path``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"not valid TOML: {exc}", path=path) from None
+    except RecursionError:
+        raise error("not valid TOML: tables or arrays nested too deeply to read", path=path,
+                    hint="a recipe or suite needs a few levels at most") from None
+
+
 def iter_lines(path: str | Path) -> Iterator[str]:
     """Yield lines without their newline; invalid UTF-8 raises with file and line."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path, hint="check the path")
+    path = _require_file(path)
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, 1):
             yield _decode(raw, path, number).rstrip("\r\n")
@@ -134,9 +157,7 @@ def read_lines(path: str | Path) -> list[str]:
 
 
 def count_lines(path: str | Path) -> int:
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path, hint="check the path")
+    path = _require_file(path)
     with path.open("rb") as handle:
         return sum(1 for _ in handle)
 

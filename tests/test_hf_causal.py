@@ -291,7 +291,7 @@ pro = ""
 anti = ""
 beam = 1
 limit = 12
-resamples = 20
+resamples = 40
 
 [[probe]]
 type = "name_gender.v1"
@@ -299,27 +299,27 @@ lang = "de"
 templates = "{shipped}/templates/name_gender_synth_de.tsv"
 names_limit = 3
 beam = 1
-resamples = 20
+resamples = 40
 
 [[probe]]
 type = "gest.v1"
 lang = "ru"
 limit = 6
 beam = 2
-resamples = 20
+resamples = 40
 
 [[probe]]
 type = "gest_pref.v1"
 lang = "de"
 variants = "{variants}"
-resamples = 20
+resamples = 40
 
 [[probe]]
 type = "wsd_bias.v1"
 lang = "de"
 data = "{wsd}"
 beam = 1
-resamples = 20
+resamples = 40
 
 [[probe]]
 type = "ambiguity.v1"
@@ -336,7 +336,7 @@ similarity = "cosine-e5-small"
 type = "gest_choice.v1"
 lang = "ru"
 variants = "{choices}"
-resamples = 20
+resamples = 40
 """
 
 

@@ -12,9 +12,16 @@ import json
 import sys
 from pathlib import Path
 
+from ..options import Range, check_value
 from ..registry import PROBES
 from ..translators.specs import kinds
 from .key_values import parse_pairs
+
+
+# seconds between two looks of --watch at the run (each lists its checkpoints and reads its log):
+# a checkpoint takes seconds or more to train and save, so looking more often than once a second
+# finds nothing new and only keeps a core busy; 0 would spin, a negative wait is no wait at all
+WATCH_INTERVAL = Range(1, high=86400, high_open=False, why="seconds, at least one and at most a day")
 
 
 def add_parser(subparsers) -> None:
@@ -37,7 +44,8 @@ def add_parser(subparsers) -> None:
                         help="an option of the --translator (e.g. prompt=..., api_key_env=...), JSON if it parses")
     parser.add_argument("--suite", type=Path, help="suite TOML (see eval/)")
     parser.add_argument("--watch", action="store_true", help="keep scoring new checkpoints until training ends")
-    parser.add_argument("--interval", type=float, default=30.0, help="seconds between looks with --watch")
+    parser.add_argument("--interval", type=float, default=30.0,
+                        help="seconds between looks with --watch (1 to 86400)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
     parser.add_argument("--backend", default=None, help="hf or ct2 (default: the suite's [suite] backend, else hf)")
@@ -73,10 +81,11 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..hub import resolve_target
 
-    from ..translators.specs import is_spec, prepare_spec
+    from ..translators.specs import check_translator_options, is_spec, prepare_spec
 
     if args.probe and args.attempts:  # before any download, probe or model: the log is written at the end
         _check_attempts(args.attempts)
+    check_value(args.interval, float, WATCH_INTERVAL, "--interval")
     # hub ids become snapshot folders of the local cache before anything else happens; translator
     # specs are checked (kind, did-you-mean) and their hub models fetched
     for target in args.targets:
@@ -87,9 +96,12 @@ def run(args: argparse.Namespace) -> int:
                 raise missing_path_error(Path(target), "model")
             raise InputError(f"{target} is a GGUF file", path=target, hint=f"name it as hf-causal:{target} "
                              f"(transformers) or llamacpp:{target} (llama.cpp)")
+    args.translator_options = parse_pairs(args.translator_option, "translator-option")
+    for target in [*args.targets, *args.translator]:
+        if is_spec(target):
+            check_translator_options(str(target), args.translator_options, given_as="--translator-option")
     args.targets = [prepare_spec(str(t)) if is_spec(t) else resolve_target(t, args.revision, what="model")
                     for t in [*args.targets, *args.translator]]
-    args.translator_options = parse_pairs(args.translator_option, "translator-option")
     if args.probe:
         return _run_single(args)
     if not args.suite or not (args.targets or _suite_translator(args.suite)):

@@ -60,12 +60,13 @@ def run(args: argparse.Namespace) -> int:
     if args.sample < 0 or args.epsilon < 0 or args.epsilon >= 1:
         raise InputError("--sample must be >= 0 and --epsilon within [0, 1)")
     from ..translators.source import resolve
-    from ..translators.specs import is_spec, load_spec, prepare_spec, split_spec
+    from ..translators.specs import check_translator_options, is_spec, load_spec, prepare_spec, split_spec
     from .key_values import parse_pairs
 
     options = parse_pairs(args.translator_option, "translator-option")
     spec = is_spec(args.checkpoint)
     if spec:  # hf-causal:MODEL, openai:MODEL@URL, apertium:en-es
+        check_translator_options(args.checkpoint, options, given_as="--translator-option")  # before a download
         prepare_spec(args.checkpoint)
         source = None
     else:  # a wrong path or an uncached hub id fails before stdin is read

@@ -18,7 +18,6 @@ tokens changed and by how much along the gender direction.
 from __future__ import annotations
 
 import difflib
-import inspect
 import os
 import shutil
 from dataclasses import asdict, dataclass, field
@@ -30,7 +29,8 @@ import torch
 
 from ..atomic import clean_stale_temporaries, temporary_dir, write_json
 from ..hub import snapshot_id
-from ..errors import InputError
+from ..errors import InputError, shown
+from ..options import check_options, declared_ranges, signature_types
 from .methods import DEBIAS_METHODS
 from ..signature import Signature, hash_checkpoint, hash_json
 from .base import Eraser, restore_norms
@@ -54,14 +54,16 @@ def check_eraser_options(method: str, options: dict[str, Any], where: str = "deb
         raise InputError(f"unknown debiasing method {method!r}", hint=f"choose one of {', '.join(METHODS)}")
     eraser = DEBIAS_METHODS.load(method)
     canonical = DEBIAS_METHODS.canonical(method)
-    accepted = [name for name, p in inspect.signature(eraser).parameters.items()
-                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    parameters = signature_types(eraser)
+    accepted = [name for name, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     for key in options:
         if key not in accepted:
             close = difflib.get_close_matches(key, accepted, n=1)
-            raise InputError(f"{where} {key!r}: the {canonical} eraser has no such setting",
+            raise InputError(f"{where} {shown(key)}: the {canonical} eraser has no such setting",
                              hint=f"did you mean '{close[0]}'?" if close else
                              (f"it takes {', '.join(accepted)}" if accepted else "it takes no settings"))
+    check_options(options, parameters, declared_ranges(eraser), where=f"the {canonical} eraser",
+                  name_of=lambda key: f"{where} {key}")
     # an eraser checks its values when it is built, and building one only stores settings: build
     # one now, so a bad value fails before the model loads and not after (as a traceback when the
     # eraser raises a plain ValueError)
@@ -70,7 +72,7 @@ def check_eraser_options(method: str, options: dict[str, Any], where: str = "deb
     except InputError as exc:
         raise InputError(f"{where}: {exc.message}", hint=exc.hint) from None
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{where}: the {canonical} eraser refuses {options}: {exc}") from None
+        raise InputError(f"{where}: the {canonical} eraser refuses {shown(options)}: {exc}") from None
 
 
 def make_eraser(method: str, **options: Any) -> Eraser:

@@ -13,12 +13,16 @@ from typing import Any
 
 import numpy as np
 
+from ..options import Range
 from .base import Eraser, labelled
 from .linear import CLASSIFIERS, fit_linear
 
 
 class INLPEraser(Eraser):
     name = "inlp"
+    # the allowed range of each numeric setting (its type is __init__'s annotation): mtdebias/options.py
+    option_ranges = {"n_iterations": Range(1), "l2": Range(0, low_open=True), "tolerance": Range(0, high=1),
+                     "dev_fraction": Range(0, high=1), "seed": Range(0)}
 
     def __init__(self, n_iterations: int = 10, classifier: str = "logistic", l2: float = 1e-2,
                  tolerance: float = 0.01, dev_fraction: float = 0.0, seed: int = 0):

@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from ..options import Range
 from .base import Eraser, labelled
 
 
 class LeaceEraser(Eraser):
     name = "leace"
+    option_ranges = {"rank_tolerance": Range(0)}  # see mtdebias/options.py
 
     def __init__(self, rank_tolerance: float = 1e-10):
         self.rank_tolerance = rank_tolerance

@@ -51,6 +51,7 @@ from typing import Any, Callable, Mapping, Sequence, TypedDict
 import numpy as np
 
 from ..errors import InputError
+from ..options import Range
 from ..signature import Signature, hash_file, hash_json
 from ..align.target import target_genders
 from ..stats import DEFAULT_RESAMPLES, bootstrap_cis
@@ -133,6 +134,10 @@ class AmbiguityProbe(BaseProbe):
     name = PROBE_NAME
     # where samples are cached, how many go to the model at once, whether bars show: how, not what
     unsigned = ("cache_dir", "batch_size", "progress")
+    option_ranges = {"n": Range(1), "epsilon": Range(0, high=1), "temperature": Range(0, low_open=True),
+                     "alpha": Range(0, low_open=True), "validation_fraction": Range(0, low_open=True, high=1),
+                     "cluster_threshold": Range(0, high=1, high_open=False), "batch_size": Range(1),
+                     "min_items": Range(1)}
     attempt_type = AmbiguityAttempt
     needs = ("detector",)  # reads the gender of target words
     # 2: S3E stored at every α of the tuning grid (α is tuned in metrics); 3: reference

@@ -39,6 +39,7 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
 
+from ..options import Range
 from ..translators.base import Translator
 
 HIGHER, LOWER, ZERO, NEUTRAL = "higher", "lower", "zero", "none"  # which way is better
@@ -268,6 +269,16 @@ class BaseProbe:
     # other option must show in the signature, as a setting, the seed or the data hash
     # (tests/test_probe_contract.py changes each option in turn and checks that it does)
     unsigned: tuple[str, ...] = ()
+    # the allowed range of each numeric option of from_options (its type is the parameter's
+    # annotation): suites, --option and the fuzz tests check every value against both before any
+    # model loads (mtdebias/options.py); a probe adds its own here, the ones below are shared
+    option_ranges: dict[str, Range] = {
+        "beam": Range(1),
+        # fewer than 40 draws leave none in a 95% interval's 2.5% tails: an interval in name only
+        "resamples": Range(40, also=(0,), why="bootstrap resamples of the 95% interval; 0: no interval"),
+        "seed": Range(0),
+        "limit": Range(1, why="leave it out to use every item"),
+    }
     # what a result that says nothing looks like for this probe (see Degenerate)
     degenerate_when: tuple[Degenerate, ...] = ()
     # the hash of the probe's data (its items), set by the constructor; "" for none

@@ -45,6 +45,7 @@ from typing import Any, Sequence, TypedDict
 import numpy as np
 
 from ..errors import InputError
+from ..options import Range
 from ..resources import data_path
 from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_cis
@@ -309,6 +310,7 @@ class GestProbe(_GestViews, BaseProbe):
     # the bootstrap interval's precision; the languages the probe runs for (it is skipped for the
     # others), not what it computes where it runs
     unsigned = ("resamples", "only_for")
+    option_ranges = {"samples": Range(0, why="0 translates by beam search only"), "epsilon": Range(0, high=1)}
     attempt_type = GestAttempt
     degenerate_when = (Degenerate("undetected_rate", "no speaker gender was read in most translations",
                                   at_least=SAYS_LITTLE),)

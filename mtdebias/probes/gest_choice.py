@@ -54,6 +54,7 @@ from typing import Any, Sequence, TypedDict
 import numpy as np
 
 from ..errors import InputError
+from ..options import Range
 from ..langcodes import language_name
 from ..signature import Signature, hash_file, hash_json, hash_text
 from ..stats import bootstrap_cis
@@ -220,6 +221,7 @@ class GestChoiceAttempt(TypedDict):
 class GestChoiceProbe(BaseProbe):
     """``gest_choice.v1``: GenderBench's GestTranslation, asked through ``respond``."""
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
+    option_ranges = {"max_new_tokens": Range(1)}
 
     name = PROBE_NAME
     attempt_type = GestChoiceAttempt

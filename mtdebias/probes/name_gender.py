@@ -47,6 +47,7 @@ from typing import Any, Callable, Mapping, Sequence, TypedDict
 import numpy as np
 
 from ..errors import InputError
+from ..options import Range
 from ..resources import data_dir
 from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
@@ -256,6 +257,8 @@ class NameGenderAttempt(_NameGenderFields, total=False):
 class NameGenderProbe(BaseProbe):
     """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
+    option_ranges = {"names_limit": Range(1, why="leave it out to use every name"),
+                     "templates_limit": Range(1, why="leave it out to use every template")}
 
     name = PROBE_NAME
     attempt_type = NameGenderAttempt

@@ -9,6 +9,7 @@ from typing import Any, Sequence, TypedDict
 from sacrebleu.metrics import BLEU, CHRF
 
 from ..errors import InputError
+from ..options import Range
 from ..signature import Signature, hash_lines
 from ..translators.base import Translator
 from .base import BOOTSTRAP, HIGHER, Attempts, BaseProbe, Headline, Metric, MetricSpec
@@ -46,6 +47,7 @@ class QualityProbe(BaseProbe):
     """BLEU and chrF of a translator on a dev/test set."""
 
     name = "quality.v1"
+    option_ranges = {"max_sentences": Range(1, why="leave it out to use every pair")}
     attempt_type = QualityAttempt
     specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP, bounds=(0, 100)),
              MetricSpec("chrf", HIGHER, BOOTSTRAP, bounds=(0, 100)))

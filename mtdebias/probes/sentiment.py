@@ -32,6 +32,7 @@ from typing import Any, Callable, Mapping, Sequence, TypedDict
 import numpy as np
 
 from ..errors import InputError
+from ..options import Range
 from ..languages import langs_with
 from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
@@ -291,6 +292,8 @@ class SentimentAttempt(_SentimentFields, total=False):
 class SentimentProbe(BaseProbe):
     """``sentiment.v1``: word-level (t) and sentence-level (s) positiveness per filler."""
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
+    option_ranges = {"fillers_limit": Range(1, why="leave it out to use every filler"),
+                     "templates_limit": Range(1, why="leave it out to use every template")}
 
     name = PROBE_NAME
     attempt_type = SentimentAttempt

@@ -15,8 +15,9 @@ import typing
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import ConfigError, InputError
-from ..textio import read_text
+from ..errors import ConfigError, InputError, shown
+from ..options import check_value
+from ..textio import parse_toml, read_text
 from .schema import CHOICES, RANGES, Recipe
 
 _SECTIONS = {f.name: f for f in dataclasses.fields(Recipe) if f.name != "source"}
@@ -61,22 +62,9 @@ def _coerce(value: Any, annotation: Any, where: str, path: Path | None, base: Pa
                                                   for v in value):
             raise ConfigError(f"{where} must be a list of {item_type.__name__} values", path=path)
         return tuple(value)
-    if annotation is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where} must be true or false, got {value!r}", path=path)
-        return value
-    if annotation is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{where} must be a number, got {value!r}", path=path)
-        return float(value)
-    if annotation is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{where} must be an integer, got {value!r}", path=path)
-        return value
-    if annotation is str:
-        if not isinstance(value, str):
-            raise ConfigError(f"{where} must be a string, got {value!r}", path=path)
-        return value
+    if annotation in (bool, float, int, str):
+        check_value(value, annotation, None, where, path=path)
+        return float(value) if annotation is float else value
     if annotation is dict:  # a table of settings another component checks (e.g. [debias.options])
         if not isinstance(value, dict):
             raise ConfigError(f"{where} must be a table, e.g. [{where}]", path=path)
@@ -94,7 +82,7 @@ def _build_section(cls: type, table: Any, section: str, path: Path | None, base:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key in table:
         if key not in fields:
-            raise ConfigError(f"unknown key '{section}.{key}'", path=path, hint=_did_you_mean(key, fields))
+            raise ConfigError(f"unknown key {shown(f'{section}.{key}')}", path=path, hint=_did_you_mean(key, fields))
     kwargs = {}
     for name, f in fields.items():
         where = f"{section}.{name}"
@@ -107,11 +95,8 @@ def _build_section(cls: type, table: Any, section: str, path: Path | None, base:
         if allowed and kwargs[name] not in allowed:
             raise ConfigError(f"{where} = {kwargs[name]!r} is not one of {', '.join(allowed)}", path=path,
                               hint=_did_you_mean(str(kwargs[name]), allowed))
-        bounds = RANGES.get((section, name))
-        if bounds is not None and not bounds.contains(kwargs[name]):
-            raise ConfigError(f"{where} = {kwargs[name]!r} is out of range: it must be {bounds.describe()}"
-                              + (f" ({bounds.why})" if bounds.why else ""), path=path,
-                              hint=f"fix {where} in the recipe or its --set override")
+        check_value(kwargs[name], hints[name], RANGES.get((section, name)), where, path=path,
+                    how="fix it in the recipe or its --set override")
     return cls(**kwargs)
 
 
@@ -237,12 +222,14 @@ def apply_overrides(raw: dict[str, Any], overrides: Iterable[str]) -> dict[str, 
     for item in overrides:
         key, sep, text = item.partition("=")
         if not sep or "." not in key:
-            raise ConfigError(f"override '{item}' must look like section.key=value (e.g. train.epochs=3)")
+            raise ConfigError(f"override {shown(item)} must look like section.key=value (e.g. train.epochs=3)")
         section, name = key.strip().split(".", 1)
         try:
             value = tomllib.loads(f"v = {text}")["v"]
         except tomllib.TOMLDecodeError:
             value = text
+        except RecursionError:  # a value nested hundreds of levels deep: no setting is
+            raise ConfigError(f"--set {shown(key)}: the value is nested too deeply to read") from None
         raw.setdefault(section, {})[name] = value
     return raw
 
@@ -251,10 +238,7 @@ def load_recipe(path: str | Path, overrides: Iterable[str] = ()) -> Recipe:
     path = Path(path)
     if not path.is_file():
         raise ConfigError("recipe file not found", path=path)
-    try:
-        raw = tomllib.loads(read_text(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}", path=path) from None
+    raw = parse_toml(read_text(path), path, ConfigError)
     return parse_recipe(apply_overrides(raw, overrides), path=path)
 
 

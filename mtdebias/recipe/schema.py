@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from ..options import Range, check_value
 
 
 class _RangeChecked:
@@ -20,11 +22,8 @@ class _RangeChecked:
 
     def __post_init__(self) -> None:
         for (section, key), bounds in RANGES.items():
-            value = getattr(self, key, None) if section == self.section else None
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and not bounds.contains(value):
-                from ..errors import ConfigError
-
-                raise ConfigError(f"{section}.{key} = {value!r} is out of range: it must be {bounds.describe()}")
+            if section == self.section:
+                check_value(getattr(self, key, None), Any, bounds, f"{section}.{key}")
 
 from ..registry import ALIGNERS, AUGMENTERS, DEBIAS_METHODS
 
@@ -177,31 +176,6 @@ class Recipe:
     @property
     def run_dir(self) -> Path:
         return Path(self.run.dir) / self.run.name
-
-
-@dataclass(frozen=True)
-class Range:
-    """An allowed interval for a number: ``low <= x`` (``<`` when ``low_open``) and, when
-    ``high`` is given, ``x < high`` (``<=`` unless ``high_open``)."""
-
-    low: float | None = None
-    low_open: bool = False
-    high: float | None = None
-    high_open: bool = True
-    why: str = ""
-
-    def contains(self, value: float) -> bool:
-        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
-            return False
-        return self.high is None or (value < self.high if self.high_open else value <= self.high)
-
-    def describe(self) -> str:
-        parts = []
-        if self.low is not None:
-            parts.append(f"{'>' if self.low_open else '>='} {self.low:g}")
-        if self.high is not None:
-            parts.append(f"{'<' if self.high_open else '<='} {self.high:g}")
-        return " and ".join(parts)
 
 
 # Numbers outside these ranges would run and do something else than asked (max_steps = -1 trains

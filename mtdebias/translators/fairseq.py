@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -26,7 +25,7 @@ from ..errors import CheckpointError, InputError
 from ..fairseq_env import require_fairseq, trusted_fairseq_globals
 from ..signature import hash_file, hash_json
 from ..subword import codec_hash, load_codec
-from ..textio import read_text
+from ..textio import parse_toml, read_text
 from .base import DEFAULT_EPSILON, Scored, source_seed
 
 SPEC_FILE = "fairseq.toml"
@@ -79,10 +78,7 @@ def list_checkpoints(folder: Path) -> list[Path]:
 
 def load_spec_file(path: Path) -> FairseqSpec:
     """Read a ``fairseq.toml``; paths in it are relative to the file."""
-    try:
-        data = tomllib.loads(read_text(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML ({exc})", path=path) from None
+    data = parse_toml(read_text(path), path)
     unknown = sorted(set(data) - SPEC_KEYS)
     if unknown:
         raise InputError(f"unknown key(s) {', '.join(unknown)}", path=path,

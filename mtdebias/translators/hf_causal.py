@@ -32,6 +32,7 @@ from typing import Any, Sequence
 import torch
 
 from ..errors import CheckpointError, ConfigError
+from ..options import Range
 from ..signature import hash_json
 from .base import DEFAULT_EPSILON, Scored, source_seed
 from .epsilon_sampler import epsilon_sample_causal
@@ -87,6 +88,8 @@ class HFCausalTranslator:
 
     backend = BACKEND
     options = OPTIONS
+    # the allowed range of each numeric option (its type is __init__'s annotation): see mtdebias/options.py
+    option_ranges = {"batch_tokens": Range(1), "max_new_tokens": Range(1)}
 
     @classmethod
     def from_spec(cls, rest: str, **options: Any) -> "HFCausalTranslator":

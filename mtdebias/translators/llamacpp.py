@@ -31,6 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ConfigError, InputError
+from ..options import Range
 from .base import DEFAULT_EPSILON, Scored, source_seed
 from .hf_causal import OPTIONS as HF_OPTIONS, HFCausalTranslator
 
@@ -51,6 +52,7 @@ def require_llama_cpp():
 class LlamaCppTranslator(HFCausalTranslator):
     backend = "llamacpp"
     options = OPTIONS
+    option_ranges = {"n_threads": Range(1), "n_ctx": Range(1)}
 
     def __init__(self, model: Any, *, n_threads: int | None = None, n_ctx: int = 512, **options: Any):
         """``model``: a GGUF file (or a folder holding one). ``n_threads``: llama.cpp's threads

@@ -53,6 +53,7 @@ from typing import Any, Sequence
 from ..atomic import json_line
 from ..errors import ConfigError, MtdebiasError, disk_full_as
 from ..locking import FileLock
+from ..options import Range
 from ..signature import hash_json
 from ..textio import visible
 from .base import DEFAULT_EPSILON, Scored, UnsupportedCall
@@ -75,6 +76,13 @@ class _Stopped(Exception):
 
 
 class OpenAITranslator:
+    # the allowed range of each numeric option (its type is __init__'s annotation), checked with
+    # every option's type before anything is sent (mtdebias/options.py)
+    option_ranges = {"concurrency": Range(1), "retries": Range(0, why="0 sends each request once"),
+                     "timeout": Range(0, low_open=True, high=86400, high_open=False, why="seconds, at most a day"),
+                     "max_tokens": Range(1), "top_p": Range(0, low_open=True, high=1, high_open=False),
+                     "backoff": Range(0, high=3600, high_open=False, why="seconds"), "max_reply_bytes": Range(1)}
+
     def __init__(self, model: str, base_url: str, *, tgt_lang: str, src_lang: str = "en",
                  prompt: str = DEFAULT_TEMPLATE, system: str | None = None, examples: Any = None,
                  api_key_env: str = "OPENAI_API_KEY", concurrency: int = 4, retries: int = 5, timeout: float = 120.0,

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import difflib
 import functools
+import inspect
 import re
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..options import check_options, declared_ranges, signature_types
 from ..plugins import Plugin, load_object, merged
 from ..signature import hash_json
 from .base import check_translator_kind
@@ -134,10 +136,50 @@ def prepare_spec(spec: str) -> str:
     return spec
 
 
-def load_spec(spec: str, **options: Any):
-    """The translator a spec names; ``options`` go to the kind's ``from_spec``."""
-    kind, rest = split_spec(spec)
+def _kind_class(kind: str) -> type:
     plugin = _plugin_kinds().get(kind) if kind not in KINDS else None
     cls = plugin.load() if plugin else load_object(KINDS[kind])
     check_translator_kind(cls, kind, plugin.where() if plugin else f"translator kind {kind!r}")
-    return cls.from_spec(rest, **options)
+    return cls
+
+
+def translator_options(cls: type) -> dict[str, inspect.Parameter]:
+    """The options a translator class declares, each with its type: the keyword parameters of its
+    ``from_spec`` after the spec's rest and, where ``from_spec`` passes the others on
+    (``**options``), the keyword-only ones of its ``__init__`` — and of a parent's, where that
+    ``__init__`` passes its own ``**options`` on (llamacpp → hf-causal)."""
+    parameters = list(signature_types(cls.from_spec).values())[1:]
+    out = {p.name: p for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    passes_on = any(p.kind is p.VAR_KEYWORD for p in parameters)
+    for owner in cls.__mro__:
+        if not passes_on:
+            break
+        if "__init__" in vars(owner):
+            init = signature_types(vars(owner)["__init__"]).values()
+            out.update({p.name: p for p in init if p.kind is p.KEYWORD_ONLY and p.name not in out})
+            passes_on = any(p.kind is p.VAR_KEYWORD for p in init)
+    named = getattr(cls, "options", None)  # a kind that lists what its from_spec takes (llamacpp: no dtype)
+    return {k: p for k, p in out.items() if k in named} if isinstance(named, tuple) else out
+
+
+def check_translator_options(spec: str, options: dict[str, Any], *, given_as: str = "",
+                             path: str | Path | None = None) -> None:
+    """Each option of a spec translator checked against its declared type and range (the class's
+    ``option_ranges``) before anything loads: ``retries = -1`` or ``timeout = "x"`` is one message
+    naming the option, not a traceback from the first request. Options the kind does not know are
+    its ``from_spec``'s to refuse. ``given_as``: the flag that set them (``--translator-option``)."""
+    if not options:
+        return
+    kind, _ = split_spec(spec)
+    cls = _kind_class(kind)
+    check_options(options, translator_options(cls), declared_ranges(cls), where=f"translator {kind}", path=path,
+                  name_of=lambda key: f"{given_as} {key}" if given_as else key,
+                  how="fix it in the suite's [translator] table" if path else "")
+
+
+def load_spec(spec: str, **options: Any):
+    """The translator a spec names; ``options`` (checked by :func:`check_translator_options`) go
+    to the kind's ``from_spec``."""
+    kind, rest = split_spec(spec)
+    check_translator_options(spec, options)
+    return _kind_class(kind).from_spec(rest, **options)
