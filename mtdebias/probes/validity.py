@@ -26,6 +26,8 @@ from .base import Degenerate, Metric
 EMPTY, REPETITION, COPY, NOT_TARGET = "empty", "repetition", "copy", "not_target"
 # in the order they are tested: an attempt is given the first that holds, so the counts add up
 REASONS = (EMPTY, REPETITION, COPY, NOT_TARGET)
+WHY = {EMPTY: "empty or only punctuation", REPETITION: "a runaway repetition", COPY: "a copy of the source",
+       NOT_TARGET: "not in the target language"}
 SAID = {EMPTY: "empty or only punctuation", REPETITION: "a runaway repetition",
         COPY: "copies of the source", NOT_TARGET: "not in the target language"}
 
@@ -146,5 +148,5 @@ class TooFewTranslations(Degenerate):
         return out
 
 
-__all__ = ["check", "is_valid", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
+__all__ = ["WHY", "check", "is_valid", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
            "VALID_FLOOR", "REASONS", "EMPTY", "REPETITION", "COPY", "NOT_TARGET"]
