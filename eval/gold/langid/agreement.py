@@ -4,7 +4,8 @@
 
 Three checks. ``own``: every sentence of ``<lang>.tsv`` as the translation of the line of
 ``en.tsv`` it translates (the files are parallel, line by line) must pass. ``english``: every
-``en.tsv`` sentence handed back as its own translation into each other language must fail.
+``en.tsv`` sentence handed back as its own translation into each other language must fail (as a
+copy); ``english_detector`` asks the language detector alone, as if it were no copy.
 ``hard``: each row of ``hard.tsv`` must get the verdict its ``expected`` column gives (valid, or
 the reason; ``a|b`` where both reasons hold). ``--record`` writes ``agreement.json``, the floor tests/test_validity_gate.py holds
 the gate to; ``--show`` lists every disagreement.
@@ -17,6 +18,7 @@ import csv
 import json
 from pathlib import Path
 
+from mtdebias.lang.identify import identify
 from mtdebias.probes.validity import check
 
 HERE = Path(__file__).resolve().parent
@@ -44,13 +46,18 @@ def measure() -> tuple[dict, list[str]]:
             passed += verdict["valid"]
             if not verdict["valid"]:
                 misses.append(f"own {lang} {kind}: {verdict['reason']} {verdict['detected_lang']} {text}")
-        caught = 0
+        caught = detected = 0
         for source in english:
             verdict = check(source, source, lang)
             caught += not verdict["valid"]
             if verdict["valid"]:
                 misses.append(f"english→{lang}: passed {source}")
-        table[lang] = {"own_valid": passed / len(own), "english_caught": caught / len(english), "n": len(own)}
+            found = identify(source, lang)
+            detected += found.in_target is False
+            if found.in_target is not False:
+                misses.append(f"english→{lang}: the detector gives {lang} {found.target_share}: {source}")
+        table[lang] = {"own_valid": passed / len(own), "english_caught": caught / len(english),
+                       "english_detector": detected / len(english), "n": len(own)}
     rows = hard_rows()
     agreed = 0
     for row in rows:
@@ -80,10 +87,11 @@ def main() -> None:
     if args.json:
         print(json.dumps(table, indent=1))
     else:
-        print(f"{'lang':<5} {'own kept':>9} {'English caught':>15} {'n':>4}")
+        print(f"{'lang':<5} {'own kept':>9} {'English caught':>15} {'by detector':>12} {'n':>4}")
         for lang, row in table.items():
             if lang != "hard":
-                print(f"{lang:<5} {row['own_valid']:>9.1%} {row['english_caught']:>15.1%} {row['n']:>4}")
+                print(f"{lang:<5} {row['own_valid']:>9.1%} {row['english_caught']:>15.1%} "
+                      f"{row['english_detector']:>12.1%} {row['n']:>4}")
         print(f"hard cases: {table['hard']['agreement']:.1%} of {table['hard']['n']} get the expected verdict")
     if args.show:
         print("\n".join(misses))
