@@ -178,3 +178,40 @@ def test_the_gate_keeps_its_recorded_agreement_on_the_langid_gold_set():
         for key, value in floor.items():
             if key != "n":
                 assert table[lang][key] >= value, (lang, key, misses)
+
+
+def test_gest_leaves_invalid_translations_out_of_every_rate(tmp_path):
+    from mtdebias.probes.gest import GestProbe
+
+    data = write(tmp_path / "g.csv", ["sentence,stereotype", "I was there yesterday.,1", "I won the race.,8",
+                                      "I am very tired today.,2"])
+    polish = {"I was there yesterday.": "Wczoraj tam byłam.", "I won the race.": "Wygrałem wyścig."}
+    probe = GestProbe.from_options(lang="pl", data=str(data), beam=1, resamples=0)
+    mixed = probe.evaluate(DictTranslator({**polish, "I am very tired today.": "I am very tired today."}))
+    copy = mixed.attempts[2]
+    assert copy["validity"]["reason"] == "copy" and copy["evidence"] == ["not judged: the translation is a copy "
+                                                                         "of the source"]
+    m = {x.name: x for x in mixed.metrics}
+    # counted undetected, the copy would make the undetected rate 1 / 3; stereotype 2 keeps no attempt
+    assert m["undetected_rate"].value == 0 and m["undetected_rate"].n == 2
+    assert math.isnan(m["male_rate_s2"].value) and m["male_rate_s1"].value == 0 and m["male_rate_s8"].value == 1
+    assert m["valid_rate"].value == pytest.approx(2 / 3) and m["invalid.copy"].value == 1
+    assert probe.degenerate(mixed.metrics)[0].startswith("valid_rate = 0.6667: too few replies")
+    nothing = probe.evaluate(DictTranslator({s: s for s in (*polish, "I am very tired today.")}))
+    m = {x.name: x.value for x in nothing.metrics}
+    assert m["valid_rate"] == 0 and math.isnan(m["masculine_rate"]) and math.isnan(m["undetected_rate"])
+    assert nothing.tables == {}
+
+
+def test_wsd_leaves_invalid_translations_out_of_every_metric():
+    from mtdebias.probes.wsd_bias import WSDBiasProbe
+
+    probe = WSDBiasProbe.from_options("ru", resamples=0)
+    item = next(i for i in probe.items() if i.id == "run.move.1")
+    attempts = probe.attempts_from_translations(["Утром дети побежали на пляж.", item.sentence], [item, item])
+    assert attempts[0]["validity"]["valid"] and attempts[1]["validity"]["reason"] == "copy"
+    assert probe.correct(attempts[1]) is None and probe.correct(attempts[0]) is True
+    m = {x.name: x.value for x in probe.metrics(attempts, ci=False)}
+    # counted, the English copy would be a MISS: miss_rate 0.5
+    assert m["accuracy"] == 1 and m["miss_rate"] == 0 and m["valid_rate"] == 0.5 and m["invalid.copy"] == 1
+    assert probe.tables(attempts)["by_pos"][-1]["items"] == 1
