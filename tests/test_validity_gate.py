@@ -9,6 +9,7 @@ import importlib.util
 import json
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -54,19 +55,12 @@ def test_issue_43_english_handed_in_as_german_is_degenerate_not_a_finding(tmp_pa
 
 def _aligned_to(words):
     """An aligner stand-in: each target's span is where its word of ``words`` stands."""
-    class Fixed:
-        def __init__(self, span):
-            self.span = span
-
-        def tgt_span_of(self, start, end):
-            return self.span
+    def span_in(target):
+        word = next(w for w in words if w in target)
+        return target.index(word), target.index(word) + len(word)
 
     def align(sources, targets, src, tgt, method, extra_sources, extra_targets):
-        spans = []
-        for target in targets:
-            word = next(w for w in words if w in target)
-            spans.append(Fixed((target.index(word), target.index(word) + len(word))))
-        return spans
+        return [SimpleNamespace(tgt_span_of=lambda start, end, span=span_in(t): span) for t in targets]
     return align
 
 
