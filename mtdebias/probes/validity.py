@@ -32,7 +32,7 @@ SAID = {EMPTY: "empty or only punctuation", REPETITION: "a runaway repetition",
         COPY: "copies of the source", NOT_TARGET: "not in the target language"}
 
 # a result with at most this share of valid translations is degenerate. A system that translates
-# sits near 1: the detector calls none of the 270 non-English gold sentences (eval/gold/langid)
+# sits near 1: the detector calls none of the 450 non-English gold sentences (eval/gold/langid)
 # "not in the target language", and an MT system's odd line (a name list, a one-word reply) is
 # rare. Below 0.8 more than one reply in five is no translation: the remaining items are those the
 # model happened to translate, a sample chosen by the failure, and its accuracy or gap is no
