@@ -56,7 +56,7 @@ from ..textio import read_text
 from ..translators.base import DEFAULT_EPSILON, Translator
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline, Metric,
                    MetricSpec, Outputs)
-from .validity import WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
+from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
 
 PROBE_NAME = "gest.v1"
 PREFERENCE_PROBE_NAME = "gest_pref.v1"
@@ -369,7 +369,7 @@ class GestProbe(_GestViews, BaseProbe):
 
     def settings(self) -> dict[str, Any]:
         decode = {"samples": self.samples, "epsilon": self.epsilon} if self.samples else {"beam": self.beam}
-        return {"lang": self.lang, "agg": AGGREGATION, "detector": "first_person.v1", **decode}
+        return {"lang": self.lang, "agg": AGGREGATION, "detector": "first_person.v1", "gate": GATE, **decode}
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         return str(Signature(self.name, self.data_hash, translator.signature(), self.settings(), self.seed))

@@ -19,7 +19,7 @@ from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
-from ..lang.identify import identify
+from ..lang.identify import NOT_TARGET_BELOW, identify
 from ..stats import bootstrap_ci
 from .base import Degenerate, Metric
 
@@ -44,6 +44,9 @@ VALID_FLOOR = 0.8
 NEAR_COPY = 0.9
 # a runaway repetition: one n-gram of up to this many tokens repeated back to back this many times
 MAX_NGRAM, RUNAWAY_REPEATS = 4, 5
+# the gate in a probe's signature (setting ``gate``): which replies it leaves out changes every
+# other number, so results of another gate are not comparable
+GATE = f"py3langid{NOT_TARGET_BELOW:g}-copy{NEAR_COPY:g}-rep{RUNAWAY_REPEATS}"
 
 
 class Validity(TypedDict):
@@ -151,5 +154,5 @@ class TooFewTranslations(Degenerate):
         return out
 
 
-__all__ = ["WHY", "check", "is_valid", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
+__all__ = ["GATE", "WHY", "check", "is_valid", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
            "VALID_FLOOR", "REASONS", "EMPTY", "REPETITION", "COPY", "NOT_TARGET"]

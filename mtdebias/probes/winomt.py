@@ -38,7 +38,7 @@ from ..stats import bootstrap_ci
 from ..textio import read_lines, read_parallel
 from ..translators.base import Translator
 from ..align.target import TargetGender, target_genders
-from .validity import WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
+from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
 from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
                    Metric, MetricSpec, Outputs)
 
@@ -343,7 +343,7 @@ class WinoMTProbe(BaseProbe):
                    extra_targets=extra_t, resamples=resamples, seed=seed, data_hash=hash_json(hashes)[:12])
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        settings = {"lang": self.lang, "align": self.align_method, "beam": self.beam,
+        settings = {"lang": self.lang, "align": self.align_method, "beam": self.beam, "gate": GATE,
                     "align_extra": len(self.extra_sources)}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 

@@ -48,7 +48,7 @@ from ..signature import Signature, hash_file, hash_json
 from ..translators.base import Translator, UnsupportedCall
 from ..align.target import aligned_spans
 from .base import HIGHER, LOWER, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric, MetricSpec
-from .validity import TooFewTranslations, Validity, check, is_valid, validity_metrics
+from .validity import GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics
 from .wsd_items import WSDItem, item_to_json, load_items
 from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, metrics_by_pos, rows_from_attempts, wsd_metrics
 
@@ -271,6 +271,7 @@ class WSDBiasProbe(BaseProbe):
 
     def signature(self, translator: Translator, attempts: Sequence[dict[str, Any]] | None = None) -> str:
         settings = {"lang": self.lang, "beam": self.beam, "lemmatizer": self.lemmatizer.name, "align": self.align,
+                    "gate": GATE,
                     "aligned_only": self.aligned_only, "both": self.both, "compounds": self.compounds,
                     "forced": self.forced, "forced_score": self.forced_score}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
