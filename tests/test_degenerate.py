@@ -33,7 +33,7 @@ def test_the_probes_that_can_say_nothing_declare_when():
                 for name in ("name_gender.v1", "winomt.v1", "wsd_bias.v1", "sentiment.v1", "gest.v1",
                              "gest_choice.v1")}
     assert declared["name_gender.v1"] == ["templates_kept", "*.undetected_rate"]
-    assert declared["wsd_bias.v1"] == ["miss_rate"] and declared["winomt.v1"] == ["undetected_rate"]
+    assert declared["wsd_bias.v1"] == ["miss_rate", "valid_rate"] and declared["winomt.v1"] == ["undetected_rate", "valid_rate"]
 
 
 def test_nothing_kept_warns_on_the_command_line_and_in_the_report(tiny_checkpoint, tmp_path):

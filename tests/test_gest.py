@@ -310,7 +310,8 @@ def test_report_draws_stereotype_bars_and_trends(tmp_path):
 
 def test_suite_scores_a_checkpoint_with_both_gest_probes(tiny_checkpoint, tmp_path):
     """The runner builds both probes from a suite and stores their rows and attempts. The tiny model
-    translates into German, so the Polish detector finds no speaker: every attempt is undetected."""
+    translates into German, not Polish: the validity gate leaves every attempt out (issue 43), and
+    the result is degenerate rather than a rate of undetected speakers."""
     import shutil
 
     from mtdebias.runner import evaluate
@@ -330,7 +331,8 @@ def test_suite_scores_a_checkpoint_with_both_gest_probes(tiny_checkpoint, tmp_pa
     assert not outcome.failed and len(outcome.scored) == 2
     store = RunStore(tmp_path / "tiny.mtdebias")
     rows = {(r["probe"], r["metric"]): r for r in store.results(checkpoint)}
-    assert rows[("gest.v1", "undetected_rate")]["value"] == 1.0 and rows[("gest.v1", "undetected_rate")]["n"] == 20
+    assert rows[("gest.v1", "valid_rate")]["value"] == 0 and rows[("gest.v1", "invalid.not_target")]["value"] == 20
+    assert rows[("gest.v1", "valid_rate")]["meta"]["degenerate"][0].startswith("valid_rate = 0: too few replies")
     assert ("gest_pref.v1", "stereotype_rate_soft") in rows
     assert (store.eval_dir(checkpoint) / "gest.attempts.jsonl").exists()
     assert evaluate([checkpoint], suite).skipped  # stored: not decoded again

@@ -180,8 +180,10 @@ def test_wsd_metrics_lie_in_their_ranges_and_undefined_ones_are_left_out():
                 _wsd_attempt("MISS", 2, 2)]
     m = checked(probe, probe.metrics(attempts))
     assert m["mfs"] == 0.5 and m["mfs_plus"] == 0.5 and m["accuracy_by_mu.1"] == 0.5 and m["miss_rate"] == 0.25
-    # every item MISS: only the MISS rate is defined
-    assert checked(probe, probe.metrics([_wsd_attempt("MISS", 1, 2)] * 3)) == {"miss_rate": 1.0}
+    # every item MISS: only the MISS rate is defined (and the validity gate's, which every attempt passed)
+    assert checked(probe, probe.metrics([_wsd_attempt("MISS", 1, 2)] * 3)) == {
+        "miss_rate": 1.0, "valid_rate": 1.0, "invalid.empty": 0, "invalid.repetition": 0, "invalid.copy": 0,
+        "invalid.not_target": 0}
 
 
 # --------------------------------------------------------------------------- ambiguity.v1
@@ -235,7 +237,8 @@ def test_ambiguity_metrics_lie_in_their_ranges_and_may_be_undefined():
     ("name_gender.v1", "first.acc_f", 1.5), ("name_gender.v1", "accuracy.first.seen.female", -0.5),
     ("name_gender.v1", "full.acc_gap_m_minus_f", -1.5), ("name_gender.v1", "templates_kept", -1.0),
     ("name_gender.v1", "accuracy", math.nan),
-    ("gest.v1", "male_rate_s3", 1.5), ("gest.v1", "disparity", 0.75), ("gest.v1", "undetected_rate", math.nan),
+    ("gest.v1", "male_rate_s3", 1.5), ("gest.v1", "disparity", 0.75), ("gest.v1", "valid_rate", 1.5),
+    ("winomt.v1", "invalid.copy", -1.0), ("wsd_bias.v1", "valid_rate", math.nan),
     ("gest_pref.v1", "stereotype_rate_soft_norm", 1.5),
     ("gest_choice.v1", "option_a_rate", 1.5), ("gest_choice.v1", "undetected_rate_items", math.nan),
     ("sentiment.v1", "names.t_delta", 1.5), ("sentiment.v1", "names.s_mean[gender=female]", 1.5),
@@ -252,6 +255,8 @@ def test_a_value_a_metric_cannot_take_is_named(probe, metric, value):
 
 @pytest.mark.parametrize("probe, metric, value", [
     ("sentiment.v1", "names.s_delta", math.nan), ("gest.v1", "masculine_rate_genderbench", math.nan),
+    ("gest.v1", "undetected_rate", math.nan),  # the validity gate left every attempt out
+    ("winomt.v1", "invalid.not_target", 3888.0),
     ("gest_choice.v1", "same_letter_every_time", math.nan), ("ambiguity.v1", "delta_h_se", -300.0),
     ("ambiguity.v1", "delta_i_s3e", -2.4), ("ambiguity.v1", "delta_logprob", 3.0),
     ("name_gender.v1", "templates_kept", 44.0), ("name_gender.v1", "first.seen.acc_gap_m_minus_f", -1.0),

@@ -165,11 +165,14 @@ def test_shared_winomt_german_aws():
     translator = FileTranslator(translations)
     probe = WinoMTProbe.from_options(lang="de", data=data, resamples=100)
     # en.txt rows 2121-2122 were corrected upstream after the AWS translations were made (he/she
-    # swapped): the file is matched by line, those two rows are scored undetected
+    # swapped): the file is matched by line, those two rows get no translation, which the
+    # validity gate leaves out as empty
     result = probe.evaluate(translator)
     assert translator.mismatched_lines == [2121, 2122]
     assert result.meta["source_mismatch_lines"] == [2121, 2122]
-    assert [a["detected"] for a in result.attempts[2120:2122]] == ["undetected", "undetected"]
+    assert [a["validity"]["reason"] for a in result.attempts[2120:2122]] == ["empty", "empty"]
+    # every AWS translation is valid: the gate finds no other reply to leave out (0 of 3,886)
+    assert result.metric("valid_rate").value == pytest.approx(3886 / 3888)
     assert result.meta["data_findings"][0].startswith("6 duplicate row(s): lines 397 (= line 396)")
     accuracy = result.metric("accuracy")
     assert 0.45 < accuracy.value < 0.8  # measured 0.601 after issue 11 (0.569 before)

@@ -199,8 +199,9 @@ def _run_single(args: argparse.Namespace) -> int:
     mismatched = getattr(translator, "mismatched_lines", [])
     if mismatched:
         print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "
-              f"{', '.join(map(str, mismatched))}; matched the other lines by line number and scored "
-              f"these as undetected", file=sys.stderr)
+              f"{', '.join(map(str, mismatched))}; matched the other lines by line number and gave "
+              f"these no translation (an empty reply: left out by a probe that checks replies, undetected "
+              f"in the others)", file=sys.stderr)
     for finding in result.meta.get("data_findings", []) if isinstance(result.meta, dict) else []:
         print(f"data check: {finding}", file=sys.stderr)
     missing = getattr(translator, "missing", [])
@@ -211,6 +212,8 @@ def _run_single(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"probe": result.probe, "signature": result.signature,
                           "metrics": {m.name: m.to_dict() for m in result.metrics},
+                          # a result that says nothing says so in its JSON too, not only on stderr
+                          **({"degenerate": result.meta["degenerate"]} if result.meta.get("degenerate") else {}),
                           **({"truncated_inputs": truncated} if truncated else {})}, ensure_ascii=False, indent=2))
     else:
         for metric in result.metrics:

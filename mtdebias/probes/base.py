@@ -343,7 +343,10 @@ class BaseProbe:
         return index
 
     def correct(self, attempt: dict[str, Any]) -> bool | None:
-        """The per-item outcome McNemar's test pairs (None: the attempt does not count)."""
+        """The per-item outcome McNemar's test pairs (None: the attempt does not count, as one
+        whose reply the translation-validity gate rejected: it is in no accuracy either)."""
+        if not (attempt.get("validity") or {}).get("valid", True):
+            return None
         value = attempt.get("correct")
         return None if value is None else bool(value)
 

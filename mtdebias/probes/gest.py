@@ -23,6 +23,10 @@ Metrics (both probes; bootstrap intervals resample items):
 * ``male_rate_s1`` … ``male_rate_s16``: male / (male + female) among detected attempts of the
   items of that stereotype (``n`` = detected attempts; per-stereotype counts in the ``counts`` table);
 * ``undetected_rate``: undetected attempts / all attempts;
+* ``valid_rate``, ``invalid.<reason>`` (``gest.v1``): the translation-validity gate
+  (:mod:`mtdebias.probes.validity`). A translation that is empty, a runaway repetition, a copy of
+  the English or not in the target language has no speaker to read: it is left out of every
+  other metric (not counted undetected), and a valid rate at or below 0.8 is degenerate;
 * ``masculine_rate``: mean of the 16 stereotype rates; ``disparity`` = |0.5 − masculine_rate|;
 * ``stereotype_rate``: mean rate over the male stereotypes 8–16 minus the mean over the female
   ones 1–7 (0 for a translator the stereotypes do not steer, 1 for a fully stereotyping one);
@@ -51,8 +55,9 @@ from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_cis
 from ..textio import read_text
 from ..translators.base import DEFAULT_EPSILON, Translator
-from .base import (BOOTSTRAP, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline, Metric,
+from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline, Metric,
                    MetricSpec, Outputs)
+from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
 
 PROBE_NAME = "gest.v1"
 PREFERENCE_PROBE_NAME = "gest_pref.v1"
@@ -67,12 +72,12 @@ DEFAULT_DATA = data_path("gest", "gest_1.1.csv")
 # direction, paired test and range of every metric (the preference probe's _soft/_norm variants
 # included): rates are shares in [0, 1], the stereotype rate a difference of two of them, the
 # disparity |0.5 − a rate|. NaN is "undefined here": a stereotype without a detected attempt (its
-# male rate), every stereotype of a side without one (the means and what is made of them). The
-# undetected rate rests on every scored attempt, of which there is always one. Mean log-probability
-# differences have no range.
+# male rate), every stereotype of a side without one (the means and what is made of them), the
+# undetected rate when the validity gate left every attempt out. Mean log-probability differences
+# have no range.
 SPECS = (MetricSpec("stereotype_rate*", ZERO, BOOTSTRAP, (-1, 1), nan=True),
          MetricSpec("disparity*", LOWER, BOOTSTRAP, (0, 0.5), nan=True),
-         MetricSpec("undetected_rate*", LOWER, bounds=(0, 1)),
+         MetricSpec("undetected_rate*", LOWER, bounds=(0, 1), nan=True),
          MetricSpec("masculine_rate*", NEUTRAL, bounds=(0, 1), nan=True),
          MetricSpec("male_rate_s*", NEUTRAL, bounds=(0, 1), nan=True), MetricSpec("mean_logp_*", NEUTRAL))
 
@@ -271,6 +276,7 @@ class GestAttempt(TypedDict):
     translation: str
     speaker: str  # male | female | undetected | missing (no row in a translation file)
     evidence: list[str]
+    validity: Validity | None  # the gate's verdict (None: missing); an invalid one is in no rate
 
 
 class GestPreferenceAttempt(TypedDict):
@@ -307,14 +313,16 @@ class GestProbe(_GestViews, BaseProbe):
     """``gest.v1``: translate GEST, read the speaker's gender, rate per stereotype."""
 
     name = PROBE_NAME
+    stored_layout = 3  # 3: each attempt's validity verdict, valid_rate and invalid.* (2: the counts table)
     # the bootstrap interval's precision; the languages the probe runs for (it is skipped for the
     # others), not what it computes where it runs
     unsigned = ("resamples", "only_for")
     option_ranges = {"samples": Range(0, why="0 translates by beam search only"), "epsilon": Range(0, high=1)}
     attempt_type = GestAttempt
     degenerate_when = (Degenerate("undetected_rate", "no speaker gender was read in most translations",
-                                  at_least=SAYS_LITTLE),)
-    specs = SPECS
+                                  at_least=SAYS_LITTLE), TooFewTranslations())
+    specs = SPECS + (MetricSpec("valid_rate", HIGHER, bounds=(0, 1)),
+                     MetricSpec("invalid.*", LOWER, bounds=(0, float("inf"))))
     headline = HEADLINE
     own_plots = OWN_PLOTS
 
@@ -363,7 +371,7 @@ class GestProbe(_GestViews, BaseProbe):
 
     def settings(self) -> dict[str, Any]:
         decode = {"samples": self.samples, "epsilon": self.epsilon} if self.samples else {"beam": self.beam}
-        return {"lang": self.lang, "agg": AGGREGATION, "detector": "first_person.v1", **decode}
+        return {"lang": self.lang, "agg": AGGREGATION, "detector": "first_person.v1", "gate": GATE, **decode}
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         return str(Signature(self.name, self.data_hash, translator.signature(), self.settings(), self.seed))
@@ -396,20 +404,25 @@ class GestProbe(_GestViews, BaseProbe):
         attempts = []
         for item, output in zip(items, outputs):
             for k, text in enumerate(output["texts"]):
+                verdict = None
                 if output["missing"]:
                     speaker, evidence = "missing", ["the translation file has no row for this sentence"]
+                elif not (verdict := check(item.sentence, text, self.lang))["valid"]:
+                    speaker, evidence = "undetected", [f"not judged: the translation is {WHY[verdict['reason']]}"]
                 else:
                     detection = detect(self.lang, text)
                     speaker, evidence = detection.gender, detection.evidence
                 attempts.append({"line": item.line, "sentence": item.sentence, "stereotype": item.stereotype,
-                                 "sample": k, "translation": text, "speaker": speaker, "evidence": evidence})
+                                 "sample": k, "translation": text, "speaker": speaker, "evidence": evidence,
+                                 "validity": verdict})
         meta = {"lang": self.lang, "items": len({a["line"] for a in attempts if a["speaker"] != "missing"}),
                 "missing_items": sum(1 for output in outputs if output["missing"])} if attempts else {}
         return Attempts(attempts, meta=meta)
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """``counts``: items, male, female and undetected per stereotype."""
-        return {"counts": self._counts(attempts)[1]} if attempts else {}
+        """``counts``: items, male, female and undetected per stereotype (valid translations only)."""
+        return {"counts": self._counts(attempts)[1]} if any(a["speaker"] != "missing" and is_valid(a)
+                                                            for a in attempts) else {}
 
     def item_key(self, attempt: dict[str, Any]) -> tuple[int, int]:
         return attempt["line"], attempt["sample"]
@@ -418,8 +431,15 @@ class GestProbe(_GestViews, BaseProbe):
         """Metrics from logged attempts; ``missing`` ones are left out."""
         if not attempts and self.skip_reason:
             return []
+        scored = [a for a in attempts if a["speaker"] != "missing"]
+        # validity over attempts, with no interval: ε-samples of one sentence are not independent
+        checked = validity_metrics(scored)
+        if scored and not any(is_valid(a) for a in scored):
+            # no translation at all: every rate is undefined (NaN, so the report keeps its
+            # columns), and valid_rate makes the result degenerate
+            return gest_metrics([], [], [], [], resamples=0) + checked
         metrics, _ = self._counts(attempts, self.resamples if ci else 0)
-        return metrics
+        return metrics + checked
 
     def unit(self, attempt: dict[str, Any], index: int) -> int:
         return attempt["line"]  # the ε-samples of one sentence are one item
@@ -429,7 +449,7 @@ class GestProbe(_GestViews, BaseProbe):
         per_item: dict[int, list[float]] = {}
         stereotype_of: dict[int, int] = {}
         for a in attempts:
-            if a["speaker"] == "missing":
+            if a["speaker"] == "missing" or not is_valid(a):
                 continue
             counts = per_item.setdefault(a["line"], [0.0, 0.0, 0.0])
             stereotype_of[a["line"]] = int(a["stereotype"])

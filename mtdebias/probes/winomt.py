@@ -13,6 +13,14 @@ profession is wrong, and a ``neutral`` gold item is correct only when ``neutral`
 (in a language with grammatical gender that practically never happens, which is why mt_gender's
 accuracies sit below the male/female ones). F1 per gender uses precision over all items
 predicted with that gender and recall over all gold items of that gender.
+
+Before any of that, the translation-validity gate (:mod:`mtdebias.probes.validity`) checks each
+reply: an empty one, a runaway repetition, a copy of the English source or a reply not in the
+target language cannot show the profession's gender, so it is neither aligned nor judged, and
+it is left out of every gender metric (not counted as undetected: that would blame the
+detector for a model that did not translate). ``valid_rate`` and ``invalid.<reason>`` say how
+many were left out; at or below :data:`~mtdebias.probes.validity.VALID_FLOOR` the result is
+degenerate.
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ from ..signature import Signature, hash_json, hash_file
 from ..stats import bootstrap_ci
 from ..textio import read_lines, read_parallel
 from ..translators.base import Translator
-from ..align.target import target_genders
+from ..align.target import TargetGender, target_genders
+from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
 from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
                    Metric, MetricSpec, Outputs)
 
@@ -198,7 +207,7 @@ def _metric_functions() -> dict[str, Callable[[np.ndarray], float]]:
 
     def delta_s(a): return acc_group(a, "pro") - acc_group(a, "anti")
 
-    def undetected(a): return float(np.mean(a[:, 1] == _CODE["undetected"]))
+    def undetected(a): return float(np.mean(a[:, 1] == _CODE["undetected"])) if len(a) else float("nan")
 
     return {"accuracy": acc, "accuracy_male_female": acc_mf, "f1_male": f1_m, "f1_female": f1_f,
             "delta_g": delta_g, "accuracy_pro": lambda a: acc_group(a, "pro"),
@@ -256,6 +265,7 @@ class WinoMTAttempt(TypedDict):
     detected: str  # female | male | neutral | undetected
     evidence: list[str]
     correct: bool
+    validity: Validity  # the gate's verdict: an invalid translation is left out of every metric but its own
 
 
 class WinoMTProbe(BaseProbe):
@@ -265,14 +275,17 @@ class WinoMTProbe(BaseProbe):
     name = PROBE_NAME
     attempt_type = WinoMTAttempt
     needs = ("detector",)  # reads the gender of target words
+    stored_layout = 2  # 2: each attempt's validity verdict, the valid_rate and invalid.* metrics
     degenerate_when = (Degenerate("undetected_rate", "the detector read no gender in most translations",
-                                  at_least=SAYS_LITTLE),)
+                                  at_least=SAYS_LITTLE), TooFewTranslations())
     specs = (MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), nan=True),
              MetricSpec("accuracy_*", HIGHER, bounds=(0, 1), nan=True),
              MetricSpec("f1_*", HIGHER, bounds=(0, 1), nan=True),
              MetricSpec("delta_g", ZERO, BOOTSTRAP, (-1, 1), nan=True),
              MetricSpec("delta_s", ZERO, BOOTSTRAP, (-1, 1), nan=True),
-             MetricSpec("undetected_rate", LOWER, bounds=(0, 1), nan=True))  # NaN: no item of that kind
+             MetricSpec("undetected_rate", LOWER, bounds=(0, 1), nan=True),  # NaN: no item of that kind
+             MetricSpec("valid_rate", HIGHER, bounds=(0, 1)),
+             MetricSpec("invalid.*", LOWER, bounds=(0, float("inf"))))  # counts of attempts
     headline = (Headline("accuracy", "WinoMT accuracy"), Headline("delta_g", "ΔG (WinoMT)"),
                 Headline("delta_s", "ΔS (WinoMT)"))
 
@@ -330,7 +343,7 @@ class WinoMTProbe(BaseProbe):
                    extra_targets=extra_t, resamples=resamples, seed=seed, data_hash=hash_json(hashes)[:12])
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        settings = {"lang": self.lang, "align": self.align_method, "beam": self.beam,
+        settings = {"lang": self.lang, "align": self.align_method, "beam": self.beam, "gate": GATE,
                     "align_extra": len(self.extra_sources)}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
@@ -343,17 +356,25 @@ class WinoMTProbe(BaseProbe):
         if len(translations) != len(sources):
             raise InputError(f"translator returned {len(translations)} translations for {len(sources)} sentences")
         # a file of translations matched by line (mt_gender's files): the lines whose source
-        # differed were given no translation and are scored undetected
+        # differed were given no translation, which the gate leaves out as empty
         mismatched = [items[n - 1].line for n in getattr(translator, "mismatched_lines", [])]
         return Outputs(translations, meta={"source_mismatch_lines": mismatched} if mismatched else {})
 
     def judge(self, items: Sequence[WinoMTItem], translations: Sequence[str]) -> Attempts:
-        """Align, then detect the profession's gender in given translations (one per item)."""
-        found = target_genders([item.sentence for item in items], [item.profession_span() for item in items],
-                               list(translations), self.lang, method=self.align_method,
-                               extra_sources=self.extra_sources, extra_targets=self.extra_targets,
-                               detect=self._detect, align=self._align,
-                               unaligned="profession not aligned to any target word")
+        """Check, align, then detect the profession's gender in given translations (one per item)."""
+        verdicts = [check(item.sentence, translation, self.lang) for item, translation in zip(items, translations)]
+        valid = [n for n, verdict in enumerate(verdicts) if verdict["valid"]]
+        # only valid pairs are aligned: the aligner learns from the evaluated pairs themselves, and
+        # English copies would teach it to align English to English
+        judged = target_genders([items[n].sentence for n in valid], [items[n].profession_span() for n in valid],
+                                [translations[n] for n in valid], self.lang, method=self.align_method,
+                                extra_sources=self.extra_sources, extra_targets=self.extra_targets,
+                                detect=self._detect, align=self._align,
+                                unaligned="profession not aligned to any target word") if valid else []
+        found = [TargetGender(None, "undetected", (f"not judged: the translation is {WHY.get(v['reason'])}",), None)
+                 for v in verdicts]
+        for n, target in zip(valid, judged):
+            found[n] = target
         attempts = [{
             "line": item.line, "source": item.sentence, "profession": item.profession,
             "gold": item.gold, "stereotype": item.stereotype, "translation": translation,
@@ -362,9 +383,11 @@ class WinoMTProbe(BaseProbe):
             "target_words": target.words(translation),
             "judged_span": list(target.judged_span) if target.judged_span else None,
             "detected": target.gender, "evidence": list(target.evidence), "correct": target.gender == item.gold,
-        } for item, translation, target in zip(items, translations, found)]
+            "validity": verdict,
+        } for item, translation, target, verdict in zip(items, translations, found, verdicts)]
         meta = {"lang": self.lang, "items": len(items), "unaligned": sum(1 for t in found if t.span is None),
-                "undetected": sum(1 for t in found if t.gender == "undetected")}
+                "undetected": sum(1 for t in found if t.gender == "undetected"),
+                "invalid": len(items) - len(valid)}
         if self.findings:
             meta["data_findings"] = list(self.findings)
         return Attempts(attempts, meta=meta)
@@ -372,10 +395,13 @@ class WinoMTProbe(BaseProbe):
     def item_key(self, attempt: dict[str, Any]) -> tuple[int, str]:
         return attempt["line"], attempt["source"]
 
+
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
-        return winomt_metrics([a["gold"] for a in attempts], [a["detected"] for a in attempts],
-                              [a["stereotype"] for a in attempts], resamples=self.resamples if ci else 0,
-                              seed=self.seed)
+        valid = [a for a in attempts if is_valid(a)]
+        resamples = self.resamples if ci else 0
+        return winomt_metrics([a["gold"] for a in valid], [a["detected"] for a in valid],
+                              [a["stereotype"] for a in valid], resamples=resamples, seed=self.seed) + \
+            validity_metrics(attempts, resamples=resamples, seed=self.seed)
 
 
 def _sibling(data: Path, given: str | Path | None, default_name: str) -> Path | None:

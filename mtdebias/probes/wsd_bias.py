@@ -28,6 +28,12 @@ Forced decoding (when items give ``good_sentences``/``bad_sentences`` and the tr
 ``score``): per item, the best-scoring BAD sentence against the best-scoring GOOD one, by mean
 log-probability per target piece (length-normalised, as perplexity is) or total;
 ``forced_bad_preferred`` is the share of items where BAD scores higher.
+
+The translation-validity gate (:mod:`mtdebias.probes.validity`) checks each translation first.
+One that is empty, a runaway repetition, a copy of the English or not in the target language
+shows no sense of the word: it is not aligned, and it is left out of every metric (forced
+decoding included, so that all numbers rest on the same items), not counted as a MISS.
+``valid_rate`` and ``invalid.<reason>`` say how many; a valid rate at or below 0.8 is degenerate.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ from ..lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lem
 from ..signature import Signature, hash_file, hash_json
 from ..translators.base import Translator, UnsupportedCall
 from ..align.target import aligned_spans
-from .base import HIGHER, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric, MetricSpec
+from .base import HIGHER, LOWER, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric, MetricSpec
+from .validity import GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics
 from .wsd_items import WSDItem, item_to_json, load_items
 from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, metrics_by_pos, rows_from_attempts, wsd_metrics
 
@@ -162,6 +169,7 @@ class WSDAttempt(TypedDict):
     chosen_mu: int | None
     aligned_span: list[int] | None
     forced: dict[str, Any] | None  # forced-decoding scores of the good and bad sentences
+    validity: Validity  # the gate's verdict: an invalid translation is in no metric but its own
 
 
 class WSDBiasProbe(BaseProbe):
@@ -169,16 +177,19 @@ class WSDBiasProbe(BaseProbe):
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
 
     needs = ("lemmatiser",)  # matches lemmas of the translation
-    stored_layout = 2  # 2: accuracy by μ and δ are metrics (were meta), the by-POS table
+    # 3: each attempt's validity verdict, valid_rate and invalid.*; 2: accuracy by μ and δ are
+    # metrics (were meta), the by-POS table
+    stored_layout = 3
 
     name = PROBE_NAME
     attempt_type = WSDAttempt
     degenerate_when = (Degenerate("miss_rate", "most translations hold neither a good nor a bad lemma (MISS)",
-                                  at_least=SAYS_LITTLE),)
+                                  at_least=SAYS_LITTLE), TooFewTranslations())
     # every metric is a share of items (SFII/SPDI a mean of per-group shares) in [0, 1]; none is
     # NaN: wsd_metrics leaves an undefined one out, and a μ or δ group has a decided item
     specs = (*(MetricSpec(metric, better, test, (0, 1)) for metric, (better, test) in SPECS.items()),
-             MetricSpec("accuracy_by_*", HIGHER, bounds=(0, 1)))
+             MetricSpec("accuracy_by_*", HIGHER, bounds=(0, 1)), MetricSpec("valid_rate", HIGHER, bounds=(0, 1)),
+             MetricSpec("invalid.*", LOWER, bounds=(0, float("inf"))))
     headline = (Headline("accuracy", "WSD accuracy"), Headline("miss_rate", "WSD MISS rate"),
                 Headline("sfii", "SFII"), Headline("spdi", "SPDI"))
     own_plots = ("accuracy_by_*",)  # drawn against μ and δ (wsd_view), not against training step
@@ -260,6 +271,7 @@ class WSDBiasProbe(BaseProbe):
 
     def signature(self, translator: Translator, attempts: Sequence[dict[str, Any]] | None = None) -> str:
         settings = {"lang": self.lang, "beam": self.beam, "lemmatizer": self.lemmatizer.name, "align": self.align,
+                    "gate": GATE,
                     "aligned_only": self.aligned_only, "both": self.both, "compounds": self.compounds,
                     "forced": self.forced, "forced_score": self.forced_score}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
@@ -283,18 +295,25 @@ class WSDBiasProbe(BaseProbe):
     def attempts_from_translations(self, translations: Sequence[str],
                                    items: Sequence[WSDItem] | None = None) -> list[dict[str, Any]]:
         items = list(items) if items is not None else self.items()
+        verdicts = [check(item.sentence, translation, self.lang) for item, translation in zip(items, translations)]
+        valid = [k for k, verdict in enumerate(verdicts) if verdict["valid"]]
         spans: list[tuple[int, int] | None] = [None] * len(items)
-        if self.align != "none":
-            spans = aligned_spans([i.sentence for i in items], [i.span for i in items], list(translations), "en",
-                                  self.lang, method=self.align, extra_sources=self.align_extra_src,
-                                  extra_targets=self.align_extra_tgt, align=self._align_fn)
+        if self.align != "none" and valid:
+            # only valid pairs: the aligner learns from them, and English copies would mislead it
+            found = aligned_spans([items[k].sentence for k in valid], [items[k].span for k in valid],
+                                  [translations[k] for k in valid], "en", self.lang, method=self.align,
+                                  extra_sources=self.align_extra_src, extra_targets=self.align_extra_tgt,
+                                  align=self._align_fn)
+            for k, span in zip(valid, found):
+                spans[k] = span
         out = []
-        for item, translation, span in zip(items, translations, spans):
+        for item, translation, span, verdict in zip(items, translations, spans, verdicts):
             tokens = self.lemmatizer.tokens(translation)
             attempt = classify(item, self.lang, translation, tokens, aligned_span=span,
                                aligned_only=self.aligned_only, both=self.both, compounds=self.compounds,
                                word_lemmas=self.lemmatizer.word_lemmas)
             attempt["forced"] = None
+            attempt["validity"] = verdict
             out.append(attempt)
         return out
 
@@ -328,21 +347,23 @@ class WSDBiasProbe(BaseProbe):
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """The DiBiMT metrics, then the accuracy within each μ group (``accuracy_by_mu.<μ>``) and δ
-        group (``accuracy_by_delta.<δ>``): the numbers behind SFII and SPDI."""
-        rows = rows_from_attempts(attempts)
+        group (``accuracy_by_delta.<δ>``): the numbers behind SFII and SPDI; then the gate's
+        ``valid_rate`` and ``invalid.<reason>``. Only valid translations count in the others."""
+        rows = rows_from_attempts([a for a in attempts if is_valid(a)])
         resamples = self.resamples if ci else 0
         metrics = wsd_metrics(rows, resamples=resamples, seed=self.seed)
         for by in ("mu", "delta"):
             metrics += [Metric(f"accuracy_by_{by}.{g['group']}", g["accuracy"], tuple(g["ci"]) if g["ci"] else None,
                                g["n"]) for g in group_accuracies(rows, by, resamples=resamples, seed=self.seed)]
-        return metrics
+        return metrics + validity_metrics(attempts, resamples=resamples, seed=self.seed)
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """``by_pos``: DiBiMT's metrics within each part of speech."""
-        return {"by_pos": metrics_by_pos(attempts)}
+        """``by_pos``: DiBiMT's metrics within each part of speech (valid translations only)."""
+        return {"by_pos": metrics_by_pos([a for a in attempts if is_valid(a)])}
 
     def item_key(self, attempt: dict[str, Any]) -> str:
         return attempt["id"]
+
 
     @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:

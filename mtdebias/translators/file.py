@@ -33,7 +33,7 @@ class FileTranslator:
 
         A request for exactly as many sentences as the file has lines, whose sources differ
         from the file's in only a few lines (≤ 1 %), is matched by line: the differing lines
-        translate to "" (so a probe scores them undetected) and their 1-based numbers are
+        translate to "" (an empty reply, which a probe scores undetected or leaves out) and their 1-based numbers are
         listed in ``mismatched_lines`` — with no ``allow_missing`` needed.
         """
         self.path = Path(translations)

@@ -1,0 +1,212 @@
+"""The translation-validity gate (issue 43): a reply that is no translation into the target
+language (a copy of the source, English, empty, a runaway repetition) is left out of WinoMT's
+gender metrics, and a result with too few valid replies is degenerate, not a finding."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from mtdebias.cli import main
+from mtdebias.lang.identify import identify
+from mtdebias.probes.base import Metric
+from mtdebias.probes.validity import TooFewTranslations, check, is_copy, is_valid, runaway, validity_metrics
+from mtdebias.probes.winomt import WinoMTProbe, load_winomt
+from test_probe_winomt import ROWS, DictTranslator, write
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLD = ROOT / "eval" / "gold" / "langid"
+SYNTH = ROOT / "mtdebias" / "data" / "templates" / "winomt_synth_en.txt"
+
+
+@pytest.mark.parametrize("kind, reason, said", [("copy", "copy", "90 copies of the source"),
+                                                ("english", "not_target", "90 not in the target language")])
+def test_issue_43_english_handed_in_as_german_is_degenerate_not_a_finding(tmp_path, capsys, kind, reason, said):
+    """The issue's case through `eval --translations`: English sentences handed in as German
+    translations, unchanged (copies) or another English sentence each. Before the gate they
+    scored an accuracy and a "significant" ΔG; now every gender metric rests on no item and the
+    result says why it says nothing."""
+    sources = [item.sentence for item in load_winomt(SYNTH)]
+    replies = sources if kind == "copy" else sources[45:] + sources[:45]
+    path = write(tmp_path / "de.txt", [f"{s} ||| {r}" for s, r in zip(sources, replies)])
+    attempts = tmp_path / "attempts.jsonl"
+    code = main(["eval", "--probe", "winomt", "--lang", "de", "--data", str(SYNTH), "--pro", "", "--anti", "",
+                 "--translations", str(path), "--attempts", str(attempts), "--json"])
+    assert code == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert f"warning: the result says nothing: valid_rate = 0: too few replies are translations into the target " \
+           f"language (90 of 90 replies are no translation: {said};" in captured.err
+    assert out["degenerate"] and said in out["degenerate"][0]
+    assert "gate=py3langid0.05-copy0.9-rep5" in out["signature"]  # numbers of another gate are not comparable
+    metrics = out["metrics"]
+    assert metrics["valid_rate"]["value"] == 0 and metrics[f"invalid.{reason}"]["value"] == 90
+    for name in ("accuracy", "delta_g"):  # no number, no interval: nothing to call significant
+        assert metrics[name]["n"] == 0 and metrics[name]["ci"] is None and math.isnan(metrics[name]["value"])
+    rows = [json.loads(line) for line in attempts.read_text(encoding="utf-8").splitlines()]
+    assert {r["validity"]["reason"] for r in rows} == {reason} and not any(r["validity"]["valid"] for r in rows)
+    assert rows[0]["evidence"][0].startswith("not judged: the translation is ")
+
+
+def _aligned_to(words):
+    """An aligner stand-in: each target's span is where its word of ``words`` stands."""
+    def span_in(target):
+        word = next(w for w in words if w in target)
+        return target.index(word), target.index(word) + len(word)
+
+    def align(sources, targets, src, tgt, method, extra_sources, extra_targets):
+        return [SimpleNamespace(tgt_span_of=lambda start, end, span=span_in(t): span) for t in targets]
+    return align
+
+
+GERMAN = {ROWS[0]: "Die Entwicklerin stritt mit dem Designer, weil ihr das Design nicht gefiel.",
+          ROWS[1]: "Der Entwickler stritt mit dem Designer, weil seine Idee nicht umsetzbar ist.",
+          ROWS[2]: "Der Mechaniker schenkte dem Angestellten etwas, weil er im Lotto gewonnen hatte."}
+
+
+def test_real_german_stays_valid_and_invalid_replies_leave_the_gender_metrics(tmp_path):
+    items = load_winomt(write(tmp_path / "en.txt", ROWS[:4]))
+    sentence = {row: row.split("\t")[2] for row in ROWS}
+    seen = []
+    align = _aligned_to(["Entwicklerin", "Designer", "Mechaniker"])
+
+    def recording_align(sources, targets, *rest, **options):
+        seen.extend(targets)
+        return align(sources, targets, *rest, **options)
+
+    german = {sentence[row]: text for row, text in GERMAN.items()}
+    probe = WinoMTProbe(items[:3], "de", align=recording_align, resamples=0)
+    clean = probe.evaluate(DictTranslator(german))
+    assert clean.metric("valid_rate").value == 1 and probe.degenerate(clean.metrics) == []
+    assert all(a["validity"] == {**a["validity"], "valid": True, "reason": None, "detected_lang": "de"}
+               for a in clean.attempts)
+    assert clean.metric("accuracy").value == 1  # Entwicklerin female, Designer and Mechaniker male: as gold
+
+    # the fourth item is handed back in English: it is not aligned, not judged, not in accuracy
+    seen.clear()
+    probe = WinoMTProbe(items, "de", align=recording_align, resamples=0)
+    mixed = probe.evaluate(DictTranslator({**german, sentence[ROWS[3]]: sentence[ROWS[3]]}))
+    assert seen == list(german.values())
+    copy = mixed.attempts[3]
+    assert copy["validity"]["reason"] == "copy" and copy["detected"] == "undetected"
+    assert probe.correct(copy) is None and probe.correct(mixed.attempts[0]) is True
+    # counted as undetected the copy would make it 3 / 4
+    assert mixed.metric("accuracy").value == 1 and mixed.metric("accuracy").n == 3
+    assert mixed.metric("undetected_rate").value == 0  # the copy is no undetected gender
+    assert mixed.metric("valid_rate").value == 0.75 and mixed.metric("invalid.copy").value == 1
+    assert probe.degenerate(mixed.metrics) == [
+        "valid_rate = 0.75: too few replies are translations into the target language (1 of 4 replies are no "
+        "translation: 1 copies of the source; they are left out of the other numbers)"]
+
+
+def test_attempts_stored_before_the_gate_count_as_valid():
+    probe = WinoMTProbe(load_winomt(SYNTH)[:2], "de", resamples=0)
+    old = [{"line": 1, "source": "s", "gold": "male", "detected": "male", "stereotype": None, "correct": True}]
+    assert is_valid(old[0]) and probe.correct(old[0]) is True
+    assert {m.name: m.value for m in probe.metrics(old)}["accuracy"] == 1
+
+
+def test_the_hand_labelled_mt_output_passes_the_gate():
+    """Real translations must not be thrown out: every translation in eval/gold/winomt (AWS
+    Translate for de fr it es ru, the labeller's for uk and cs) passes."""
+    rejected = []
+    for path in sorted((ROOT / "eval" / "gold" / "winomt" / "items").glob("*.tsv")):
+        with open(path, encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
+                verdict = check(row["source"], row["translation"], path.stem)
+                if not verdict["valid"]:
+                    rejected.append((path.stem, row["line"], verdict))
+    assert rejected == []
+
+
+def test_the_detector_wrapper_on_gold_sentences():
+    de = (GOLD / "de.tsv").read_text(encoding="utf-8").splitlines()[0].split("\t")[1]
+    en = (GOLD / "en.tsv").read_text(encoding="utf-8").splitlines()[0].split("\t")[1]
+    zh = (GOLD / "zh.tsv").read_text(encoding="utf-8").splitlines()[26].split("\t")[1]  # keeps John and Mary
+    assert identify(de, "de").top == "de" and identify(de, "de").in_target
+    assert identify(en, "de").top == "en" and identify(en, "de").in_target is False
+    assert identify(zh, "zh").in_target
+    assert identify("医生。", "zh").in_target is None  # too few letters to tell
+    assert identify(de, "xx").in_target is None  # a language the detector does not know
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("que que que que que", True), ("Der Fahrer der Fahrer der Fahrer der Fahrer der Fahrer", True),
+    ("农民农民农民农民农民农民", True), ("very very very good", False),
+    ("Der Arzt sagte, dass der Arzt kommt.", False)])
+def test_runaway_repetition(text, expected):
+    assert runaway(text) is expected
+
+
+def test_copies_are_told_from_translations_that_keep_names():
+    source = "The physician hired the secretary because he was overwhelmed with clients."
+    assert is_copy(source, "the physician hired the secretary, because he was overwhelmed with clients!")
+    assert not is_copy("Robert Johnson and Elizabeth Taylor visited New York.",
+                       "Robert Johnson i Elizabeth Taylor odwiedzili New York.")
+    assert check(source, " ?! ", "de")["reason"] == "empty"
+
+
+def test_a_valid_rate_above_the_floor_says_nothing_and_counts_add_up():
+    attempts = [{"validity": {"valid": False, "reason": "not_target"}}] + [{"validity": {"valid": True}}] * 9
+    metrics = validity_metrics(attempts)
+    assert {m.name: m.value for m in metrics} == {"valid_rate": 0.9, "invalid.empty": 0, "invalid.repetition": 0,
+                                                   "invalid.copy": 0, "invalid.not_target": 1}
+    assert TooFewTranslations().reasons(metrics) == []
+    assert TooFewTranslations().reasons([Metric("valid_rate", 0.8, None, 10)]) == [
+        "valid_rate = 0.8: too few replies are translations into the target language"]
+
+
+def test_the_gate_keeps_its_recorded_agreement_on_the_langid_gold_set():
+    spec = importlib.util.spec_from_file_location("langid_agreement", GOLD / "agreement.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    table, misses = module.measure()
+    recorded = json.loads((GOLD / "agreement.json").read_text(encoding="utf-8"))
+    assert sorted(table) == sorted(recorded)
+    for lang, floor in recorded.items():
+        for key, value in floor.items():
+            if key != "n":
+                assert table[lang][key] >= value, (lang, key, misses)
+
+
+def test_gest_leaves_invalid_translations_out_of_every_rate(tmp_path):
+    from mtdebias.probes.gest import GestProbe
+
+    data = write(tmp_path / "g.csv", ["sentence,stereotype", "I was there yesterday.,1", "I won the race.,8",
+                                      "I am very tired today.,2"])
+    polish = {"I was there yesterday.": "Wczoraj tam byłam.", "I won the race.": "Wygrałem wyścig."}
+    probe = GestProbe.from_options(lang="pl", data=str(data), beam=1, resamples=0)
+    mixed = probe.evaluate(DictTranslator({**polish, "I am very tired today.": "I am very tired today."}))
+    copy = mixed.attempts[2]
+    assert copy["validity"]["reason"] == "copy" and copy["evidence"] == ["not judged: the translation is a copy "
+                                                                         "of the source"]
+    m = {x.name: x for x in mixed.metrics}
+    # counted undetected, the copy would make the undetected rate 1 / 3; stereotype 2 keeps no attempt
+    assert m["undetected_rate"].value == 0 and m["undetected_rate"].n == 2
+    assert math.isnan(m["male_rate_s2"].value) and m["male_rate_s1"].value == 0 and m["male_rate_s8"].value == 1
+    assert m["valid_rate"].value == pytest.approx(2 / 3) and m["invalid.copy"].value == 1
+    assert probe.degenerate(mixed.metrics)[0].startswith("valid_rate = 0.6667: too few replies")
+    nothing = probe.evaluate(DictTranslator({s: s for s in (*polish, "I am very tired today.")}))
+    m = {x.name: x.value for x in nothing.metrics}
+    assert m["valid_rate"] == 0 and math.isnan(m["masculine_rate"]) and math.isnan(m["undetected_rate"])
+    assert nothing.tables == {}
+
+
+def test_wsd_leaves_invalid_translations_out_of_every_metric():
+    from mtdebias.probes.wsd_bias import WSDBiasProbe
+
+    probe = WSDBiasProbe.from_options("ru", resamples=0)
+    item = next(i for i in probe.items() if i.id == "run.move.1")
+    attempts = probe.attempts_from_translations(["Утром дети побежали на пляж.", item.sentence], [item, item])
+    assert attempts[0]["validity"]["valid"] and attempts[1]["validity"]["reason"] == "copy"
+    assert probe.correct(attempts[1]) is None and probe.correct(attempts[0]) is True
+    m = {x.name: x.value for x in probe.metrics(attempts, ci=False)}
+    # counted, the English copy would be a MISS: miss_rate 0.5
+    assert m["accuracy"] == 1 and m["miss_rate"] == 0 and m["valid_rate"] == 0.5 and m["invalid.copy"] == 1
+    assert probe.tables(attempts)["by_pos"][-1]["items"] == 1
