@@ -99,6 +99,7 @@ def _how_it_works(module_name: str) -> list[str]:
 
 
 def probe_reference() -> str:
+    from .probes.base import OPTION_HELP
     from .registry import PROBES
     from .suite import probe_options
 
@@ -129,8 +130,8 @@ def probe_reference() -> str:
             default = "required" if parameter.default is inspect.Parameter.empty else f"`{parameter.default!r}`"
             annotation = parameter.annotation if isinstance(parameter.annotation, str) else \
                 getattr(parameter.annotation, "__name__", str(parameter.annotation))
-            rows.append([f"`{option}`", annotation, default])
-        out += [_table(["option", "type", "default"], rows), "", "**Metrics**", ""]
+            rows.append([f"`{option}`", annotation, default, OPTION_HELP.get(option, "")])
+        out += [_table(["option", "type", "default", "what"], rows), "", "**Metrics**", ""]
         specs = getattr(probe_class, "specs", ())
         out += [_table(["metric (pattern)", "better", "paired test", "values"],
                        [[f"`{s.pattern}`", s.better, s.test or "none", _values(s)] for s in specs]) if specs
