@@ -39,6 +39,9 @@ class EvalOutcome:
     scored: list[str] = field(default_factory=list)  # "checkpoint: probe" computed now
     skipped: list[str] = field(default_factory=list)  # already stored with the same signature
     failed: dict[str, str] = field(default_factory=dict)  # checkpoint → why it could not be scored
+    # (checkpoint path, label) → the request its stored rows answer, computed now or found stored
+    # (maybe under another label: one computation is stored once), for reading the result back
+    requests: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def run_context(store: RunStore) -> dict[str, str]:
@@ -114,6 +117,7 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Probe]],
     missing = []
     for spec, probe in probes:
         request = request_key(spec, model, probe)
+        outcome.requests[(str(checkpoint), spec.label)] = request
         if request in stored:
             outcome.skipped.append(f"{checkpoint.name}: {spec.label}")
         else:

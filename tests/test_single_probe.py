@@ -66,9 +66,24 @@ def test_progress_counts_sentences_with_an_eta_off_a_terminal(monkeypatch):
     sources = [f"s{i}" for i in range(100)]
     assert wrapped.translate(sources, beam=1) == [s.upper() for s in sources]  # in order, all of them
     assert wrapped.truncated_inputs == 3 and not hasattr(wrapped, "sample")  # the rest is the translator's
-    assert len(calls) > 1 and sum(calls) == 100
+    assert calls == [8, 16, 32, 44]  # small first, for an early ETA; then larger, for batching
     lines = stream.getvalue().splitlines()
     assert any("eval ckpt: winomt: " in line and "/100 sentence" in line and "ETA" in line for line in lines), lines
+
+
+def test_limit_on_a_suite_samples_the_probes_that_take_one_and_refuses_a_suite_without_any(tmp_path):
+    from mtdebias.errors import InputError
+    from mtdebias.runner import with_limit
+    from mtdebias.suite import load_suite
+
+    data = _winomt(tmp_path / "en.txt")
+    (tmp_path / "suite.toml").write_text(f'[[probe]]\ntype = "winomt"\nlang = "de"\ndata = "{data}"\n\n'
+                                         '[[probe]]\ntype = "quality"\nsrc = "a.en"\nref = "a.de"\n')
+    limited = with_limit(load_suite(tmp_path / "suite.toml"), 8)
+    assert [spec.options.get("limit") for spec in limited.probes] == [8, None]
+    (tmp_path / "quality.toml").write_text('[[probe]]\ntype = "quality"\nsrc = "a.en"\nref = "a.de"\n')
+    with pytest.raises(InputError, match="--limit 8: no probe of suite quality takes a limit"):
+        with_limit(load_suite(tmp_path / "quality.toml"), 8)
 
 
 def test_limit_on_a_probe_that_takes_none_is_refused_naming_the_flag(tmp_path, capsys):

@@ -23,7 +23,8 @@ def add_parser(subparsers) -> None:
         "eval", help="score checkpoints with a suite, or run one probe",
         description="Score every checkpoint of runs with an evaluation suite (stored results with the same "
                     "signature are skipped; an interrupted evaluation resumes), or run a single probe on a "
-                    "checkpoint or a file of translations.")
+                    "model (stored and resumed like a suite's result, label NAME-single) or on a file of "
+                    "translations (printed only).")
     parser.add_argument("targets", nargs="*", type=Path, help="run directories, checkpoint directories, hub ids "
                              "(org/name or org/name@REV, resolved through the Hugging Face cache), or fairseq "
                              "models (a save directory of *.pt files, one .pt, or a fairseq.toml naming "
@@ -254,7 +255,8 @@ def _run_single_stored(args: argparse.Namespace, options: dict, flags: dict) -> 
     label = suite.probes[0].label
     summaries = []
     for store, checkpoint in places:
-        rows = [row for row in store.results(checkpoint) if row.get("label") == label]
+        request = outcome.requests[(str(checkpoint), label)]  # stored under another label if a suite computed it
+        rows = [row for row in store.results(checkpoint) if row.get("request") == request]
         if f"{checkpoint.name}: {label}" in outcome.skipped:
             print(f"eval: {checkpoint.name}: {label}: stored with these settings, read back (not decoded again)",
                   file=sys.stderr)
@@ -271,6 +273,8 @@ def _run_single_stored(args: argparse.Namespace, options: dict, flags: dict) -> 
         print("\n".join(f"{s['checkpoint']}:\n{_lines(s)}" if len(places) > 1 else _lines(s) for s in summaries))
     if args.attempts:
         store, checkpoint = places[0]
-        write_jsonl(args.attempts, store.read_attempts(checkpoint, label) if store.has_attempts(checkpoint, label)
-                    else [])
+        request = outcome.requests[(str(checkpoint), label)]
+        stored_as = next((row["label"] for row in store.results(checkpoint) if row.get("request") == request), label)
+        write_jsonl(args.attempts, store.read_attempts(checkpoint, stored_as)
+                    if store.has_attempts(checkpoint, stored_as) else [])
     return 0

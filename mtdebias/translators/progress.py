@@ -17,11 +17,19 @@ from ..progress import progress
 CHUNKED = ("translate", "sample")  # the calls that take a list of sources and decode each one
 
 
-def chunk_size(total: int) -> int:
-    """Sentences per call: about 1/20 of the whole (a step of the progress every 5%), at least
-    4 and at most 64, so a batched model still gets batches worth running. It depends on the
-    count only, never on timing, so the same sources are always batched the same way."""
-    return max(4, min(64, -(-total // 20)))
+FIRST, LARGEST = 8, 64
+
+
+def chunks(total: int) -> list[tuple[int, int]]:
+    """(start, end) of each call: 8 sentences, then twice as many each time up to 64, so the first
+    rate and ETA come after a few sentences (an LLM takes seconds each) while a batched model
+    still gets batches worth running. They depend on the count only, never on timing, so the
+    same sources are always batched the same way."""
+    out, start, size = [], 0, FIRST
+    while start < total:
+        out.append((start, min(start + size, total)))
+        start, size = start + size, min(size * 2, LARGEST)
+    return out
 
 
 class ProgressTranslator:
@@ -39,16 +47,14 @@ class ProgressTranslator:
 
     def _chunked(self, method: Callable[..., list], sources: Sequence[str], *args: Any, **kwargs: Any) -> list:
         sources = list(sources)
-        size = chunk_size(len(sources))
-        if len(sources) <= size:  # one call: nothing to count
+        if len(sources) <= FIRST:  # one call: nothing to count
             return list(method(sources, *args, **kwargs))
         out: list = []
         with progress(total=len(sources), desc=self._desc, unit="sentence") as bar:
-            for start in range(0, len(sources), size):
-                part = sources[start:start + size]
-                out += method(part, *args, **kwargs)
-                bar.update(len(part))
+            for start, end in chunks(len(sources)):
+                out += method(sources[start:end], *args, **kwargs)
+                bar.update(end - start)
         return out
 
 
-__all__ = ["ProgressTranslator", "chunk_size"]
+__all__ = ["ProgressTranslator", "chunks"]
