@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.cli import main
+from mtdebias.errors import InputError
 from mtdebias.probes.base import spread_sample
 from mtdebias.probes.winomt import WinoMTProbe
 from mtdebias.store import RunStore
@@ -40,6 +41,8 @@ def test_limit_is_a_seeded_sample_spread_over_the_data_and_a_setting_of_the_sign
     assert _lines(WinoMTProbe.from_options("de", data, limit=8, seed=1)) != lines
     assert _lines(WinoMTProbe.from_options("de", data, limit=100)) == list(range(1, 41))
     assert spread_sample("abcdef", None) == list("abcdef")
+    with pytest.raises(InputError, match="limit = 0: keep at least one item"):
+        WinoMTProbe.from_options("de", data, limit=0)
 
     class Named:
         def signature(self):
@@ -72,7 +75,6 @@ def test_progress_counts_sentences_with_an_eta_off_a_terminal(monkeypatch):
 
 
 def test_limit_on_a_suite_samples_the_probes_that_take_one_and_refuses_a_suite_without_any(tmp_path):
-    from mtdebias.errors import InputError
     from mtdebias.runner import with_limit
     from mtdebias.suite import load_suite
 

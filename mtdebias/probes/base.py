@@ -366,6 +366,10 @@ def spread_sample(items: Sequence[Any], limit: int | None, seed: int = 0) -> lis
     ``limit`` is None or not smaller). Not the first N: data files are often sorted (WinoMT by
     profession and gender), so a head would be a biased slice whose metrics say little of the whole."""
     items = list(items)
+    if limit is not None and int(limit) < 1:
+        from ..errors import InputError
+
+        raise InputError(f"limit = {limit}: keep at least one item", hint="a limit counts the items to score")
     if limit is None or int(limit) >= len(items):
         return items
     picked = sorted(random.Random(seed).sample(range(len(items)), int(limit)))

@@ -341,9 +341,9 @@ class GestProbe(_GestViews, BaseProbe):
                      epsilon: float = DEFAULT_EPSILON, resamples: int = 1000, seed: int = 0, limit: int | None = None,
                      only_for: Sequence[str] | None = None) -> "GestProbe":
         """``data``: GEST's CSV (default: the shipped copy). ``samples`` > 0: that many ε-samples
-        per sentence instead of one beam translation. ``limit``: N items spread over the data (seeded). ``only_for``:
-        target languages the probe applies to; for any other it is skipped (a suite can then
-        list GEST once for every target)."""
+        per sentence instead of one beam translation. ``limit``: N items spread over the data
+        (seeded). ``only_for``: target languages the probe applies to; for any other it is
+        skipped (a suite can then list GEST once for every target)."""
         path = Path(data) if data else DEFAULT_DATA
         items = load_gest(path)
         data_hash = hash_file(path)

@@ -252,7 +252,8 @@ class GestChoiceProbe(BaseProbe):
                      limit: int | None = None) -> "GestChoiceProbe":
         """``variants`` (or ``data``): the gender-variants CSV (``original,stereotype,male,female``
         and optionally ``language``, ``translator``). ``lang``: the language of a file without a
-        ``language`` column, else the one kept (``languages``: several). ``limit``: N rows spread over the data (seeded)."""
+        ``language`` column, else the one kept (``languages``: several). ``limit``: N rows spread
+        over the data (seeded)."""
         path = variants or data
         if not path:
             raise InputError("gest_choice needs a CSV of masculine/feminine translation pairs",
