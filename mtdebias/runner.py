@@ -452,8 +452,10 @@ def with_limit(suite: Suite, limit: int) -> Suite:
     limited is an error, not a full evaluation the user did not ask for."""
     from dataclasses import replace
 
-    limited = [replace(spec, options={**spec.options, "limit": limit}) if "limit" in probe_options(spec.type)
-               else spec for spec in suite.probes]
+    # under a label of their own: a label's rows are superseded by its next result, and a quick
+    # look must not replace the full result stored under the probe's own label
+    limited = [replace(spec, options={**spec.options, "limit": limit}, label_=limited_label(spec.label, limit))
+               if "limit" in probe_options(spec.type) else spec for spec in suite.probes]
     if all("limit" not in spec.options for spec in limited):
         raise InputError(f"--limit {limit}: no probe of suite {suite.name} takes a limit", path=suite.path or None,
                          hint="drop --limit, or set each probe's own *_limit options in the suite")
@@ -463,14 +465,22 @@ def with_limit(suite: Suite, limit: int) -> Suite:
 SINGLE_LABEL = "{name}-single"  # what `eval --probe NAME` stores its results under
 
 
+def limited_label(label: str, limit: Any) -> str:
+    """The label of a probe run on ``limit`` items (``winomt-limit100``)."""
+    return f"{label}-limit{limit}"
+
+
 def single_suite(probe_type: str, options: dict[str, Any], flags: dict[str, str] | None = None) -> Suite:
     """The one-probe suite ``mtdebias eval TARGET --probe NAME …`` scores with, so that its result
-    is stored, reported and reused like a suite's. Its label (``winomt-single``) keeps it from
-    replacing the rows of a suite's own ``winomt`` entry (a label's rows are superseded by its
-    next result: :meth:`RunStore.add_results`); a rerun with other options supersedes it."""
+    is stored, reported and reused like a suite's. Its label (``winomt-single``, or
+    ``winomt-single-limit100``) keeps it from replacing the rows of a suite's own ``winomt``
+    entry, or of the full run (a label's rows are superseded by its next result:
+    :meth:`RunStore.add_results`); a rerun with other options supersedes it."""
     build_single_probe(probe_type, options, flags)  # bad options fail before any model is loaded
     canonical = PROBES.canonical(probe_type, where="--probe")
     label = SINGLE_LABEL.format(name=canonical.split(".", 1)[0])
+    if options.get("limit") is not None:  # a quick look does not replace the full result
+        label = limited_label(label, options["limit"])
     return Suite(f"--probe {canonical}", (ProbeSpec(canonical, dict(options), label),))
 
 

@@ -75,7 +75,7 @@ def test_progress_counts_sentences_with_an_eta_off_a_terminal(monkeypatch):
 
 
 def test_limit_on_a_suite_samples_the_probes_that_take_one_and_refuses_a_suite_without_any(tmp_path):
-    from mtdebias.runner import with_limit
+    from mtdebias.runner import single_suite, with_limit
     from mtdebias.suite import load_suite
 
     data = _winomt(tmp_path / "en.txt")
@@ -83,6 +83,10 @@ def test_limit_on_a_suite_samples_the_probes_that_take_one_and_refuses_a_suite_w
                                          '[[probe]]\ntype = "quality"\nsrc = "a.en"\nref = "a.de"\n')
     limited = with_limit(load_suite(tmp_path / "suite.toml"), 8)
     assert [spec.options.get("limit") for spec in limited.probes] == [8, None]
+    # a label of its own: it must not supersede the full result stored under "winomt"
+    assert [spec.label for spec in limited.probes] == ["winomt-limit8", "quality"]
+    assert single_suite("winomt", {"lang": "de", "data": str(data), "limit": 8}).probes[0].label == \
+        "winomt-single-limit8"
     (tmp_path / "quality.toml").write_text('[[probe]]\ntype = "quality"\nsrc = "a.en"\nref = "a.de"\n')
     with pytest.raises(InputError, match="--limit 8: no probe of suite quality takes a limit"):
         with_limit(load_suite(tmp_path / "quality.toml"), 8)
