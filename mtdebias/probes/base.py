@@ -354,7 +354,8 @@ class BaseProbe:
 # what the options most probes share do, for the probe reference and `eval --help` (a probe's own
 # options are explained in its from_options docstring)
 OPTION_HELP = {
-    "limit": "score N items, a random sample spread over the data drawn with `seed` (not the first N)",
+    "limit": "score N items spread over the data, not the first N (a random sample drawn with `seed`, in data "
+             "order; ambiguity: N contrast sets; wsd_bias: every k-th item)",
     "beam": "beam size of the translations (1: greedy; the LLM suites and LLM targets of --probe use 1)",
     "resamples": "bootstrap resamples of the 95% intervals (0: no intervals; sets their precision only)",
     "seed": "seed of the bootstrap and of the --limit sample",
