@@ -131,9 +131,10 @@ def test_a_single_probe_on_an_llm_is_greedy_stored_reported_and_not_decoded_agai
     rows = store.results(checkpoint)
     assert {row["label"] for row in rows} == {"quality-single"} and rows[0]["signature"] == result["signature"]
 
-    assert main(argv) == 0  # the same settings: read back, not decoded
+    assert main(argv + ["--attempts", "items.jsonl"]) == 0  # the same settings: read back, not decoded
     again = capsys.readouterr()
     assert beams == greedy and json.loads(again.out) == result and "not decoded again" in again.err
+    assert len((tmp_path / "items.jsonl").read_text(encoding="utf-8").splitlines()) == len(DE_PAIRS)  # stored ones
 
     assert main(argv + ["--option", "beam=2"]) == 0  # a beam asked for is used, and is another result
     assert beams == greedy + [2] * len(DE_PAIRS) and "beam 2" in capsys.readouterr().err
