@@ -15,9 +15,7 @@ from typing import Any, Callable, Sequence
 from ..progress import progress
 
 CHUNKED = ("translate", "sample")  # the calls that take a list of sources and decode each one
-
-
-FIRST, LARGEST = 8, 64
+FIRST, LARGEST = 8, 64  # sentences in the first call, and in the largest
 
 
 def chunks(total: int) -> list[tuple[int, int]]:
