@@ -99,6 +99,7 @@ def _how_it_works(module_name: str) -> list[str]:
 
 
 def probe_reference() -> str:
+    from .probes.base import OPTION_HELP
     from .registry import PROBES
     from .suite import probe_options, probe_ranges
 
@@ -130,8 +131,9 @@ def probe_reference() -> str:
             default = "required" if parameter.default is inspect.Parameter.empty else f"`{parameter.default!r}`"
             bounds = ranges.get(option)
             allowed = bounds.describe() + (f" ({bounds.why})" if bounds.why else "") if bounds else ""
-            rows.append([f"`{option}`", _type_name(parameter.annotation), default, allowed])
-        out += [_table(["option", "type", "default", "allowed"], rows), "", "**Metrics**", ""]
+            rows.append([f"`{option}`", _type_name(parameter.annotation), default, allowed,
+                         OPTION_HELP.get(option, "")])
+        out += [_table(["option", "type", "default", "allowed", "what"], rows), "", "**Metrics**", ""]
         specs = getattr(probe_class, "specs", ())
         out += [_table(["metric (pattern)", "better", "paired test", "values"],
                        [[f"`{s.pattern}`", s.better, s.test or "none", _values(s)] for s in specs]) if specs

@@ -24,11 +24,12 @@ from .progress import heartbeat, progress
 from .registry import PROBES
 from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore, claim_deadline
-from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite
+from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite, probe_options
 from .textio import parse_toml
 from .translators.base import Translator
 from .translators.fairseq import find_spec
 from .translators.load import check_backend, load_translator, translator_factory
+from .translators.progress import ProgressTranslator
 from .translators.specs import CACHED_KINDS, is_spec, load_spec, split_spec
 from .translators.specs import identity as spec_identity
 
@@ -38,6 +39,9 @@ class EvalOutcome:
     scored: list[str] = field(default_factory=list)  # "checkpoint: probe" computed now
     skipped: list[str] = field(default_factory=list)  # already stored with the same signature
     failed: dict[str, str] = field(default_factory=dict)  # checkpoint → why it could not be scored
+    # (checkpoint path, label) → the request its stored rows answer, computed now or found stored
+    # (maybe under another label: one computation is stored once), for reading the result back
+    requests: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def run_context(store: RunStore) -> dict[str, str]:
@@ -113,6 +117,7 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Probe]],
     missing = []
     for spec, probe in probes:
         request = request_key(spec, model, probe)
+        outcome.requests[(str(checkpoint), spec.label)] = request
         if request in stored:
             outcome.skipped.append(f"{checkpoint.name}: {spec.label}")
         else:
@@ -187,7 +192,8 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Probe, request: str
             outcome.skipped.append(label)
             return
         with heartbeat(f"eval {label}"):  # a probe can decode for minutes: say so off a terminal
-            result = evaluate_probe(probe, translator)
+            # and count its sentences, with an ETA: an LLM takes seconds each, hours in all
+            result = evaluate_probe(probe, ProgressTranslator(translator, f"eval {label}"))
         if result.meta.get("degenerate"):
             print(f"warning: {label}: the result says nothing: {'; '.join(result.meta['degenerate'])}",
                   file=sys.stderr, flush=True)
@@ -283,13 +289,17 @@ def backend_choice(suite: Suite, backend: str | None = None, compute_type: str |
     return chosen, kind
 
 
-def evaluate(targets: Iterable[Path | str], suite_path: Path, overrides: dict[str, str] | None = None,
+def evaluate(targets: Iterable[Path | str], suite_path: Path | Suite, overrides: dict[str, str] | None = None,
              make_translator: Callable[[Path], Translator] | None = None, cache: ProbeCache | None = None,
              backend: str | None = None, compute_type: str | None = None,
-             translator_options: dict[str, Any] | None = None) -> EvalOutcome:
+             translator_options: dict[str, Any] | None = None, limit: int | None = None) -> EvalOutcome:
     """Score every checkpoint of ``targets`` (runs, checkpoints, fairseq models or translator specs;
-    none: the suite's ``[translator]``) with the suite; ``translator_options`` go to spec translators."""
-    suite = load_suite(suite_path)
+    none: the suite's ``[translator]``) with the suite (a file, or one built in memory: :func:`single_suite`);
+    ``translator_options`` go to spec translators; ``limit`` samples that many items in every probe
+    that takes a ``limit`` (:func:`with_limit`)."""
+    suite = suite_path if isinstance(suite_path, Suite) else load_suite(suite_path)
+    if limit is not None:
+        suite = with_limit(suite, limit)
     chosen_backend, kind = backend_choice(suite, backend, compute_type)
     cache = {} if cache is None else cache
     outcome = EvalOutcome()
@@ -370,7 +380,7 @@ def causal_loader(store: RunStore, backend: str = "hf") -> tuple[Callable[[Path]
 
 def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = None, interval: float = 10.0,
           timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None,
-          backend: str | None = None, compute_type: str | None = None) -> EvalOutcome:
+          backend: str | None = None, compute_type: str | None = None, limit: int | None = None) -> EvalOutcome:
     """Score checkpoints of a training run as they appear, until the run has finished."""
     total = EvalOutcome()
     started = time.monotonic()
@@ -378,7 +388,7 @@ def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = No
     while True:
         finished = RunStore(run_dir).is_finished()  # read before scoring: no checkpoint is missed
         outcome = evaluate([run_dir], suite_path, overrides, cache=cache, backend=backend,
-                           compute_type=compute_type)
+                           compute_type=compute_type, limit=limit)
         total.scored += outcome.scored
         total.failed.update(outcome.failed)
         if on_outcome and outcome.scored:
@@ -436,6 +446,62 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     return hook
 
 
+def with_limit(suite: Suite, limit: int) -> Suite:
+    """``suite`` with ``limit = N`` in each probe that takes one (``mtdebias eval --limit``): N
+    items spread over its data, drawn with the probe's seed. A suite none of whose probes can be
+    limited is an error, not a full evaluation the user did not ask for."""
+    from dataclasses import replace
+
+    # under a label of their own: a label's rows are superseded by its next result, and a quick
+    # look must not replace the full result stored under the probe's own label
+    limited = [replace(spec, options={**spec.options, "limit": limit}, label_=limited_label(spec.label, limit))
+               if "limit" in probe_options(spec.type) else spec for spec in suite.probes]
+    if all("limit" not in spec.options for spec in limited):
+        raise InputError(f"--limit {limit}: no probe of suite {suite.name} takes a limit", path=suite.path or None,
+                         hint="drop --limit, or set each probe's own *_limit options in the suite")
+    return replace(suite, probes=tuple(limited))
+
+
+SINGLE_LABEL = "{name}-single"  # what `eval --probe NAME` stores its results under
+
+
+def limited_label(label: str, limit: Any) -> str:
+    """The label of a probe run on ``limit`` items (``winomt-limit100``)."""
+    return f"{label}-limit{limit}"
+
+
+def single_suite(probe_type: str, options: dict[str, Any], flags: dict[str, str] | None = None) -> Suite:
+    """The one-probe suite ``mtdebias eval TARGET --probe NAME …`` scores with, so that its result
+    is stored, reported and reused like a suite's. Its label (``winomt-single``, or
+    ``winomt-single-limit100``) keeps it from replacing the rows of a suite's own ``winomt``
+    entry, or of the full run (a label's rows are superseded by its next result:
+    :meth:`RunStore.add_results`); a rerun with other options supersedes it."""
+    build_single_probe(probe_type, options, flags)  # bad options fail before any model is loaded
+    canonical = PROBES.canonical(probe_type, where="--probe")
+    label = SINGLE_LABEL.format(name=canonical.split(".", 1)[0])
+    if options.get("limit") is not None:  # a quick look does not replace the full result
+        label = limited_label(label, options["limit"])
+    return Suite(f"--probe {canonical}", (ProbeSpec(canonical, dict(options), label),))
+
+
+def decoder_only(target: Path | str) -> bool:
+    """Whether ``target`` is a decoder-only LM asked to translate by a prompt (an ``hf-causal``,
+    ``llamacpp`` or ``openai`` spec, a causal run or one of its checkpoints): the targets whose
+    probes decode greedily unless asked for a beam, as the LLM suites do (a beam of 5 costs an LLM
+    five times the time, and is not how LLMs are used)."""
+    if is_spec(target):
+        return split_spec(str(target))[0] in DECODER_ONLY_KINDS
+    if RunStore.is_run_target(target):
+        store = RunStore.locate(target)[0]
+        return causal_loader(store) is not None
+    from .translators.causal_training import is_causal_checkpoint
+
+    return Path(target).is_dir() and is_causal_checkpoint(Path(target))
+
+
+DECODER_ONLY_KINDS = ("hf-causal", "llamacpp", "openai")
+
+
 def single_probe(probe_type: str, options: dict[str, Any], translator: Translator,
                  flags: dict[str, str] | None = None) -> ProbeResult:
     """Run one probe with the given options (``mtdebias eval --probe``)."""
@@ -450,4 +516,5 @@ def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str
     return PROBES.load(canonical)(**options)
 
 
-__all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "evaluate", "single_probe", "watch"]
+__all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "decoder_only", "evaluate", "single_probe",
+           "single_suite", "watch", "with_limit"]

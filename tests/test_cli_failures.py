@@ -471,10 +471,12 @@ def test_truncated_inputs_are_counted_warned_and_recorded(ws, tmp_path, capsys, 
     assert "1 input line(s) longer than the model's positions were cut" in captured.err
     assert "(line(s) 2)" in captured.err
 
-    # a single probe: warned and in the JSON
+    # a single probe: warned and in the JSON (stored in the run: a copy, not the module's run, and
+    # another copy for the suite below, which would otherwise find the result stored)
     (tmp_path / "src.en").write_text(f"The red dog sleeps.\n{LONG}\nThe cat eats.\n")
     (tmp_path / "ref.de").write_text("Der rote Hund schläft.\nDer Hund.\nDie Katze frisst.\n")
-    assert main(["eval", str(_checkpoint(ws)), "--probe", "quality", "--src", str(tmp_path / "src.en"),
+    shutil.copytree(ws / "run", tmp_path / "single" / "run")
+    assert main(["eval", str(_checkpoint(tmp_path / "single")), "--probe", "quality", "--src", str(tmp_path / "src.en"),
                  "--ref", str(tmp_path / "ref.de"), "--option", "beam=1", "--json"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["truncated_inputs"] == 1

@@ -100,7 +100,7 @@ def cases(f: dict[str, str]) -> dict[str, tuple[dict, dict]]:
                             "seed": 1, "limit": 1}),
         "ambiguity.v1": ({"lang": "de", "data": WINO, "pro": "", "anti": "", "similarity": "cosine-e5-small"},
                          {"lang": "fr", "data": f["wino2"], "pro": f["wino2"], "anti": f["wino2"], "names": True,
-                          "limit": 5, "references": f["refs"], "n": 8, "epsilon": 0.1, "temperature": 0.5,
+                          "limit": 8, "references": f["refs"], "n": 8, "epsilon": 0.1, "temperature": 0.5,
                           "seed": 1, "align_method": "eflomal", "surprisal": "pseudo-sample", "min_items": 3}),
     }
 

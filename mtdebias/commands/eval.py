@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..options import Range, check_value
+from ..probes.base import OPTION_HELP
 from ..registry import PROBES
 from ..translators.specs import kinds
 from .key_values import parse_pairs
@@ -29,7 +30,8 @@ def add_parser(subparsers) -> None:
         "eval", help="score checkpoints with a suite, or run one probe",
         description="Score every checkpoint of runs with an evaluation suite (stored results with the same "
                     "signature are skipped; an interrupted evaluation resumes), or run a single probe on a "
-                    "checkpoint or a file of translations.")
+                    "model (stored and resumed like a suite's result, label NAME-single) or on a file of "
+                    "translations (printed only).")
     parser.add_argument("targets", nargs="*", type=Path, help="run directories, checkpoint directories, hub ids "
                              "(org/name or org/name@REV, resolved through the Hugging Face cache), or fairseq "
                              "models (a save directory of *.pt files, one .pt, or a fairseq.toml naming "
@@ -50,6 +52,10 @@ def add_parser(subparsers) -> None:
                         help="fill a suite placeholder, e.g. --set tgt_lang=de")
     parser.add_argument("--backend", default=None, help="hf or ct2 (default: the suite's [suite] backend, else hf)")
     parser.add_argument("--compute-type", default=None, help="ct2 only: int8, float32, …")
+    parser.add_argument("--limit", type=_positive, metavar="N",
+                        help="score N items of each probe that takes a limit, a random sample spread over its "
+                             "data (drawn with the probe's seed, kept in data order; not the first N) and recorded "
+                             "in the result's signature: a quick look before a full run")
     single = parser.add_argument_group("a single probe")
     single.add_argument("--probe", help=f"probe name: {', '.join(PROBES.entries)} (or without the version)")
     single.add_argument("--lang", help="target language")
@@ -62,13 +68,20 @@ def add_parser(subparsers) -> None:
     single.add_argument("--translations", help="precomputed translations: 'source ||| translation' lines, "
                                                "a 'from,to' CSV (GEST's layout), or a plain file aligned with --src")
     single.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="any other probe option (value read as JSON if it parses)")
+                        help="any other probe option (value read as JSON if it parses; see docs/reference/probes.md), "
+                             "e.g. " + "; ".join(f"{key}: {what}" for key, what in OPTION_HELP.items()).replace("%", "%%"))
     single.add_argument("--allow-missing", action="store_true",
                         help="with --translations: sources missing from the file give an empty translation "
                              "(counted undetected) instead of an error")
     single.add_argument("--attempts", type=Path, help="write the per-item log (JSON lines) here")
     single.add_argument("--json", action="store_true", help="print the metrics as JSON")
     parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of items ≥ 1, got {text!r}")
+    return int(text)
 
 
 def _suite_translator(suite: Path) -> str | None:
@@ -123,10 +136,11 @@ def run(args: argparse.Namespace) -> int:
     if args.watch:
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
                         on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True),
-                        backend=args.backend, compute_type=args.compute_type)
+                        backend=args.backend, compute_type=args.compute_type, limit=args.limit)
     else:
         outcome = evaluate(args.targets, args.suite, overrides, backend=args.backend,
-                           compute_type=args.compute_type, translator_options=args.translator_options)
+                           compute_type=args.compute_type, translator_options=args.translator_options,
+                           limit=args.limit)
     for label in outcome.scored:
         print(f"scored   {label}")
     print(f"{len(outcome.scored)} scored, {len(outcome.skipped)} already stored, {len(outcome.failed)} failed")
@@ -149,7 +163,6 @@ def _check_attempts(path: Path) -> None:
 
 def _run_single(args: argparse.Namespace) -> int:
     from ..atomic import write_jsonl
-    from ..translators.specs import is_spec
     from ..errors import InputError
     from ..runner import build_single_probe, evaluate_probe
 
@@ -157,8 +170,12 @@ def _run_single(args: argparse.Namespace) -> int:
                                  "templates": args.templates, "src": args.src, "ref": args.ref}.items()
                if v is not None}
     options.update(parse_pairs(args.option))
-    flags = {k: f"--{k}" for k in ("lang", "data", "pro", "anti", "templates", "src", "ref")}
+    if args.limit is not None:
+        options["limit"] = args.limit
+    flags = {k: f"--{k}" for k in ("lang", "data", "pro", "anti", "templates", "src", "ref", "limit")}
     probe = build_single_probe(args.probe, options, flags)  # bad options fail before any model is loaded
+    if args.targets and not args.translations:  # a model: scored like a suite's probe, stored and reused
+        return _run_single_stored(args, options, flags)
     if args.translations:
         from ..translators.file import FileTranslator
 
@@ -173,20 +190,6 @@ def _run_single(args: argparse.Namespace) -> int:
             paired = "|||" in handle.readline() or is_from_to_csv(args.translations)
         translator = FileTranslator(args.translations, sources=None if paired else args.src,
                                     allow_missing=args.allow_missing)
-    elif args.targets and is_spec(args.targets[0]):
-        from ..translators.specs import load_spec
-
-        languages = {k: v for k, v in (("src_lang", "en"), ("tgt_lang", args.lang)) if v}
-        translator = load_spec(str(args.targets[0]), **{**languages, **args.translator_options})
-    elif args.targets:
-        from ..runner import check_target_language
-        from ..translators.load import load_translator
-
-        if args.lang:
-            check_target_language(args.targets[0], args.lang)
-
-        translator = load_translator(args.targets[0], backend=args.backend or "hf",
-                                     compute_type=args.compute_type or "default")
     else:
         raise InputError("--probe needs a checkpoint directory or --translations FILE")
     result = evaluate_probe(probe, translator)
@@ -209,15 +212,97 @@ def _run_single(args: argparse.Namespace) -> int:
         print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)
     if args.attempts:
         write_jsonl(args.attempts, result.attempts)
+    summary = _summary(result.probe, result.signature, [m.to_dict() for m in result.metrics], truncated,
+                       result.meta.get("degenerate"))
+    print(json.dumps(summary, ensure_ascii=False, indent=2) if args.json else _lines(summary))
+    return 0
+
+
+def _summary(probe: str, signature: str, metrics: list[dict], truncated: int,
+             degenerate: list[str] | None = None) -> dict:
+    """What ``--json`` prints of one result (``metrics``: rows as :meth:`Metric.to_dict` writes them)."""
+    return {"probe": probe, "signature": signature, "metrics": {m["metric"]: m for m in metrics},
+            # a result that says nothing says so in its JSON too, not only on stderr
+            **({"degenerate": degenerate} if degenerate else {}),
+            **({"truncated_inputs": truncated} if truncated else {})}
+
+
+def _lines(summary: dict) -> str:
+    lines = []
+    for name, metric in summary["metrics"].items():
+        ci = f"  [{metric['ci'][0]:.4f}, {metric['ci'][1]:.4f}]" if metric.get("ci") else ""
+        value = metric.get("value")
+        lines.append(f"{name:<24} {value:.4f}{ci}" if value is not None else f"{name:<24} -")
+    return "\n".join(lines + [summary["signature"]])
+
+
+def _run_single_stored(args: argparse.Namespace, options: dict, flags: dict) -> int:
+    """``--probe`` on models (checkpoints, runs, hub ids, translator specs): a one-probe suite
+    through :func:`mtdebias.runner.evaluate`, so the result is stored in the run store (shown by
+    ``mtdebias report``; a rerun with the same settings reads it back instead of decoding), then
+    printed from what was stored."""
+    from ..atomic import check_writable, write_jsonl
+    from ..errors import InputError
+    from ..registry import PROBES
+    from ..runner import check_target_language, decoder_only, evaluate, locate, single_suite
+    from ..store import RunStore
+    from ..suite import probe_options
+    from ..translators.specs import is_spec
+
+    canonical = PROBES.canonical(args.probe, where="--probe")
+    accepted = probe_options(canonical)
+    if "beam" in accepted and "beam" not in options and any(decoder_only(t) for t in args.targets):
+        options["beam"] = 1  # greedy, as the LLM suites decode; a beam of 5 costs an LLM five times the time
+    suite = single_suite(args.probe, options, flags)
+    places = []
+    for target in args.targets:  # before any model is loaded
+        if args.lang and not is_spec(target):
+            check_target_language(target, args.lang)
+        store, checkpoints = RunStore.for_translator(str(target)) if is_spec(target) else locate(target)
+        check_writable(store.dir, f"results folder of {target}")
+        if not checkpoints:
+            raise InputError("no checkpoints to score in this run directory", path=target,
+                             hint="train it first (mtdebias train RECIPE)")
+        places += [(store, checkpoint) for checkpoint in checkpoints]
+    if args.attempts and len(places) > 1:
+        raise InputError(f"--attempts writes the items of one checkpoint; {len(places)} are scored here",
+                         hint="name one checkpoint, or read each one's attempts from its run's eval folder")
+    if "beam" in accepted:  # what decodes is the costliest choice: say it before it starts
+        beam = options.get("beam", accepted["beam"].default)
+        print(f"eval: {canonical}: beam {beam}" + (" (greedy, the default for decoder-only LMs; --option beam=N "
+                                                   "for a beam search)" if beam == 1 and "beam" not in
+                                                   parse_pairs(args.option) else ""), file=sys.stderr, flush=True)
+    languages = {k: v for k, v in (("src_lang", "en"), ("tgt_lang", args.lang)) if v}
+    outcome = evaluate(args.targets, suite, backend=args.backend, compute_type=args.compute_type,
+                       translator_options={**languages, **args.translator_options})
+    for name, why in outcome.failed.items():
+        print(f"FAILED   {name}: {why}", file=sys.stderr)
+    if outcome.failed:
+        return 1
+    label = suite.probes[0].label
+    summaries = []
+    for store, checkpoint in places:
+        request = outcome.requests[(str(checkpoint), label)]  # stored under another label if a suite computed it
+        rows = [row for row in store.results(checkpoint) if row.get("request") == request]
+        if f"{checkpoint.name}: {label}" in outcome.skipped:
+            print(f"eval: {checkpoint.name}: {label}: stored with these settings, read back (not decoded again)",
+                  file=sys.stderr)
+        meta = next((row["meta"] for row in rows if isinstance(row.get("meta"), dict)), {})
+        for finding in meta.get("data_findings", []):
+            print(f"data check: {finding}", file=sys.stderr)
+        metrics = [{key: row.get(key) for key in ("metric", "value", "ci", "n")} for row in rows
+                   if row.get("metric") != "skipped"]
+        summary = _summary(canonical, rows[0]["signature"] if rows else "", metrics, meta.get("truncated_inputs", 0),
+                           meta.get("degenerate"))
+        summaries.append({"checkpoint": str(checkpoint), **summary} if len(places) > 1 else summary)
     if args.json:
-        print(json.dumps({"probe": result.probe, "signature": result.signature,
-                          "metrics": {m.name: m.to_dict() for m in result.metrics},
-                          # a result that says nothing says so in its JSON too, not only on stderr
-                          **({"degenerate": result.meta["degenerate"]} if result.meta.get("degenerate") else {}),
-                          **({"truncated_inputs": truncated} if truncated else {})}, ensure_ascii=False, indent=2))
+        print(json.dumps(summaries if len(places) > 1 else summaries[0], ensure_ascii=False, indent=2))
     else:
-        for metric in result.metrics:
-            ci = f"  [{metric.ci[0]:.4f}, {metric.ci[1]:.4f}]" if metric.ci else ""
-            print(f"{metric.name:<24} {metric.value:.4f}{ci}")
-        print(result.signature)
+        print("\n".join(f"{s['checkpoint']}:\n{_lines(s)}" if len(places) > 1 else _lines(s) for s in summaries))
+    if args.attempts:
+        store, checkpoint = places[0]
+        request = outcome.requests[(str(checkpoint), label)]
+        stored_as = next((row["label"] for row in store.results(checkpoint) if row.get("request") == request), label)
+        write_jsonl(args.attempts, store.read_attempts(checkpoint, stored_as)
+                    if store.has_attempts(checkpoint, stored_as) else [])
     return 0

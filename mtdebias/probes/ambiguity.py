@@ -66,7 +66,7 @@ from ..uncertainty.metrics import (defined, delta_h, delta_h_of_means, delta_h_p
 from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs,
-                   ProbeResult)
+                   ProbeResult, spread_sample)
 from .winomt import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
@@ -237,7 +237,7 @@ class AmbiguityProbe(BaseProbe):
         rows = load_winomt(data)
         items = build_contrast_sets(rows)
         if limit is not None:  # whole contrast sets, so norm-H stays defined
-            groups = list(dict.fromkeys(i.group for i in items))[:limit]
+            groups = spread_sample(list(dict.fromkeys(i.group for i in items)), limit, seed)
             items = [i for i in items if i.group in set(groups)]
         if name_lists:
             items = add_name_variants(items, name_lists, seed=keep.get("seed", 0))

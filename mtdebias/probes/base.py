@@ -36,6 +36,7 @@ and tables, drawn from stored metrics, tables and attempts through a :class:`Rep
 from __future__ import annotations
 
 import fnmatch
+import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
 
@@ -362,6 +363,32 @@ class BaseProbe:
         """Add this probe's own plots and tables to a report (``labels``: the suite labels its
         results are stored under). Every stored metric is drawn against training step by the
         report itself; a probe adds only what that leaves out. Nothing by default."""
+
+
+# what the options most probes share do, for the probe reference and `eval --help` (a probe's own
+# options are explained in its from_options docstring)
+OPTION_HELP = {
+    "limit": "score N items spread over the data, not the first N (a random sample drawn with `seed`, in data "
+             "order; ambiguity: N contrast sets; wsd_bias: every k-th item)",
+    "beam": "beam size of the translations (1: greedy; the LLM suites and LLM targets of --probe use 1)",
+    "resamples": "bootstrap resamples of the 95% intervals (0: no intervals; sets their precision only)",
+    "seed": "seed of the bootstrap and of the --limit sample",
+}
+
+
+def spread_sample(items: Sequence[Any], limit: int | None, seed: int = 0) -> list[Any]:
+    """``limit`` of ``items`` drawn at random with ``seed``, kept in data order (all of them when
+    ``limit`` is None or not smaller). Not the first N: data files are often sorted (WinoMT by
+    profession and gender), so a head would be a biased slice whose metrics say little of the whole."""
+    items = list(items)
+    if limit is not None and int(limit) < 1:
+        from ..errors import InputError
+
+        raise InputError(f"limit = {limit}: keep at least one item", hint="a limit counts the items to score")
+    if limit is None or int(limit) >= len(items):
+        return items
+    picked = sorted(random.Random(seed).sample(range(len(items)), int(limit)))
+    return [items[index] for index in picked]
 
 
 def check_probe(obj: Any, name: str, where: str) -> None:

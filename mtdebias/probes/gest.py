@@ -56,7 +56,7 @@ from ..stats import bootstrap_cis
 from ..textio import read_text
 from ..translators.base import DEFAULT_EPSILON, Translator
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline, Metric,
-                   MetricSpec, Outputs)
+                   MetricSpec, Outputs, spread_sample)
 from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
 
 PROBE_NAME = "gest.v1"
@@ -351,15 +351,15 @@ class GestProbe(_GestViews, BaseProbe):
                      epsilon: float = DEFAULT_EPSILON, resamples: int = 1000, seed: int = 0, limit: int | None = None,
                      only_for: Sequence[str] | None = None) -> "GestProbe":
         """``data``: GEST's CSV (default: the shipped copy). ``samples`` > 0: that many ε-samples
-        per sentence instead of one beam translation. ``limit``: the first N items. ``only_for``:
-        target languages the probe applies to; for any other it is skipped (a suite can then
-        list GEST once for every target)."""
+        per sentence instead of one beam translation. ``limit``: N items spread over the data
+        (seeded). ``only_for``: target languages the probe applies to; for any other it is
+        skipped (a suite can then list GEST once for every target)."""
         path = Path(data) if data else DEFAULT_DATA
         items = load_gest(path)
         data_hash = hash_file(path)
         if limit is not None:
-            items = items[:int(limit)]
-            data_hash = hash_json([data_hash, f"limit={limit}"])[:12]
+            items = spread_sample(items, limit, seed)
+            data_hash = hash_json([data_hash, f"sample={limit},seed={seed}"])[:12]
         skip = None
         if only_for is not None and lang not in only_for:
             skip = f"target language {lang!r} is not among {', '.join(only_for)}"
@@ -507,8 +507,8 @@ class GestPreferenceProbe(_GestViews, BaseProbe):
         items = load_variants(path)
         data_hash = hash_file(path)
         if limit is not None:
-            items = items[:int(limit)]
-            data_hash = hash_json([data_hash, f"limit={limit}"])[:12]
+            items = spread_sample(items, limit, seed)
+            data_hash = hash_json([data_hash, f"sample={limit},seed={seed}"])[:12]
         return cls(items, lang, resamples=resamples, seed=seed, data_hash=data_hash)
 
     def items(self) -> list[GestVariant]:

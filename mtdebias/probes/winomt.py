@@ -40,7 +40,7 @@ from ..translators.base import Translator
 from ..align.target import TargetGender, target_genders
 from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
 from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
-                   Metric, MetricSpec, Outputs)
+                   Metric, MetricSpec, Outputs, spread_sample)
 
 PROBE_NAME = "winomt.v1"
 GOLD_GENDERS = ("male", "female", "neutral")
@@ -292,7 +292,8 @@ class WinoMTProbe(BaseProbe):
     def __init__(self, items: Sequence[WinoMTItem], lang: str, *, align_method: str = "fast_align",
                  beam: int = 5, extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
                  resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
-                 detect: Callable[..., Any] | None = None, align: Callable[..., Any] | None = None):
+                 detect: Callable[..., Any] | None = None, align: Callable[..., Any] | None = None,
+                 limit: int | None = None):
         if not items:
             raise InputError("WinoMT probe needs at least one item")
         self._items = list(items)
@@ -303,6 +304,7 @@ class WinoMTProbe(BaseProbe):
         self.extra_targets = list(extra_targets)
         self.resamples = resamples
         self.seed = seed
+        self.limit = limit  # items were sampled (from_options): a setting of the signature
         self.data_hash = data_hash or hash_json([item.key + (item.stereotype,) for item in self._items])
         self._detect = detect
         self._align = align
@@ -316,7 +318,8 @@ class WinoMTProbe(BaseProbe):
                      ) -> "WinoMTProbe":
         """Build from plain options (the CLI's). ``pro``/``anti`` default to ``en_pro.txt`` and
         ``en_anti.txt`` beside ``data`` when those exist; pass ``""`` to switch that off.
-        ``limit`` keeps the first N items (for quick looks; it changes the signature)."""
+        ``limit`` keeps N items spread over the data (a random sample drawn with ``seed``, in data
+        order: :func:`~.base.spread_sample`), for quick looks; it is a setting of the signature."""
         data = Path(data)
         if data.is_dir():
             data = data / "en.txt"
@@ -328,8 +331,8 @@ class WinoMTProbe(BaseProbe):
                                  load_winomt(anti_path) if anti_path else ())
         hashes += [hash_file(p) if p else "-" for p in (pro_path, anti_path)]
         if limit is not None:
-            items = items[:limit]
-            hashes.append(f"limit={limit}")
+            items = spread_sample(items, limit, seed)
+            hashes.append(f"sample={limit},seed={seed}")  # not the old "limit=": those were the first N items
         extra_s: list[str] = []
         extra_t: list[str] = []
         if (align_extra_src is None) != (align_extra_tgt is None):
@@ -340,11 +343,14 @@ class WinoMTProbe(BaseProbe):
             extra_s, extra_t = corpus.sources, corpus.targets
             hashes.append(hash_file(align_extra_src) + hash_file(align_extra_tgt))
         return cls(items, lang, align_method=align_method, beam=beam, extra_sources=extra_s,
-                   extra_targets=extra_t, resamples=resamples, seed=seed, data_hash=hash_json(hashes)[:12])
+                   extra_targets=extra_t, resamples=resamples, seed=seed, data_hash=hash_json(hashes)[:12],
+                   limit=limit)
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         settings = {"lang": self.lang, "align": self.align_method, "beam": self.beam, "gate": GATE,
                     "align_extra": len(self.extra_sources)}
+        if self.limit is not None:
+            settings["limit"] = self.limit
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     def items(self) -> list[WinoMTItem]:
