@@ -281,3 +281,19 @@ def test_stored_rows_outside_their_range_are_named_by_line(tmp_path):
     good, bad = store.read_results("step-1", stored_value_check())
     assert [row["metric"] for row in good] == ["names.s_delta", "skipped"]
     assert [(line, problem) for line, _, problem in bad] == [(2, "first.acc_f = 1.5 is outside its range [0, 1]")]
+
+
+def test_a_value_a_rounding_step_past_its_bound_is_the_bound_not_damage():
+    """sacrebleu's BLEU of a perfect match is 100.00000000000004: stored, it must read back as
+    a result (not a damaged row recomputed on every run); a real excess stays refused."""
+    from mtdebias.probes.base import value_problem
+    from mtdebias.probes.quality import QualityProbe
+
+    import sacrebleu
+
+    bleu = sacrebleu.corpus_bleu(["Der Hund schläft heute im Garten ."],
+                                 [["Der Hund schläft heute im Garten ."]]).score
+    assert value_problem(QualityProbe.specs, "bleu", bleu) is None
+    assert value_problem(QualityProbe.specs, "bleu", 100.0 + 1e-12) is None
+    assert "outside its range" in value_problem(QualityProbe.specs, "bleu", 100.001)
+    assert "outside its range" in value_problem(QualityProbe.specs, "chrf", -0.001)
