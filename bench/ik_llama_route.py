@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import ctypes
 import os
-from pathlib import Path
 
 import numpy as np
 
 from mtdebias.errors import ConfigError, InputError
+from mtdebias.translators.hf_causal import HFCausalTranslator
 from mtdebias.translators.llamacpp import LlamaCppTranslator
 
 
@@ -41,19 +41,12 @@ class IkLlamaTranslator(LlamaCppTranslator):
     backend = "ik-llamacpp"  # another engine's kernels: its numbers must not pass for llama.cpp's
 
     def _open_tokenizer(self):
-        # the parent checks for llama_cpp, which this engine does not provide
+        # not the parent's, which requires llama_cpp: hf-causal's, read from the file's converted
+        # float folder (cached beside it), whose tokenizer and chat template are the file's
         if self.source.kind != "gguf":
             raise ConfigError(f"ik-llamacpp: {self.source.name} is not a GGUF file", hint="name a .gguf file")
         require_ik_llama_cpp()
-        from transformers import AutoTokenizer
-
-        self.model_dir = self.source.path
-        path = Path(self.source.path)
-        tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-        tokenizer.padding_side = "left"
-        if tokenizer.pad_token_id is None:
-            tokenizer.pad_token = tokenizer.eos_token
-        return tokenizer
+        return HFCausalTranslator._open_tokenizer(self)
 
     def _open_model(self, dtype: str):
         api, internals = require_ik_llama_cpp()
