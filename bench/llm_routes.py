@@ -62,7 +62,8 @@ def _spread(values: list[float]) -> float:
     return (max(values) - min(values)) / statistics.median(values)
 
 
-def bench_model(name: str, path: str, sentences: int, rounds: int, lang: str = "de", engine: str = "llama-cpp-python") -> dict:
+def bench_model(name: str, path: str, sentences: int, rounds: int, lang: str = "de",
+                engine: str = "llama-cpp-python") -> dict:
     from mtdebias.translators.specs import load_spec
 
     options = {"tgt_lang": lang, "examples": _examples(lang), "max_new_tokens": 48}
