@@ -94,7 +94,8 @@ def batch_check(path: str, source: str = "The library closes early on Sundays.")
     float32 dequantization), ik_llama.cpp given the prompt in one batch, and ik_llama.cpp given it
     one token per decode. Quantized kernels may move it a little (KL of a few thousandths); the
     prompt's batching must not: with 0.1.5, SmolLM2's Q4_1 file gives KL ≈ 2.6 nats in one batch
-    and 0.003 token by token, so every prompt it processes is mis-evaluated."""
+    and 0.003 token by token (batches of up to 31 tokens are right, 32 or more wrong), so every
+    prompt of 32 tokens or more that it processes in one batch is mis-evaluated."""
     import torch
 
     from mtdebias.translators.specs import load_spec
