@@ -14,7 +14,7 @@ tokenizer stored in the file):
   prefix-sharing sampler) and through llama.cpp (one sample after another from the cached prompt).
 
     python bench/llm_routes.py [--models gemma smollm2] [--sentences 20] [--rounds 3] [--out FILE.json]
-                               [--docs docs/released-models.md]
+                               [--docs docs/released-models.md] [--engine ik]
 
 ``--docs`` writes the table between the page's ``llm-routes`` markers (the only way it changes).
 
@@ -62,12 +62,18 @@ def _spread(values: list[float]) -> float:
     return (max(values) - min(values)) / statistics.median(values)
 
 
-def bench_model(name: str, path: str, sentences: int, rounds: int, lang: str = "de") -> dict:
+def bench_model(name: str, path: str, sentences: int, rounds: int, lang: str = "de",
+                engine: str = "llama-cpp-python") -> dict:
     from mtdebias.translators.specs import load_spec
 
     options = {"tgt_lang": lang, "examples": _examples(lang), "max_new_tokens": 48}
     hf = load_spec(f"hf-causal:{path}", **options, device="cpu")
-    cpp = load_spec(f"llamacpp:{path}", **options, n_threads=1)
+    if engine == "ik":  # the prebuilt ik_llama.cpp wheel, judged as a stand-in (docs/llm-backends.md)
+        from ik_llama_route import IkLlamaTranslator
+
+        cpp = IkLlamaTranslator.from_spec(path, **options, n_threads=1)
+    else:
+        cpp = load_spec(f"llamacpp:{path}", **options, n_threads=1)
     assert hf.prompt_hash == cpp.prompt_hash  # the same prompt, the same tokens
     sources = SOURCES[:sentences]
     torch.set_num_threads(1)
@@ -92,7 +98,7 @@ def bench_model(name: str, path: str, sentences: int, rounds: int, lang: str = "
         seconds = _timed(lambda: translator.sample([sources[0]], n=16, seed=1))
         sampling[label] = 16 / seconds
     ratio = statistics.median(speed["llamacpp"]) / statistics.median(speed["hf-causal"])
-    return {"model": name, "file": path, "signature_hf": hf.signature(), "signature_llamacpp": cpp.signature(),
+    return {"model": name, "engine": engine, "file": path, "signature_hf": hf.signature(), "signature_llamacpp": cpp.signature(),
             "sentences": len(sources), "greedy_identical": agree, "tokens_scored": int(tokens),
             "abs_logprob_diff_mean": float(diffs.mean()), "abs_logprob_diff_max": float(diffs.max()),
             "total_logprob_corr": float(np.corrcoef(np.array(totals).T)[0, 1]),
@@ -107,12 +113,17 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     parser.add_argument("--sentences", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--engine", choices=["llama-cpp-python", "ik"], default="llama-cpp-python",
+                        help="the llama.cpp side: llama-cpp-python (make llamacpp), or the ik-llama-cpp-python "
+                             "wheel through bench/ik_llama_route.py")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--docs", type=Path, help="a Markdown page with llm-routes markers to write the table into")
     args = parser.parse_args()
+    if args.docs and args.engine != "llama-cpp-python":
+        parser.error("--docs writes the llama-cpp-python table: measure another engine with --out only")
     rows = []
     for name in args.models:
-        row = bench_model(name, MODELS[name], args.sentences, args.rounds)
+        row = bench_model(name, MODELS[name], args.sentences, args.rounds, engine=args.engine)
         rows.append(row)
         print(f"{name}: greedy identical {row['greedy_identical']}/{row['sentences']}; per-token |Δ log p| mean "
               f"{row['abs_logprob_diff_mean']:.3f}, max {row['abs_logprob_diff_max']:.3f} nats over "
