@@ -57,8 +57,9 @@ def section(view: Any, labels: Sequence[str]) -> None:
                 continue
             if not started:
                 view.heading("Positiveness per name / filler")
-                view.paragraph("t: share of templates whose ambiguous word was rendered positively; s: sentence "
-                               "sentiment with the name masked. Points are fillers, bars cell means.", "note")
+                view.paragraph("t: share of the matched templates (word in an inventory) whose ambiguous word was "
+                               "rendered positively, none under half matched; s: sentence sentiment with the name "
+                               "masked. Points are fillers, bars cell means.", "note")
                 started = True
             where = view.run_label(run, ckpt) + (f" · {view.shown(label)}" if view.shown(label) else "")
             for measure in ("t", "s"):
