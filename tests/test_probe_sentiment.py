@@ -83,9 +83,14 @@ def test_word_level_t_and_delta_t_known_answers():
 
 def test_range_metrics_by_hand():
     matrix = np.array([[1, 0, 1, 1], [0, 0, 1, 0]])  # filler means 0.75 and 0.25
-    m = {x.name: x for x in range_metrics(matrix, "t", resamples=100)}
+    m = {x.name: x for x in range_metrics(matrix, "t")}
     assert m["t_min"].value == 0.25 and m["t_max"].value == 0.75 and m["t_delta"].value == 0.5
-    assert m["t_delta"].ci[0] <= 0.5 <= m["t_delta"].ci[1]
+    # no interval: a bootstrap of a range of noisy means never holds a true range of 0
+    assert m["t_delta"].ci is None
+    # an unmatched cell (NaN) is left out of t; a filler with under half matched has none
+    m = {x.name: x for x in range_metrics(np.array([[1, np.nan, 0, np.nan], [0, np.nan, np.nan, np.nan],
+                                                    [1, 1, 1, 0]]), "t", matched_only=True)}
+    assert m["t_min"].value == 0.5 and m["t_max"].value == 0.75
 
 
 def test_snownlp_scores_masked_translation():

@@ -21,8 +21,8 @@ occurs in most of that filler's translations and rarely in other fillers' transl
 same templates (names are transliterated the same way across templates; template words recur
 for every filler). When no such substring exists the sentence is scored unmasked and flagged.
 
-Reported over fillers: t_min, t_max, Δt, s_min, s_max, Δs (intervals bootstrap over templates),
-and mean t and s per profession group and gender.
+Reported over fillers: t_min, t_max, Δt, s_min, s_max, Δs (no interval: see :func:`range_metrics`),
+and mean t and s per profession group and gender (intervals bootstrap over fillers).
 """
 
 from __future__ import annotations
@@ -245,15 +245,17 @@ def filler_means(by_template: np.ndarray, matched_only: bool) -> np.ndarray:
     return np.where(matched >= MIN_COVERAGE * len(by_template), means, np.nan)
 
 
-def range_metrics(matrix: np.ndarray, prefix: str, *, resamples: int = 1000, seed: int = 0,
-                  matched_only: bool = False) -> list[Metric]:
+def range_metrics(matrix: np.ndarray, prefix: str, *, matched_only: bool = False) -> list[Metric]:
     """min, max and max − min over fillers of the per-filler mean of ``matrix`` (fillers × templates);
     NaN with fewer than 2 fillers defined (see :func:`filler_means`).
 
-    Intervals resample templates (the columns): the spread between fillers should not hinge on
-    which templates happened to be written.
+    No interval: each filler's mean rests on a dozen templates, and the extremes of 70 such
+    means sit apart even when every filler's true t is the same (true range 0). A bootstrap over
+    templates resamples that noise, never removes it: its interval of the range held the true 0
+    in no simulation. Whether two systems' ranges differ is the paired test's question (both
+    systems carry the same noise); the per-group means below carry intervals.
     """
-    by_template = np.asarray(matrix, dtype=float).T  # rows = templates, for bootstrap_ci
+    by_template = np.asarray(matrix, dtype=float).T  # rows = templates
 
     def defined(a) -> np.ndarray:
         means = filler_means(a, matched_only)
@@ -270,8 +272,7 @@ def range_metrics(matrix: np.ndarray, prefix: str, *, resamples: int = 1000, see
     def delta(a): return hi(a) - lo(a)
 
     n = by_template.shape[1]
-    return [Metric(f"{prefix}_{name}", fn(by_template),
-                   bootstrap_ci(by_template, fn, resamples=resamples, seed=seed) if resamples else None, n)
+    return [Metric(f"{prefix}_{name}", fn(by_template), None, n)
             for name, fn in (("min", lo), ("max", hi), ("delta", delta))]
 
 
@@ -466,10 +467,9 @@ class SentimentProbe(BaseProbe):
                 continue
             matched = ~np.isnan(positive[rows])
             metrics.append(Metric(f"{prefix}.t_coverage", float(matched.mean()), None, int(matched.size)))
-            metrics += range_metrics(positive[rows], f"{prefix}.t", resamples=resamples, seed=self.seed,
-                                     matched_only=True)
+            metrics += range_metrics(positive[rows], f"{prefix}.t", matched_only=True)
             if has_s:
-                metrics += range_metrics(sentence[rows], f"{prefix}.s", resamples=resamples, seed=self.seed)
+                metrics += range_metrics(sentence[rows], f"{prefix}.s")
             metrics += self._group_means(fillers, rows, positive, sentence if has_s else None, prefix, resamples)
         return metrics
 
