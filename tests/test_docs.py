@@ -35,7 +35,7 @@ def test_reference_pages_follow_the_code():
     probes = probe_reference()
     assert all(f"## `{name}`" in probes for name in PROBES.entries)
     assert "| `delta_i_*` | lower | bootstrap | not declared |" in probes
-    assert "| `delta_h_*` | lower | bootstrap | (-∞, 1] or undefined (NaN) |" in probes  # a declared range
+    assert "| `delta_h_*` | lower | bootstrap | [-9, 1] or undefined (NaN) |" in probes  # a declared range
     assert "ΔI = (I(y_correct) − I(y_incorrect))" in probes  # definitions from the metric modules' docstrings
     assert "SFII: non-MISS items grouped by μ" in probes and "``" not in probes and ":func:" not in probes
     recipe = recipe_reference()
