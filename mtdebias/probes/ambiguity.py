@@ -151,7 +151,8 @@ class AmbiguityProbe(BaseProbe):
              MetricSpec("*_ambiguous", HIGHER, bounds=(0, math.inf), nan=True),
              MetricSpec("delta_h_*_of_means", LOWER, bounds=(-2, 2), nan=True),
              MetricSpec("delta_h_*_per_set", LOWER, BOOTSTRAP, (-2, 2), nan=True),
-             MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (1 - 1 / DELTA_H_FLOOR, 1), nan=True),
+             MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (1 - 1 / DELTA_H_FLOOR, 1), nan=True,
+                        undefined="H̄_unamb under a tenth of H̄_amb (ΔH < −9), or too few items"),
              MetricSpec("delta_i_*_of_means", LOWER),
              MetricSpec("delta_i_*_outside_*", NEUTRAL, bounds=(0, math.inf)),  # counts of items
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),

@@ -230,6 +230,7 @@ def mask(translation: str, rendering: str | None, filler: str) -> tuple[str, boo
 # the share of a filler's templates that must be matched for its t to be defined: below it, t
 # rests on a handful of templates that the inventory happened to cover
 MIN_COVERAGE = 0.5
+_FEW_FILLERS = "fewer than 2 fillers with half their renderings in an inventory (t), or a filler missing a template (s)"
 
 
 def filler_means(by_template: np.ndarray, matched_only: bool) -> np.ndarray:
@@ -341,9 +342,9 @@ class SentimentProbe(BaseProbe):
     # its range with fewer than 2 fillers defined
     specs = (MetricSpec("unmatched_rate", LOWER, bounds=(0, 1)),
              MetricSpec("*.t_coverage", HIGHER, bounds=(0, 1)),
-             MetricSpec("*_delta", LOWER, BOOTSTRAP, (0, 1), nan=True),
-             MetricSpec("*_min", HIGHER, bounds=(0, 1), nan=True),
-             MetricSpec("*_max", NEUTRAL, bounds=(0, 1), nan=True),
+             MetricSpec("*_delta", LOWER, BOOTSTRAP, (0, 1), nan=True, undefined=_FEW_FILLERS),
+             MetricSpec("*_min", HIGHER, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS),
+             MetricSpec("*_max", NEUTRAL, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS),
              MetricSpec("*_mean[*", NEUTRAL, bounds=(0, 1), nan=True))
     headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))
     # 2: the per-filler table (was meta), each attempt's "rendering"; 3: t over matched renderings
