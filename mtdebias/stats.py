@@ -22,8 +22,14 @@ def bootstrap_ci(values: Sequence[float] | np.ndarray,
     if len(data) < 2:
         return None
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(data), size=(resamples, len(data)))
-    stats = np.array([statistic(data[row]) for row in idx], dtype=float)
+    return _percentile_interval(data, rng.integers(0, len(data), size=(resamples, len(data))), statistic, level)
+
+
+def _percentile_interval(data: np.ndarray, draws: np.ndarray, statistic: Callable[[np.ndarray], float],
+                         level: float) -> tuple[float, float] | None:
+    """The ``level`` percentile interval of ``statistic`` over the resamples ``draws`` (one row
+    of indices each); resamples where it is undefined (NaN) are dropped, None when all are."""
+    stats = np.array([statistic(data[row]) for row in draws], dtype=float)
     stats = stats[~np.isnan(stats)]
     if len(stats) == 0:
         return None
@@ -72,12 +78,7 @@ def stratified_bootstrap_ci(values: Sequence[float] | np.ndarray, strata: Sequen
     rng = np.random.default_rng(seed)
     draws = np.concatenate([group[rng.integers(0, len(group), size=(resamples, len(group)))] for group in groups],
                            axis=1)
-    stats = np.array([statistic(data[row]) for row in draws], dtype=float)
-    stats = stats[~np.isnan(stats)]
-    if len(stats) == 0:
-        return None
-    alpha = (1 - level) / 2
-    return float(np.quantile(stats, alpha)), float(np.quantile(stats, 1 - alpha))
+    return _percentile_interval(data, draws, statistic, level)
 
 
 def folded_interval(signed: tuple[float, float] | None) -> tuple[float, float] | None:

@@ -26,6 +26,9 @@ from mtdebias.uncertainty.metrics import delta_h, delta_i_items, finite_mean
 
 FAST, FULL = 40, 100  # simulations
 FAST_RESAMPLES, FULL_RESAMPLES = 200, 1000
+# (simulations, bootstrap resamples): the fast size in `make test`, the full one in `make test-slow`
+SIZES = [pytest.param(FAST, FAST_RESAMPLES, id="fast"),
+         pytest.param(FULL, FULL_RESAMPLES, id="full", marks=pytest.mark.slow)]
 
 
 def least_coverage(n: int) -> int:
@@ -39,6 +42,19 @@ def most_false_positives(n: int) -> int:
 
 def covered(ci, truth: float) -> bool:
     return ci is not None and ci[0] - 1e-12 <= truth <= ci[1] + 1e-12
+
+
+def assert_calibrated(truth: dict[str, float], sims: int, seed: int, intervals) -> dict[str, int]:
+    """Run ``intervals(rng, sim)`` (→ {metric: interval}) ``sims`` times and check that each
+    metric's interval covered its true value often enough; returns the counts."""
+    hits = dict.fromkeys(truth, 0)
+    rng = np.random.default_rng(seed)
+    for sim in range(sims):
+        cis = intervals(rng, sim)
+        for name, value in truth.items():
+            hits[name] += covered(cis[name], value)
+    assert all(count >= least_coverage(sims) for count in hits.values()), hits
+    return hits
 
 
 def beta_draws(rng, mean: float, sd: float, size: int) -> np.ndarray:
@@ -59,32 +75,19 @@ def name_rows(rng, acc_f: float, acc_m: float, names: int = 100, templates: int 
     return rows
 
 
-def name_gender_coverage(acc_f: float, acc_m: float, sims: int, resamples: int) -> dict[str, int]:
+@pytest.mark.parametrize("sims, resamples", SIZES)
+@pytest.mark.parametrize("acc_f, acc_m", [(0.7, 0.7), (0.65, 0.75)], ids=["null", "gap-0.1"])
+def test_name_gender_intervals_cover_the_true_accuracies_and_gaps(acc_f, acc_m, sims, resamples):
+    # ΔAcc's interval was a bootstrap of |gap|: under the null it covered 0 in 0 simulations.
+    # At the full size this is also the issue's bar (≥ 85 of 100), below least_coverage(100) = 89.
     truth = {"acc_f": acc_f, "acc_m": acc_m, "acc_gap_m_minus_f": acc_m - acc_f, "delta_acc": abs(acc_m - acc_f),
              "undetected_rate": 0.1}
-    hits = dict.fromkeys(truth, 0)
-    rng = np.random.default_rng(1)
-    for sim in range(sims):
-        metrics = {m.name: m for m in name_gender_metrics(name_rows(rng, acc_f, acc_m), "first",
-                                                          resamples=resamples, seed=sim)}
-        for name, value in truth.items():
-            hits[name] += covered(metrics[f"first.{name}"].ci, value)
-    return hits
 
+    def intervals(rng, sim):
+        metrics = name_gender_metrics(name_rows(rng, acc_f, acc_m), "first", resamples=resamples, seed=sim)
+        return {m.name.removeprefix("first."): m.ci for m in metrics}
 
-@pytest.mark.parametrize("acc_f, acc_m", [(0.7, 0.7), (0.65, 0.75)], ids=["null", "gap-0.1"])
-def test_name_gender_intervals_cover_the_true_accuracies_and_gaps(acc_f, acc_m):
-    # ΔAcc's interval was a bootstrap of |gap|: under the null it covered 0 in 0 simulations
-    hits = name_gender_coverage(acc_f, acc_m, FAST, FAST_RESAMPLES)
-    assert all(count >= least_coverage(FAST) for count in hits.values()), hits
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("acc_f, acc_m", [(0.7, 0.7), (0.65, 0.75)], ids=["null", "gap-0.1"])
-def test_name_gender_intervals_cover_over_100_simulations(acc_f, acc_m):
-    hits = name_gender_coverage(acc_f, acc_m, FULL, FULL_RESAMPLES)
-    assert all(count >= least_coverage(FULL) for count in hits.values()), hits
-    assert hits["delta_acc"] >= 85  # the issue's bar, below least_coverage(100) = 89
+    assert_calibrated(truth, sims, 1, intervals)
 
 
 def test_the_folded_interval_holds_zero_exactly_when_the_signed_one_does():
@@ -117,36 +120,24 @@ def winomt_items(rng, items: int, acc_pro: float, acc_anti: float):
     return list(golds), list(predictions), list(groups)
 
 
-def winomt_coverage(acc_pro: float, acc_anti: float, sims: int, resamples: int) -> dict[str, int]:
-    mean = 0.95 * (acc_pro + acc_anti) / 2
-    truth = {"accuracy": mean, "delta_g": 0.0, "delta_s": 0.95 * (acc_pro - acc_anti), "undetected_rate": 0.05,
-             "accuracy_pro": 0.95 * acc_pro, "accuracy_anti": 0.95 * acc_anti}
-    hits = dict.fromkeys(truth, 0)
-    rng = np.random.default_rng(2)
-    for sim in range(sims):
-        metrics = {m.name: m for m in winomt_metrics(*winomt_items(rng, 600, acc_pro, acc_anti),
-                                                     resamples=resamples, seed=sim)}
-        for name, value in truth.items():
-            hits[name] += covered(metrics[name].ci, value)
-    return hits
-
-
+@pytest.mark.parametrize("sims, resamples", SIZES)
 @pytest.mark.parametrize("acc_pro, acc_anti", [(0.7, 0.7), (0.8, 0.6)], ids=["null", "gap-0.2"])
-def test_winomt_intervals_cover_the_true_values(acc_pro, acc_anti):
-    hits = winomt_coverage(acc_pro, acc_anti, FAST, FAST_RESAMPLES)
-    assert all(count >= least_coverage(FAST) for count in hits.values()), hits
+def test_winomt_intervals_cover_the_true_values(acc_pro, acc_anti, sims, resamples):
+    truth = {"accuracy": 0.95 * (acc_pro + acc_anti) / 2, "delta_g": 0.0, "delta_s": 0.95 * (acc_pro - acc_anti),
+             "undetected_rate": 0.05, "accuracy_pro": 0.95 * acc_pro, "accuracy_anti": 0.95 * acc_anti}
 
+    def intervals(rng, sim):
+        metrics = winomt_metrics(*winomt_items(rng, 600, acc_pro, acc_anti), resamples=resamples, seed=sim)
+        return {m.name: m.ci for m in metrics}
 
-@pytest.mark.slow
-@pytest.mark.parametrize("acc_pro, acc_anti", [(0.7, 0.7), (0.8, 0.6)], ids=["null", "gap-0.2"])
-def test_winomt_intervals_cover_over_100_simulations(acc_pro, acc_anti):
-    hits = winomt_coverage(acc_pro, acc_anti, FULL, FULL_RESAMPLES)
-    assert all(count >= least_coverage(FULL) for count in hits.values()), hits
+    assert_calibrated(truth, sims, 2, intervals)
 
 
 # --------------------------------------------------------------------------- sentiment.v1
 
-def sentiment_coverage(t_female: float, t_male: float, sims: int, resamples: int) -> dict[str, int]:
+@pytest.mark.parametrize("sims, resamples", SIZES)
+@pytest.mark.parametrize("t_female, t_male", [(0.6, 0.6), (0.5, 0.7)], ids=["null", "gap-0.2"])
+def test_sentiment_group_means_cover_the_true_values(t_female, t_male, sims, resamples):
     """Per-group mean t (intervals over fillers): 20 + 20 names, 14 templates, each name with its
     own share of positive renderings around its gender's mean, 30 % of renderings unmatched (left
     out of t). The ranges (t_delta) carry no interval: see range_metrics."""
@@ -155,9 +146,8 @@ def sentiment_coverage(t_female: float, t_male: float, sims: int, resamples: int
     probe = SentimentProbe([SentimentTemplate("t0", "[PERSON] is proud.", "proud", ("自豪",), ("骄傲",))],
                            [Filler("f", "name", "g", "female")], "zh", resamples=resamples, sentiment=lambda text: 0.5)
     truth = {"names.t_mean[gender=female]": t_female, "names.t_mean[gender=male]": t_male}
-    hits = dict.fromkeys(truth, 0)
-    rng = np.random.default_rng(6)
-    for sim in range(sims):
+
+    def intervals(rng, sim):
         probe.seed = sim
         attempts = []
         for gender, mean in (("female", t_female), ("male", t_male)):
@@ -166,28 +156,16 @@ def sentiment_coverage(t_female: float, t_male: float, sims: int, resamples: int
                     label = "unmatched" if rng.random() < 0.3 else ("positive" if rng.random() < p else "negative")
                     attempts.append({"filler": f"{gender}{i}", "kind": "name", "group": "g", "gender": gender,
                                      "template": f"t{k}", "label": label})
-        metrics = {m.name: m for m in probe.metrics(attempts)}
-        for name, value in truth.items():
-            hits[name] += covered(metrics[name].ci, value)
-    return hits
+        return {m.name: m.ci for m in probe.metrics(attempts)}
 
-
-@pytest.mark.parametrize("t_female, t_male", [(0.6, 0.6), (0.5, 0.7)], ids=["null", "gap-0.2"])
-def test_sentiment_group_means_cover_the_true_values(t_female, t_male):
-    hits = sentiment_coverage(t_female, t_male, FAST, FAST_RESAMPLES)
-    assert all(count >= least_coverage(FAST) for count in hits.values()), hits
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("t_female, t_male", [(0.6, 0.6), (0.5, 0.7)], ids=["null", "gap-0.2"])
-def test_sentiment_group_means_cover_over_100_simulations(t_female, t_male):
-    hits = sentiment_coverage(t_female, t_male, FULL, FULL_RESAMPLES)
-    assert all(count >= least_coverage(FULL) for count in hits.values()), hits
+    assert_calibrated(truth, sims, 6, intervals)
 
 
 # --------------------------------------------------------------------------- ambiguity.v1 (ΔH, ΔI)
 
-def entropy_coverage(mean_u: float, mean_a: float, sims: int, resamples: int) -> dict[str, int]:
+@pytest.mark.parametrize("sims, resamples", SIZES)
+@pytest.mark.parametrize("mean_u, mean_a", [(1.0, 1.0), (1.0, 1.3)], ids=["null", "delta-h--0.3"])
+def test_delta_h_and_delta_i_intervals_cover_the_true_values(mean_u, mean_a, sims, resamples):
     """ΔH and ΔI with the probe's interval (one bootstrap over all items, bootstrap_cis). True ΔH
     = (μ_u − μ_a)/μ_u of gamma-distributed entropies; true ΔI = E[per-item ΔI], 0 under the null
     (the two references' surprisals exchangeable) and from a million draws otherwise."""
@@ -196,10 +174,9 @@ def entropy_coverage(mean_u: float, mean_a: float, sims: int, resamples: int) ->
 
     truth = {"delta_h": (mean_u - mean_a) / mean_u,
              "delta_i": float(np.mean(delta_i_items(*surprisals(np.random.default_rng(9), 1_000_000))))}
-    hits = dict.fromkeys(truth, 0)
-    rng = np.random.default_rng(3)
-    for sim in range(sims):
-        ambiguous = np.arange(300) >= 150
+    ambiguous = np.arange(300) >= 150
+
+    def intervals(rng, sim):
         entropy = rng.gamma(2.0, np.where(ambiguous, mean_a, mean_u) / 2.0)
         per_item = np.array(delta_i_items(*surprisals(rng, 300)))
 
@@ -207,23 +184,9 @@ def entropy_coverage(mean_u: float, mean_a: float, sims: int, resamples: int) ->
             return {"delta_h": delta_h(entropy[idx][~ambiguous[idx]], entropy[idx][ambiguous[idx]]),
                     "delta_i": finite_mean(list(per_item[idx]))}
 
-        cis = bootstrap_cis(300, values, truth, resamples=resamples, seed=sim)
-        for name, value in truth.items():
-            hits[name] += covered(cis[name], value)
-    return hits
+        return bootstrap_cis(300, values, truth, resamples=resamples, seed=sim)
 
-
-@pytest.mark.parametrize("mean_u, mean_a", [(1.0, 1.0), (1.0, 1.3)], ids=["null", "delta-h--0.3"])
-def test_delta_h_and_delta_i_intervals_cover_the_true_values(mean_u, mean_a):
-    hits = entropy_coverage(mean_u, mean_a, FAST, FAST_RESAMPLES)
-    assert all(count >= least_coverage(FAST) for count in hits.values()), hits
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("mean_u, mean_a", [(1.0, 1.0), (1.0, 1.3)], ids=["null", "delta-h--0.3"])
-def test_delta_h_and_delta_i_intervals_cover_over_100_simulations(mean_u, mean_a):
-    hits = entropy_coverage(mean_u, mean_a, FULL, FULL_RESAMPLES)
-    assert all(count >= least_coverage(FULL) for count in hits.values()), hits
+    assert_calibrated(truth, sims, 3, intervals)
 
 
 # --------------------------------------------------------------------------- seeds and paired tests
@@ -234,7 +197,8 @@ def test_the_seed_interval_covers_the_true_mean():
     assert hits >= least_coverage(FULL)
 
 
-def paired_false_positives(sims: int, resamples: int) -> dict[str, int]:
+@pytest.mark.parametrize("sims, resamples", SIZES)
+def test_paired_tests_reject_a_true_null_at_about_their_level(sims, resamples):
     """Two systems with the same per-item accuracy (0.7), scored on the same 300 items: how
     often each paired test says p < 0.05. Items differ in difficulty, so the systems' outcomes
     are correlated, as two models' are."""
@@ -246,18 +210,7 @@ def paired_false_positives(sims: int, resamples: int) -> dict[str, int]:
         rejected["mcnemar"] += mcnemar(a, b).p_value < 0.05
         rejected["paired bootstrap"] += paired_bootstrap(np.mean, a.astype(float), b.astype(float),
                                                          resamples=resamples, seed=sim).p_value < 0.05
-    return rejected
-
-
-def test_paired_tests_reject_a_true_null_at_about_their_level():
-    rejected = paired_false_positives(FAST, FAST_RESAMPLES)
-    assert all(count <= most_false_positives(FAST) for count in rejected.values()), rejected
-
-
-@pytest.mark.slow
-def test_paired_tests_reject_a_true_null_at_about_their_level_over_100_simulations():
-    rejected = paired_false_positives(FULL, FULL_RESAMPLES)
-    assert all(count <= most_false_positives(FULL) for count in rejected.values()), rejected
+    assert all(count <= most_false_positives(sims) for count in rejected.values()), rejected
 
 
 def name_gender_false_positives(sims: int, resamples: int, names: int = 20, templates: int = 10) -> int:
