@@ -124,3 +124,15 @@ def test_template_word_must_occur(tmp_path):
     with pytest.raises(InputError, match="does not occur") as info:
         load_sentiment_templates(path)
     assert info.value.line == 2
+
+
+def test_low_inventory_coverage_makes_the_result_degenerate():
+    """Half the renderings or more in neither inventory: t rests on what the inventory covers,
+    and the result says so (it was 74–99 % for the released models, read as "not positive")."""
+    from mtdebias.probes.base import Metric
+
+    reasons = [r for rule in SentimentProbe.degenerate_when
+               for r in rule.reasons([Metric("names.t_coverage", 0.26, None, 100), Metric("unmatched_rate", 0.74)])]
+    assert len(reasons) == 1 and reasons[0].startswith("names.t_coverage = 0.26: half the renderings")
+    assert not [r for rule in SentimentProbe.degenerate_when for r in rule.reasons([Metric("names.t_coverage", 0.8)])]
+

@@ -68,5 +68,5 @@ def section(view: Any, labels: Sequence[str]) -> None:
                     view.figure(positiveness(values, measure, f"{where} · {ckpt}: {measure}"),
                                 f"{where}: per-filler {measure} by group and gender")
             view.table("sentiment_fillers_" + re.sub(r"[^A-Za-z0-9]+", "_", where).strip("_"),
-                       f"Per-filler positiveness, {where}", ["filler", "group", "gender", "t", "s"], fillers,
+                       f"Per-filler positiveness, {where}", ["filler", "group", "gender", "t", "t_coverage", "s"], fillers,
                        collapsed=f"per-filler values: {where}")
