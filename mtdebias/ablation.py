@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 
 from .errors import ConfigError, InputError
 from .recipe import Recipe, apply_overrides, parse_recipe
+from .stats import holm
 from .store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name, run_name
 from .textio import parse_toml, read_text
 
@@ -202,19 +203,34 @@ def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str
                                   stacklevel=2)
                     continue
                 rows += [{**row, **test} for test in tests]
-    return rows
+    return with_holm(rows)
+
+
+# what Holm's adjustment corrects over, as the report says it
+HOLM_FAMILY = "every paired test in this table (all variants, seeds, probes and metrics)"
+
+
+def with_holm(rows: list[dict]) -> list[dict]:
+    """``rows`` with ``p_holm``: Holm's adjustment over all of them (see HOLM_FAMILY), the raw
+    ``p_value`` kept. An ablation runs dozens of paired tests; at α = 0.05 each, some come out
+    "significant" by chance alone, and Holm's keeps the chance of any false one at α."""
+    adjusted = holm([row["p_value"] for row in rows])
+    return [{**row, "p_holm": p} for row, p in zip(rows, adjusted)]
 
 
 def significance_markdown(rows: list[dict]) -> str:
     if not rows:
         return "No paired comparisons (no variant shares a suite and seed with the baseline).\n"
     # baseline/variant values are the metric on the items both systems have (``items``)
-    lines = ["| seed | variant | probe | metric | items | baseline | variant | p | test |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| seed | variant | probe | metric | items | baseline | variant | p | p (Holm) | test |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        holm_p = f"{r['p_holm']:.4f}" if r.get("p_holm") is not None else "—"  # rows stored before Holm
         lines.append(f"| {r['seed']} | {r['variant']} | {r['probe']} | {r['metric']} | {r.get('items', '')} "
-                     f"| {r['baseline_value']:.3f} | {r['variant_value']:.3f} | {r['p_value']:.4f} | {r['test']} |")
-    return "\n".join(lines) + "\n"
+                     f"| {r['baseline_value']:.3f} | {r['variant_value']:.3f} | {r['p_value']:.4f} | {holm_p} "
+                     f"| {r['test']} |")
+    return ("\n".join(lines) + f"\n\np: each test's own; p (Holm): Holm-adjusted over {HOLM_FAMILY}, "
+            f"{len(rows)} tests. Read p (Holm) < 0.05 as a difference; a raw p < 0.05 alone is one test of many.\n")
 
 
 @dataclass

@@ -1,8 +1,8 @@
-"""Confidence intervals shared by all probes (percentile bootstrap over items)."""
+"""Confidence intervals shared by all probes (percentile bootstrap over items), and Holm's adjustment."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -22,8 +22,14 @@ def bootstrap_ci(values: Sequence[float] | np.ndarray,
     if len(data) < 2:
         return None
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(data), size=(resamples, len(data)))
-    stats = np.array([statistic(data[row]) for row in idx], dtype=float)
+    return _percentile_interval(data, rng.integers(0, len(data), size=(resamples, len(data))), statistic, level)
+
+
+def _percentile_interval(data: np.ndarray, draws: np.ndarray, statistic: Callable[[np.ndarray], float],
+                         level: float) -> tuple[float, float] | None:
+    """The ``level`` percentile interval of ``statistic`` over the resamples ``draws`` (one row
+    of indices each); resamples where it is undefined (NaN) are dropped, None when all are."""
+    stats = np.array([statistic(data[row]) for row in draws], dtype=float)
     stats = stats[~np.isnan(stats)]
     if len(stats) == 0:
         return None
@@ -52,3 +58,56 @@ def bootstrap_cis(items: int, statistics: Callable[[np.ndarray], Mapping[str, fl
         if len(array):
             cis[name] = (float(np.quantile(array, alpha)), float(np.quantile(array, 1 - alpha)))
     return cis
+
+
+def stratified_bootstrap_ci(values: Sequence[float] | np.ndarray, strata: Sequence[Any] | np.ndarray,
+                            statistic: Callable[[np.ndarray], float] = np.mean,
+                            resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                            level: float = 0.95) -> tuple[float, float] | None:
+    """:func:`bootstrap_ci` with the rows resampled within each stratum (e.g. female and male
+    names apart): a statistic comparing groups then sees every group, at its own size, in every
+    resample. A plain resample of the pooled rows can lack a group (its gap undefined) and lets
+    the group sizes wander, which widens the interval for no reason the data gives."""
+    data = np.asarray(values)
+    labels = np.asarray(strata)
+    if len(data) != len(labels):
+        raise ValueError(f"one stratum per row: {len(data)} rows, {len(labels)} strata")
+    groups = [np.flatnonzero(labels == label) for label in dict.fromkeys(labels.tolist())]
+    if len(data) < 2 or any(len(group) < 2 for group in groups):
+        return None  # a group of one has no spread to resample
+    rng = np.random.default_rng(seed)
+    draws = np.concatenate([group[rng.integers(0, len(group), size=(resamples, len(group)))] for group in groups],
+                           axis=1)
+    return _percentile_interval(data, draws, statistic, level)
+
+
+def folded_interval(signed: tuple[float, float] | None) -> tuple[float, float] | None:
+    """The interval of |d| implied by an interval (lo, hi) of a signed d: {|x| : lo ≤ x ≤ hi}.
+
+    It covers |d| whenever (lo, hi) covers d, so it is at least as well calibrated, and it
+    contains 0 exactly when the signed interval does. A percentile bootstrap of |d| itself
+    never can: every resampled |d| is > 0, so its interval sits above 0 even when the true gap
+    is 0, and the point estimate may fall below its lower end."""
+    if signed is None:
+        return None
+    low, high = signed
+    if low <= 0 <= high:
+        return 0.0, max(-low, high)
+    return min(abs(low), abs(high)), max(abs(low), abs(high))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of a family of p-values (same order as given).
+
+    The k-th smallest p (k from 0) is multiplied by (m − k), made non-decreasing along the
+    order and capped at 1: rejecting where the adjusted p < α keeps the chance of any false
+    rejection in the family ≤ α under any dependence between the tests (paired tests of one
+    ablation share their baseline, so they are not independent)."""
+    p = np.asarray(p_values, dtype=float)
+    m = len(p)
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, index in enumerate(np.argsort(p, kind="stable")):
+        running = max(running, min(1.0, (m - rank) * p[index]))
+        adjusted[index] = running
+    return [float(v) for v in adjusted]

@@ -158,3 +158,35 @@ def test_attempts_are_paired_by_the_item_key_each_probe_defines():
     assert [r["id"] for r in left] == [r["id"] for r in right] == ["bass.2"]
     with pytest.raises(ValueError, match="names no source sentence"):
         common_items(BaseProbe(), [{"speaker": "male"}], b)
+
+
+def test_holm_adjusts_a_family_of_p_values_as_by_hand():
+    from mtdebias.stats import holm
+
+    # sorted: 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 = 0.04 → kept non-decreasing: 0.06
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == [1.0, 1.0] and holm([]) == []
+
+
+def test_the_paired_test_table_shows_raw_and_holm_p_and_names_the_family():
+    from mtdebias.ablation import HOLM_FAMILY, significance_markdown, with_holm
+
+    rows = with_holm([{"seed": 1, "variant": v, "probe": "name_gender", "metric": "first.delta_acc", "items": 10,
+                       "baseline_value": 0.16, "variant_value": 0.1, "p_value": p, "test": "paired bootstrap"}
+                      for v, p in (("a", 0.02), ("b", 0.04))])
+    assert [(r["p_value"], r["p_holm"]) for r in rows] == [(0.02, 0.04), (0.04, 0.04)]
+    table = significance_markdown(rows)
+    assert "| p | p (Holm) | test |" in table and "| 0.0200 | 0.0400 | paired bootstrap |" in table
+    assert HOLM_FAMILY in table and "2 tests" in table
+
+
+def test_an_undefined_delta_h_is_never_tested():
+    """ΔH below its floor is NaN for both systems: no paired test row, while ΔH per set is tested."""
+    from mtdebias.probes.compare import paired_tests
+    from tests.test_metric_bounds import _ambiguity_attempt, ambiguity_probe
+
+    probe = ambiguity_probe(min_items=1)
+    a = [_ambiguity_attempt(i, i % 2 == 1, 0.01 if i % 2 == 0 else 3.0, 0.2 + 0.1 * (i % 2), 0.5) for i in range(12)]
+    b = [_ambiguity_attempt(i, i % 2 == 1, 0.02 if i % 2 == 0 else 2.0, 0.3, 0.5) for i in range(12)]
+    tested = {row["metric"] for row in paired_tests(probe, a, b, resamples=50)}
+    assert "delta_h_se_per_set" in tested and "delta_h_se" not in tested and "delta_h_ge" in tested

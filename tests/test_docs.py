@@ -35,7 +35,7 @@ def test_reference_pages_follow_the_code():
     probes = probe_reference()
     assert all(f"## `{name}`" in probes for name in PROBES.entries)
     assert "| `delta_i_*` | lower | bootstrap | not declared |" in probes
-    assert "| `delta_h_*` | lower | bootstrap | (-∞, 1] or undefined (NaN) |" in probes  # a declared range
+    assert "| `delta_h_*` | lower | bootstrap | [-9, 1] or undefined (NaN) |" in probes  # a declared range
     assert "ΔI = (I(y_correct) − I(y_incorrect))" in probes  # definitions from the metric modules' docstrings
     assert "SFII: non-MISS items grouped by μ" in probes and "``" not in probes and ":func:" not in probes
     recipe = recipe_reference()
@@ -134,10 +134,84 @@ def test_readme_is_short_and_its_results_are_the_generated_block():
     links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme)  # [text](target) and ![alt](image)
     assert links and not [link for link in links if "://" not in link and not (ROOT / link).exists()]
     assert not [line for line in _outside_generated_blocks(readme).splitlines() if line.startswith("| ")]
-    # a change the prose quotes ("ΔAcc 0.161 → 0.092") is the table's: both values are in a generated block
+    # a change the prose quotes ("ΔAcc 0.161 → 0.092") is the table's: both values are in a generated block,
+    # or are the two values of a paired test (on the items both models kept) in a page's generated table
     generated = " ".join(body for _, body in re.findall(r"(?s)<!-- begin: ([\w.-]+) -->(.*?)<!-- end: \1 -->", readme))
+    tested = {(f"{base:.3f}", f"{variant:.3f}") for page in _TESTED_PAGES
+              for base, variant, _ in _paired_rows((ROOT / page).read_text(encoding="utf-8"))}
     quoted = re.findall(r"(-?\d+\.\d+) → (-?\d+\.\d+)", _outside_generated_blocks(readme))
-    assert quoted and not [pair for pair in quoted if not all(value in generated for value in pair)], quoted
+    assert quoted and not [pair for pair in quoted if not all(value in generated for value in pair)
+                           and pair not in tested], quoted
+
+
+# a p-value quoted in prose ("p = 0.028"), and the two values before it that its test compared
+# ("0.156 → 0.097", "from 0.156 to 0.097"), in the same sentence
+_P_VALUE = re.compile(r"\bp = (\d+(?:\.\d+)?)")
+_PAIR = re.compile(r"(-?\d+(?:\.\d+)?)\s+→\s+(-?\d+(?:\.\d+)?)|from\s+(-?\d+(?:\.\d+)?)\s+to\s+(-?\d+(?:\.\d+)?)")
+# pages whose prose quotes the paired tests of their generated blocks
+_TESTED_PAGES = ("README.md", "docs/quickstart.md", "docs/llm-finetuning.md", "docs/bible.md")
+
+
+def _paired_rows(markdown: str) -> list[tuple[float, float, float]]:
+    """(baseline, variant, p) of every row of a generated paired-test table."""
+    rows = []
+    for _, body in re.findall(r"(?s)<!-- begin: ([\w.-]+) -->(.*?)<!-- end: \1 -->", markdown):
+        header: list[str] | None = None
+        for line in body.splitlines():
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")] if line.startswith("|") else None
+            if cells is None or set(line) <= set("|-"):
+                header = None if cells is None else header
+                continue
+            if header is None:
+                header = cells
+            elif {"baseline", "variant", "p"} <= set(header):
+                values = dict(zip(header, cells))
+                rows.append((float(values["baseline"]), float(values["variant"]), float(values["p"])))
+    return rows
+
+
+def _quoted_p_values(markdown: str) -> list[tuple[str, tuple[float, float] | None, str]]:
+    """(sentence, the two values compared or None, p as written) of every p-value in the prose
+    (outside generated blocks and code); a rank correlation's p (after τ) compares no two values."""
+    prose = re.sub(r"(?s)```.*?```|`[^`\n]*`", "", _outside_generated_blocks(markdown)).replace("−", "-")
+    found = []
+    for match in _P_VALUE.finditer(prose):
+        start = max(prose.rfind(". ", 0, match.start()), prose.rfind("\n\n", 0, match.start()),
+                    prose.rfind("\n* ", 0, match.start()), prose.rfind(";", 0, match.start()))
+        sentence = prose[start + 1:match.end()]
+        if "τ" in sentence:
+            continue
+        pairs = _PAIR.findall(sentence)
+        last = [value for value in pairs[-1] if value] if pairs else None
+        found.append((" ".join(sentence.split()), (float(last[0]), float(last[1])) if last else None, match.group(1)))
+    return found
+
+
+def test_every_p_value_in_the_prose_sits_beside_the_two_values_its_test_compared():
+    """A p-value belongs to the two values of one paired test: "ΔAcc 0.161 → 0.097 (p = 0.028)"
+    is wrong when the test compared 0.156 and 0.097 on the items both models kept."""
+    pages = {name: (ROOT / name).read_text(encoding="utf-8") for name in _TESTED_PAGES}
+    everywhere = [row for text in pages.values() for row in _paired_rows(text)]
+    wrong = []
+    for name, text in pages.items():
+        rows = everywhere if name == "README.md" else _paired_rows(text)
+        for sentence, pair, p in _quoted_p_values(text):
+            digits = len(p.split(".")[1]) if "." in p else 0
+            ok = pair is not None and any(
+                round(base, 3) == round(pair[0], 3) and round(variant, 3) == round(pair[1], 3)
+                and abs(row_p - float(p)) <= 0.5 * 10 ** -digits + 1e-9 for base, variant, row_p in rows)
+            if not ok:
+                wrong.append(f"{name}: {sentence}")
+    assert not wrong, wrong
+
+
+def test_the_prose_p_value_check_finds_a_p_value_beside_the_wrong_values():
+    table = ("<!-- begin: x -->\n| seed | variant | baseline | variant | p |\n|---|---|---|---|---|\n"
+             "| 1 | a | 0.101 | 0.015 | 0.0070 |\n<!-- end: x -->\n")
+    assert _paired_rows(table) == [(0.101, 0.015, 0.007)]
+    assert _quoted_p_values(table + "\nIt takes ΔAcc 0.115 → 0.003 (paired p = 0.007).\n")[0][1] == (0.115, 0.003)
+    assert _quoted_p_values(table + "\nΔAcc from 0.101 to 0.015 (p = 0.007).\n")[0][1] == (0.101, 0.015)
+    assert _quoted_p_values("BLEU is lower (p = 0.14).")[0][1] is None
 
 
 def _outside_generated_blocks(markdown: str) -> str:

@@ -157,7 +157,9 @@ def test_sentiment_metrics_lie_in_their_ranges_and_only_s_may_be_undefined():
                 _sentiment_attempt("Bob", "name", "male", "q", "mixed", 0.75),
                 _sentiment_attempt("the Asian", "term", "-", "p", "positive", 0.5)]
     m = checked(probe, probe.metrics(attempts))
-    assert m["names.t_delta"] == 0.5 and m["names.s_delta"] == 0.0 and m["unmatched_rate"] == 0.2
+    # Ann's unmatched rendering is left out of her t (1 of 1 matched positive), not "not positive"
+    assert m["names.t_delta"] == 1.0 and m["names.s_delta"] == 0.0 and m["unmatched_rate"] == 0.2
+    assert m["names.t_coverage"] == 0.75
     # Bob has no attempt for template q: every s resting on him is undefined, t is not
     m = checked(probe, probe.metrics(attempts[:3] + attempts[4:]))
     assert math.isnan(m["names.s_delta"]) and math.isnan(m["names.s_mean[gender=male]"])
@@ -220,11 +222,13 @@ def test_ambiguity_metrics_lie_in_their_ranges_and_may_be_undefined():
     m = checked(probe, probe.metrics(attempts, ci=False))
     assert m["delta_h_s3e"] < -1 and m["delta_h_se_of_means"] == pytest.approx((0.7 / 3 - 0.6) / (0.5 * (0.7 / 3 + 0.6)))
     assert m["delta_i_se_outside_incorrect"] == 1.0 and m["dedup_saving"] == pytest.approx(1 - 3 / 8)
-    # the ΔH of a model sure on unambiguous items and unsure on ambiguous ones is far below −1,
-    # and ΔH = 1 exactly when it is sure on every ambiguous item
+    # the ΔH of a model sure on unambiguous items and unsure on ambiguous ones would be −299:
+    # undefined (H̄_u under a tenth of H̄_a), the bounded printed form still defined; ΔH = 1
+    # exactly when it is sure on every ambiguous item
     sure = [_ambiguity_attempt(0, False, 0.01, 0.01, 0.01), _ambiguity_attempt(1, True, 3.0, 0.0, 3.0)]
     m = checked(probe, probe.metrics(sure, ci=False))
-    assert m["delta_h_se"] == pytest.approx(-299) and m["delta_h_ge"] == 1.0 and m["delta_h_ge_per_set"] == 2.0
+    assert math.isnan(m["delta_h_se"]) and m["delta_h_se_of_means"] == pytest.approx(-2.99 / 1.505)
+    assert m["delta_h_ge"] == 1.0 and m["delta_h_ge_per_set"] == 2.0
     # too few items for ΔH and ΔI, and no ambiguous item: NaN where the definitions allow it
     m = checked(ambiguity_probe(min_items=10), ambiguity_probe(min_items=10).metrics(attempts[:2], ci=False))
     assert math.isnan(m["delta_h_se"]) and math.isnan(m["se_ambiguous"]) and math.isnan(m["delta_i_ge"])
@@ -242,7 +246,7 @@ def test_ambiguity_metrics_lie_in_their_ranges_and_may_be_undefined():
     ("gest_pref.v1", "stereotype_rate_soft_norm", 1.5),
     ("gest_choice.v1", "option_a_rate", 1.5), ("gest_choice.v1", "undetected_rate_items", math.nan),
     ("sentiment.v1", "names.t_delta", 1.5), ("sentiment.v1", "names.s_mean[gender=female]", 1.5),
-    ("sentiment.v1", "terms.t_min", math.nan),
+    ("sentiment.v1", "terms.t_coverage", 1.5), ("ambiguity.v1", "delta_h_se", -300.0),
     ("wsd_bias.v1", "sfii", 1.5), ("wsd_bias.v1", "accuracy_by_delta.3", math.nan),
     ("ambiguity.v1", "delta_h_ge", 1.5), ("ambiguity.v1", "delta_h_s3e_per_set", 2.5),
     ("ambiguity.v1", "se_unambiguous", -0.1), ("ambiguity.v1", "ge_undetected_share", 1.5),
@@ -257,8 +261,8 @@ def test_a_value_a_metric_cannot_take_is_named(probe, metric, value):
     ("sentiment.v1", "names.s_delta", math.nan), ("gest.v1", "masculine_rate_genderbench", math.nan),
     ("gest.v1", "undetected_rate", math.nan),  # the validity gate left every attempt out
     ("winomt.v1", "invalid.not_target", 3888.0),
-    ("gest_choice.v1", "same_letter_every_time", math.nan), ("ambiguity.v1", "delta_h_se", -300.0),
-    ("ambiguity.v1", "delta_i_s3e", -2.4), ("ambiguity.v1", "delta_logprob", 3.0),
+    ("gest_choice.v1", "same_letter_every_time", math.nan), ("ambiguity.v1", "delta_h_se", -8.5),
+    ("sentiment.v1", "terms.t_min", math.nan), ("ambiguity.v1", "delta_i_s3e", -2.4), ("ambiguity.v1", "delta_logprob", 3.0),
     ("name_gender.v1", "templates_kept", 44.0), ("name_gender.v1", "first.seen.acc_gap_m_minus_f", -1.0),
 ])
 def test_a_value_a_metric_can_take_is_not_flagged(probe, metric, value):

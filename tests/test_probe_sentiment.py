@@ -83,9 +83,14 @@ def test_word_level_t_and_delta_t_known_answers():
 
 def test_range_metrics_by_hand():
     matrix = np.array([[1, 0, 1, 1], [0, 0, 1, 0]])  # filler means 0.75 and 0.25
-    m = {x.name: x for x in range_metrics(matrix, "t", resamples=100)}
+    m = {x.name: x for x in range_metrics(matrix, "t")}
     assert m["t_min"].value == 0.25 and m["t_max"].value == 0.75 and m["t_delta"].value == 0.5
-    assert m["t_delta"].ci[0] <= 0.5 <= m["t_delta"].ci[1]
+    # no interval: a bootstrap of a range of noisy means never holds a true range of 0
+    assert m["t_delta"].ci is None
+    # an unmatched cell (NaN) is left out of t; a filler with under half matched has none
+    m = {x.name: x for x in range_metrics(np.array([[1, np.nan, 0, np.nan], [0, np.nan, np.nan, np.nan],
+                                                    [1, 1, 1, 0]]), "t", matched_only=True)}
+    assert m["t_min"].value == 0.5 and m["t_max"].value == 0.75
 
 
 def test_snownlp_scores_masked_translation():
@@ -119,3 +124,15 @@ def test_template_word_must_occur(tmp_path):
     with pytest.raises(InputError, match="does not occur") as info:
         load_sentiment_templates(path)
     assert info.value.line == 2
+
+
+def test_low_inventory_coverage_makes_the_result_degenerate():
+    """Half the renderings or more in neither inventory: t rests on what the inventory covers,
+    and the result says so (it was 74–99 % for the released models, read as "not positive")."""
+    from mtdebias.probes.base import Metric
+
+    reasons = [r for rule in SentimentProbe.degenerate_when
+               for r in rule.reasons([Metric("names.t_coverage", 0.26, None, 100), Metric("unmatched_rate", 0.74)])]
+    assert len(reasons) == 1 and reasons[0].startswith("names.t_coverage = 0.26: half the renderings")
+    assert not [r for rule in SentimentProbe.degenerate_when for r in rule.reasons([Metric("names.t_coverage", 0.8)])]
+

@@ -307,6 +307,18 @@ def test_suite_labels_keep_two_evaluations_of_one_probe_apart(tmp_path):
     assert "winomt.v1@winomt_fr:accuracy against training step (band: 95% interval)" in summary.figures
 
 
+def test_a_delta_h_below_its_floor_shows_as_undefined_with_its_reason(tmp_path):
+    """ΔH(SE) that would have been −245 (H̄_u near 0) is stored NaN: the headline says why."""
+    store = RunStore(tmp_path / "run")
+    store.dir.mkdir(parents=True)
+    sig = str(Signature("ambiguity.v1", DATA["ambiguity.v1"], "m", {"min_items": 10}, 0))
+    store.add_results("step-0000100", [
+        {"probe": "ambiguity.v1", "metric": "delta_h_se", "value": float("nan"), "ci": None, "n": 90, "signature": sig}])
+    build_report([store.dir], tmp_path / "report.html", metrics=["ambiguity.v1:delta_h_se"])
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "undefined (n=90; H̄_unamb under a tenth of H̄_amb" in html
+
+
 def test_a_delta_resting_on_too_few_items_shows_as_undefined_with_its_count(tmp_path):
     """ΔI(SE) the ambiguity probe left NaN (1 item, below its min_items of 10): the headline says
     "undefined (n=1)", not 0.000 or a dash, and the probe's ΔI/ΔH table gives n and the minimum."""

@@ -187,3 +187,14 @@ def test_mcnemar_chi2_with_equal_discordant_counts_is_one():
     # b = c = 13: no evidence either way; the continuity correction must not push the statistic above 0
     result = mcnemar_from_counts(13, 13, "chi2")
     assert result.statistic == 0.0 and result.p_value == 1.0
+
+
+def test_the_centered_p_value_shifts_the_deltas_before_taking_absolute_values():
+    from mtdebias.significance import centered_p_value
+
+    deltas = np.array([0.0, 0.1, 0.2, 0.3, 0.4])  # mean 0.2: shifted −0.2 … 0.2
+    # |shifted| ≥ 0.2 for −0.2 and 0.2: (2 + 1) / 6; ≥ 0.05 for all but the middle one: (4 + 1) / 6
+    assert centered_p_value(deltas, 0.2) == pytest.approx(3 / 6)
+    assert centered_p_value(deltas, -0.05) == pytest.approx(5 / 6)
+    assert centered_p_value(deltas, 0.5) == pytest.approx(1 / 6)
+

@@ -24,7 +24,8 @@ it departs (ΔH's aggregation, references outside every cluster, the minimum of 
   ``surprisal = "pseudo-sample"`` names the earlier rule (the reference counted as one more
   sample, capping I at log(n + 1)).
 * ``delta_h=unamb-mean``: ΔH = (H̄_unamb − H̄_amb) / H̄_unamb, the form that reproduces the
-  paper's Tables 4 and 15; ``delta_h_<kind>_of_means`` (the printed equation on the means) and
+  paper's Tables 4 and 15, undefined where H̄_unamb < H̄_amb/10 (it would be below −9 and measure
+  how near 0 H̄_unamb is); ``delta_h_<kind>_of_means`` (the printed equation on the means) and
   ``delta_h_<kind>_per_set`` (the printed equation per contrast set, averaged) by name.
 * ``min_items``: a ΔI or ΔH resting on fewer items (ΔH per set: sets) is NaN — the report
   prints "undefined" with the count — rather than a number; every one stores its count as n.
@@ -61,7 +62,7 @@ from ..uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants,
 from ..uncertainty.cues import annotate_cues, load_stereotypes
 from ..uncertainty.entropy import (ALPHAS, UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
                                    pick_alpha, pseudo_sample_surprisal, s3e, s3e_surprisal_of, surprisal_of)
-from ..uncertainty.metrics import (defined, delta_h, delta_h_of_means, delta_h_per_set, delta_i_items,
+from ..uncertainty.metrics import (DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set, delta_i_items,
                                    delta_i_of_means, finite_mean, norm_h)
 from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
@@ -76,7 +77,7 @@ SURPRISALS = ("paper", "pseudo-sample")
 # the fewest items (ΔH per set: contrast sets) a ΔI or ΔH may rest on before it is undefined
 MIN_ITEMS = 10
 # what the signature calls the default ΔH aggregation: relative to the unambiguous mean
-DELTA_H_AGGREGATION = "unamb-mean"
+DELTA_H_AGGREGATION = f"unamb-mean;floor={DELTA_H_FLOOR:g}"  # the floor changes which ΔH are defined
 # the grid α is tuned over and how, as the signature states it (see pick_alpha)
 ALPHA_TUNING = f"spearman-vs-ge;grid={ALPHAS[0]:g}-{ALPHAS[-1]:g};ties=smallest"
 
@@ -142,10 +143,11 @@ class AmbiguityProbe(BaseProbe):
     needs = ("detector",)  # reads the gender of target words
     # 2: S3E stored at every α of the tuning grid (α is tuned in metrics); 3: reference
     # surprisals without the pseudo-sample (inf outside every cluster), ΔH relative to the
-    # unambiguous mean, ΔI/ΔH undefined below min_items
-    stored_layout = 3
+    # unambiguous mean, ΔI/ΔH undefined below min_items; 4: ΔH undefined where H̄_u < H̄_a/10
+    stored_layout = 4
     # ranges from the definitions. Entropies are ≥ 0 (entropy() rounds a float's −1e-16 to 0) with
-    # no fixed top (log n grows with n). ΔH = (H̄_u − H̄_a)/H̄_u ≤ 1, unbounded below; the printed
+    # no fixed top (log n grows with n). ΔH = (H̄_u − H̄_a)/H̄_u in [−9, 1] (undefined below the
+    # floor, DELTA_H_FLOOR); the printed
     # equation (of means, per set) is a relative difference of two values ≥ 0, in [−2, 2]. NaN is
     # "undefined here": a side without a finite entropy, H̄_u = 0, fewer than min_items items, no
     # test item (the undetected share). ΔI and ΔLogProb declare no range: their surprisals may
@@ -154,7 +156,8 @@ class AmbiguityProbe(BaseProbe):
              MetricSpec("*_ambiguous", HIGHER, bounds=(0, math.inf), nan=True),
              MetricSpec("delta_h_*_of_means", LOWER, bounds=(-2, 2), nan=True),
              MetricSpec("delta_h_*_per_set", LOWER, BOOTSTRAP, (-2, 2), nan=True),
-             MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (-math.inf, 1), nan=True),
+             MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (1 - 1 / DELTA_H_FLOOR, 1), nan=True,
+                        undefined="H̄_unamb under a tenth of H̄_amb (ΔH < −9), or too few items"),
              MetricSpec("delta_i_*_of_means", LOWER),
              MetricSpec("delta_i_*_outside_*", NEUTRAL, bounds=(0, math.inf)),  # counts of items
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),

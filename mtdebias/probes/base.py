@@ -79,6 +79,8 @@ class MetricSpec:
     # is a damaged row, never reported; ``nan`` allows NaN, a metric's "undefined here"
     bounds: tuple[float, float] | None = None
     nan: bool = False
+    # why a NaN of this metric is undefined, as the report prints it beside "undefined (n=…)"
+    undefined: str = ""
 
     def matches(self, name: str) -> bool:
         return fnmatch.fnmatchcase(name, self.pattern)

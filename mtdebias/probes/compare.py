@@ -5,7 +5,9 @@
   attempts :meth:`BaseProbe.counts_toward` it).
 * ``bootstrap``: one paired bootstrap for every probe: the probe's units
   (:meth:`BaseProbe.unit`) are resampled with replacement, the same draw for both systems,
-  and every tested metric is recomputed with :meth:`BaseProbe.metrics` on both resamples.
+  and every tested metric is recomputed with :meth:`BaseProbe.metrics` on both resamples; the
+  p-value is :func:`mtdebias.significance.centered_p_value` (calibrated under the null by
+  tests/test_calibration.py). A metric undefined (NaN) for either system is not tested.
   A probe with a faster exact equivalent (BLEU from sufficient statistics) provides
   ``paired_test(metric, a, b, resamples=, seed=)`` and is asked first.
 """
@@ -18,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..significance import bootstrap_p_value, mcnemar, percentile_ci
+from ..significance import centered_p_value, mcnemar, percentile_ci
 from .base import BOOTSTRAP, MCNEMAR, BaseProbe
 
 
@@ -94,7 +96,7 @@ def _paired_bootstrap(probe: BaseProbe, a, b, names: list[str], value_a: dict[st
             continue
         rows.append({"metric": name, "better": probe.spec(name).better, "test": "paired bootstrap",
                      "baseline_value": value_a[name], "variant_value": value_b[name],
-                     "p_value": bootstrap_p_value(sample, observed), "delta_ci": list(percentile_ci(sample))})
+                     "p_value": centered_p_value(sample, observed), "delta_ci": list(percentile_ci(sample))})
     return rows
 
 

@@ -20,7 +20,9 @@ its reason, and the rule is in the signature):
 Metrics per name kind (``first``, ``full``): Acc_f, Acc_m, ΔAcc = |Acc_m − Acc_f|, the signed
 gap Acc_m − Acc_f (whose interval says whether the gap is distinguishable from 0) and the
 undetected rate. Accuracies are means over names of per-name accuracy; intervals bootstrap over
-names, the independent unit here (every name meets the same templates).
+names, the independent unit here (every name meets the same templates), female and male names
+resampled apart. ΔAcc's interval is the signed gap's folded onto |·| (it contains 0 whenever the
+signed one does): a bootstrap of |Acc_m − Acc_f| itself never contains 0, whatever the truth.
 
 With ``seen_in`` (a model's training source text) every name is also marked seen or unseen —
 seen when its given name (first token) occurs there as a whole word — and the same metrics are
@@ -50,7 +52,7 @@ from ..errors import InputError
 from ..options import Range
 from ..resources import data_dir
 from ..signature import Signature, hash_file, hash_json
-from ..stats import bootstrap_ci
+from ..stats import folded_interval, stratified_bootstrap_ci
 from ..textio import read_lines
 from ..translators.base import Translator
 from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
@@ -198,13 +200,20 @@ def name_gender_metrics(per_name: Sequence[Mapping[str, Any]], prefix: str, *, r
         "undetected_rate": lambda a: float(np.mean(a[:, 2])) if len(a) else float("nan"),
     }
     counts = {"acc_f": int(np.sum(rows[:, 0] == 1.0)), "acc_m": int(np.sum(rows[:, 0] == 0.0))}
+    cis: dict[str, tuple[float, float] | None] = {}
+    for name, fn in functions.items():
+        if name != "delta_acc" and resamples:
+            # female and male names resampled apart: every resample has both groups at their sizes
+            cis[name] = stratified_bootstrap_ci(rows, rows[:, 0], fn, resamples=resamples, seed=seed)
+    # |gap|'s interval is the signed gap's folded (see folded_interval): a bootstrap of |gap|
+    # itself cannot contain 0, so it would call every gap, 0 included, significant
+    cis["delta_acc"] = folded_interval(cis.get("acc_gap_m_minus_f"))
     metrics = []
     for name, fn in functions.items():
         value = fn(rows)
         if np.isnan(value):
             continue  # e.g. no female names given: Acc_f is undefined, not 0
-        ci = bootstrap_ci(rows, fn, resamples=resamples, seed=seed) if resamples else None
-        metrics.append(Metric(f"{prefix}.{name}", value, ci, counts.get(name, len(rows))))
+        metrics.append(Metric(f"{prefix}.{name}", value, cis.get(name), counts.get(name, len(rows))))
     return metrics
 
 
@@ -263,7 +272,7 @@ class NameGenderProbe(BaseProbe):
     name = PROBE_NAME
     attempt_type = NameGenderAttempt
     needs = ("detector",)  # reads the gender of target words
-    stored_layout = 2  # 2: the per-name table (was meta)
+    stored_layout = 3  # 2: the per-name table (was meta); 3: ΔAcc's interval folded from the signed gap's
     degenerate_when = (Degenerate("templates_kept", "no template passed the he/she filter, so no name was tested "
                                   "(a model that does not yet translate the pronouns?)", at_most=0),
                        Degenerate("*.undetected_rate", "the detector read no gender in most translations",

@@ -5,9 +5,13 @@ proud person." → 自豪 positive / 骄傲 negative). Each template is filled w
 celebrity's name, or a race/nationality term alone or with "man"/"woman"), translated, and:
 
 * word level: the ambiguous word's rendering is looked up in the template's positive and
-  negative inventories. t(filler) = share of templates whose word came out positive (mixed,
-  negative and unmatched renderings count as not positive). Renderings in neither inventory
-  are reported so the inventory can grow.
+  negative inventories. t(filler) = share of the filler's *matched* templates (word found in an
+  inventory) whose word came out positive (mixed and negative count as not positive). A
+  rendering in neither inventory is left out of t, not counted as "not positive": counting it
+  made t measure the inventory's gaps (74–99 % of the released models' renderings are
+  unmatched). Each kind's coverage (``names.t_coverage``: the matched share) is reported, a
+  filler with under half its templates matched has no t, and a coverage of a half or less marks
+  the result degenerate. Unmatched renderings are listed so the inventory can grow.
 * sentence level (Chinese only): s(filler) = mean over templates of SnowNLP's probability that
   the translation is positive, scored after the filler's rendering has been replaced by 他 so
   that the classifier's own view of the name cannot leak in.
@@ -17,8 +21,8 @@ occurs in most of that filler's translations and rarely in other fillers' transl
 same templates (names are transliterated the same way across templates; template words recur
 for every filler). When no such substring exists the sentence is scored unmasked and flagged.
 
-Reported over fillers: t_min, t_max, Δt, s_min, s_max, Δs (intervals bootstrap over templates),
-and mean t and s per profession group and gender.
+Reported over fillers: t_min, t_max, Δt, s_min, s_max, Δs (no interval: see :func:`range_metrics`),
+and mean t and s per profession group and gender (intervals bootstrap over fillers).
 """
 
 from __future__ import annotations
@@ -224,23 +228,53 @@ def mask(translation: str, rendering: str | None, filler: str) -> tuple[str, boo
 
 # --------------------------------------------------------------------------- metric arithmetic
 
-def range_metrics(matrix: np.ndarray, prefix: str, *, resamples: int = 1000, seed: int = 0) -> list[Metric]:
-    """min, max and max − min over fillers of the per-filler mean of ``matrix`` (fillers × templates).
+# the share of a filler's templates that must be matched for its t to be defined: below it, t
+# rests on a handful of templates that the inventory happened to cover
+MIN_COVERAGE = 0.5
+_FEW_FILLERS = "fewer than 2 fillers with half their renderings in an inventory (t), or a filler missing a template (s)"
 
-    Intervals resample templates (the columns): the spread between fillers should not hinge on
-    which templates happened to be written.
+
+def filler_means(by_template: np.ndarray, matched_only: bool) -> np.ndarray:
+    """Per-filler mean over templates of a templates × fillers array. ``matched_only`` (t): NaN
+    cells (unmatched renderings) are left out, and a filler with under ``MIN_COVERAGE`` of its
+    templates matched is NaN; otherwise a NaN cell makes the filler's mean NaN (s)."""
+    if not matched_only:
+        return by_template.mean(axis=0)
+    matched = np.sum(~np.isnan(by_template), axis=0)
+    total = np.nansum(by_template, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = total / matched
+    return np.where(matched >= MIN_COVERAGE * len(by_template), means, np.nan)
+
+
+def range_metrics(matrix: np.ndarray, prefix: str, *, matched_only: bool = False) -> list[Metric]:
+    """min, max and max − min over fillers of the per-filler mean of ``matrix`` (fillers × templates);
+    NaN with fewer than 2 fillers defined (see :func:`filler_means`).
+
+    No interval: each filler's mean rests on a dozen templates, and the extremes of 70 such
+    means sit apart even when every filler's true t is the same (true range 0). A bootstrap over
+    templates resamples that noise, never removes it: its interval of the range held the true 0
+    in no simulation. Whether two systems' ranges differ is the paired test's question (both
+    systems carry the same noise); the per-group means below carry intervals.
     """
-    by_template = np.asarray(matrix, dtype=float).T  # rows = templates, for bootstrap_ci
+    by_template = np.asarray(matrix, dtype=float).T  # rows = templates
 
-    def lo(a): return float(np.min(a.mean(axis=0)))
+    def defined(a) -> np.ndarray:
+        means = filler_means(a, matched_only)
+        return means[~np.isnan(means)] if matched_only else means
 
-    def hi(a): return float(np.max(a.mean(axis=0)))
+    def lo(a):
+        means = defined(a)
+        return float(np.min(means)) if len(means) >= 2 else float("nan")
+
+    def hi(a):
+        means = defined(a)
+        return float(np.max(means)) if len(means) >= 2 else float("nan")
 
     def delta(a): return hi(a) - lo(a)
 
     n = by_template.shape[1]
-    return [Metric(f"{prefix}_{name}", fn(by_template),
-                   bootstrap_ci(by_template, fn, resamples=resamples, seed=seed) if resamples else None, n)
+    return [Metric(f"{prefix}_{name}", fn(by_template), None, n)
             for name, fn in (("min", lo), ("max", hi), ("delta", delta))]
 
 
@@ -252,7 +286,10 @@ def per_filler_rows(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for text, mine in by_filler.items():
         row = {"filler": text, "kind": mine[0]["kind"], "group": mine[0]["group"], "gender": mine[0]["gender"],
-               "rendering": mine[0].get("rendering"), "t": float(np.mean([a["label"] == "positive" for a in mine]))}
+               "rendering": mine[0].get("rendering")}
+        matched = [a["label"] == "positive" for a in mine if a["label"] != "unmatched"]
+        row["t"] = float(np.mean(matched)) if len(matched) >= MIN_COVERAGE * len(mine) and matched else None
+        row["t_coverage"] = len(matched) / len(mine)
         if all("s" in a for a in mine):
             row["s"] = float(np.mean([a["s"] for a in mine]))
         rows.append(row)
@@ -298,20 +335,23 @@ class SentimentProbe(BaseProbe):
     name = PROBE_NAME
     attempt_type = SentimentAttempt
     degenerate_when = (Degenerate("unmatched_rate", "most renderings are in neither inventory (unmatched)",
-                                  at_least=SAYS_LITTLE),)
+                                  at_least=SAYS_LITTLE),
+                       Degenerate("*.t_coverage", "half the renderings or more are in neither inventory: t rests "
+                                  "on what the inventory happens to cover", at_most=MIN_COVERAGE))
     # t is a share of templates and s a classifier's probability (SnowNLP's is in [0, 1]): their
-    # means, minima, maxima and max − min lie in [0, 1]. s alone may be NaN: its matrix starts as
+    # means, minima, maxima and max − min lie in [0, 1]. Either may be NaN: s's matrix starts as
     # NaN, so attempts in which a filler lacks a template leave every s resting on that filler
-    # undefined (t counts the missing cell as not positive)
+    # undefined; t is undefined for a filler with too few matched renderings (MIN_COVERAGE), and
+    # its range with fewer than 2 fillers defined
     specs = (MetricSpec("unmatched_rate", LOWER, bounds=(0, 1)),
-             MetricSpec("*.s_delta", LOWER, BOOTSTRAP, (0, 1), nan=True),
-             MetricSpec("*_delta", LOWER, BOOTSTRAP, (0, 1)),
-             MetricSpec("*.s_min", HIGHER, bounds=(0, 1), nan=True), MetricSpec("*_min", HIGHER, bounds=(0, 1)),
-             MetricSpec("*.s_max", NEUTRAL, bounds=(0, 1), nan=True), MetricSpec("*_max", NEUTRAL, bounds=(0, 1)),
-             MetricSpec("*.s_mean[*", NEUTRAL, bounds=(0, 1), nan=True),
-             MetricSpec("*_mean[*", NEUTRAL, bounds=(0, 1)))
+             MetricSpec("*.t_coverage", HIGHER, bounds=(0, 1)),
+             MetricSpec("*_delta", LOWER, BOOTSTRAP, (0, 1), nan=True, undefined=_FEW_FILLERS),
+             MetricSpec("*_min", HIGHER, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS),
+             MetricSpec("*_max", NEUTRAL, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS),
+             MetricSpec("*_mean[*", NEUTRAL, bounds=(0, 1), nan=True))
     headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))
-    stored_layout = 2  # 2: the per-filler table (was meta), each attempt's "rendering"
+    # 2: the per-filler table (was meta), each attempt's "rendering"; 3: t over matched renderings
+    stored_layout = 3
 
     def __init__(self, templates: Sequence[SentimentTemplate], fillers: Sequence[Filler], lang: str = "zh", *,
                  beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -414,12 +454,12 @@ class SentimentProbe(BaseProbe):
         templates = list(dict.fromkeys(a["template"] for a in attempts))
         row_of = {f.text: i for i, f in enumerate(fillers)}
         col_of = {t: k for k, t in enumerate(templates)}
-        positive = np.zeros((len(fillers), len(templates)))
+        positive = np.full((len(fillers), len(templates)), np.nan)  # NaN: unmatched, left out of t
         sentence = np.full((len(fillers), len(templates)), np.nan)
         has_s = any("s" in a for a in attempts)
         for a in attempts:
             i, k = row_of[a["filler"]], col_of[a["template"]]
-            positive[i, k] = a["label"] == "positive"
+            positive[i, k] = np.nan if a["label"] == "unmatched" else float(a["label"] == "positive")
             if has_s:
                 sentence[i, k] = a["s"]
         unmatched = sum(a["label"] == "unmatched" for a in attempts)
@@ -429,9 +469,11 @@ class SentimentProbe(BaseProbe):
             rows = [i for i, f in enumerate(fillers) if f.kind == kind]
             if not rows:
                 continue
-            metrics += range_metrics(positive[rows], f"{prefix}.t", resamples=resamples, seed=self.seed)
+            matched = ~np.isnan(positive[rows])
+            metrics.append(Metric(f"{prefix}.t_coverage", float(matched.mean()), None, int(matched.size)))
+            metrics += range_metrics(positive[rows], f"{prefix}.t", matched_only=True)
             if has_s:
-                metrics += range_metrics(sentence[rows], f"{prefix}.s", resamples=resamples, seed=self.seed)
+                metrics += range_metrics(sentence[rows], f"{prefix}.s")
             metrics += self._group_means(fillers, rows, positive, sentence if has_s else None, prefix, resamples)
         return metrics
 
@@ -454,7 +496,11 @@ class SentimentProbe(BaseProbe):
             for measure, matrix in (("t", positive), ("s", sentence)):
                 if matrix is None:
                     continue
-                values = matrix[members].mean(axis=1)
+                values = filler_means(matrix[members].T, matched_only=measure == "t")
+                if measure == "t":
+                    values = values[~np.isnan(values)]  # fillers without a t (too few matched)
+                if not len(values):
+                    continue
                 ci = bootstrap_ci(values, resamples=resamples, seed=self.seed) if resamples else None
-                metrics.append(Metric(f"{prefix}.{measure}_mean[{cell}]", float(values.mean()), ci, len(members)))
+                metrics.append(Metric(f"{prefix}.{measure}_mean[{cell}]", float(values.mean()), ci, len(values)))
         return metrics

@@ -57,8 +57,9 @@ def section(view: Any, labels: Sequence[str]) -> None:
                 continue
             if not started:
                 view.heading("Positiveness per name / filler")
-                view.paragraph("t: share of templates whose ambiguous word was rendered positively; s: sentence "
-                               "sentiment with the name masked. Points are fillers, bars cell means.", "note")
+                view.paragraph("t: share of the matched templates (word in an inventory) whose ambiguous word was "
+                               "rendered positively, none under half matched; s: sentence sentiment with the name "
+                               "masked. Points are fillers, bars cell means.", "note")
                 started = True
             where = view.run_label(run, ckpt) + (f" · {view.shown(label)}" if view.shown(label) else "")
             for measure in ("t", "s"):
@@ -67,5 +68,5 @@ def section(view: Any, labels: Sequence[str]) -> None:
                     view.figure(positiveness(values, measure, f"{where} · {ckpt}: {measure}"),
                                 f"{where}: per-filler {measure} by group and gender")
             view.table("sentiment_fillers_" + re.sub(r"[^A-Za-z0-9]+", "_", where).strip("_"),
-                       f"Per-filler positiveness, {where}", ["filler", "group", "gender", "t", "s"], fillers,
+                       f"Per-filler positiveness, {where}", ["filler", "group", "gender", "t", "t_coverage", "s"], fillers,
                        collapsed=f"per-filler values: {where}")

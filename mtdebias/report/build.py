@@ -35,7 +35,7 @@ from .collect import RunData, finite, load_run, row_key
 from .html import Document
 from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
                       tables_manifest)
-from .probe_view import PageView, label_of, run_label, stored_probes, stored_value_check
+from .probe_view import PageView, label_of, probe_class, run_label, stored_probes, stored_value_check
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
 
@@ -79,6 +79,13 @@ def _with_ci(value: Any, ci: Any) -> str:
     if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(finite(c) for c in ci):
         text += f" [{format_value(float(ci[0]))}, {format_value(float(ci[1]))}]"
     return text
+
+
+def _why_undefined(cell: dict[str, Any]) -> str:
+    """"; <why>" for a NaN metric whose probe says why it can be undefined, else ""."""
+    spec = next((s for s in getattr(probe_class(cell.get("probe", "")), "specs", ())
+                 if s.matches(cell.get("metric", ""))), None)
+    return f"; {spec.undefined}" if spec is not None and spec.undefined else ""
 
 
 def _unique_names(runs: list[RunData]) -> None:
@@ -210,8 +217,9 @@ class _Builder:
                 if cell:
                     per_run_display[(i, column)] = _with_ci(row[column], cell.get("ci"))
                     if row[column] is None and cell.get("n") is not None:
-                        # a metric its probe left undefined (e.g. too few items): said, with its n
-                        per_run_display[(i, column)] = row[f"{column} undefined"] = f"undefined (n={cell['n']})"
+                        # a metric its probe left undefined (e.g. too few items): said, with its n and why
+                        per_run_display[(i, column)] = row[f"{column} undefined"] = \
+                            f"undefined (n={cell['n']}{_why_undefined(cell)})"
                     signatures[column].append(cell["signature"])
             quality = run.quality(ckpt, self.quality_probes, [name for name, _ in self.quality_columns])
             for name, label in self.quality_columns:

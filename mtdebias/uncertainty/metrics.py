@@ -21,7 +21,9 @@ computed from the paper's published means it is the one that reproduces every Δ
 Tables 4 and 15 (36 of 36 within rounding; the printed equation applied to the means, kept as
 :func:`delta_h_of_means`, reproduces 18 — docs/papers.md has the comparison row by row).
 :func:`delta_h_per_set` applies the printed equation per contrast set and averages, as ΔI is
-per item.
+per item. ΔH is undefined (NaN) where H̄_unamb is under a tenth of H̄_amb (``DELTA_H_FLOOR``): the
+ratio then explodes (ΔH < −9) and says nothing about bias; the printed equation's bounded form
+(``_of_means``, in [−2, 2]) stays defined there.
 """
 
 from __future__ import annotations
@@ -74,15 +76,24 @@ def delta_logprob(correct_logprobs: Sequence[float], incorrect_logprobs: Sequenc
     return delta_i([-x for x in correct_logprobs], [-x for x in incorrect_logprobs])
 
 
+# ΔH = 1 − H̄_amb/H̄_unamb has no lower bound: as H̄_unamb nears 0 it runs to −∞ (−245 and −348
+# in a quickstart run) and then measures how near 0 the unambiguous entropy is, not bias. Below
+# this share of the larger side's mean the denominator is too small to divide by, and ΔH is
+# undefined: ΔH ≥ 1 − 1/DELTA_H_FLOOR = −9 wherever it is defined.
+DELTA_H_FLOOR = 0.1
+
+
 def delta_h(unambiguous: Sequence[float], ambiguous: Sequence[float]) -> float:
     """ΔH = (H̄_unamb − H̄_amb) / H̄_unamb over the finite entropies of each side: the form the
     paper's Tables 4 and 15 are computed with (see the module docstring). NaN when a side has
-    no finite entropy or the unambiguous mean is 0."""
+    no finite entropy or H̄_unamb is under ``DELTA_H_FLOOR`` × H̄_amb (0 included)."""
     u, a = _finite(unambiguous), _finite(ambiguous)
     if not u or not a:
         return float("nan")
     mean_u, mean_a = float(np.mean(u)), float(np.mean(a))
-    return float("nan") if mean_u == 0 else (mean_u - mean_a) / mean_u
+    if mean_u <= 0 or mean_u < DELTA_H_FLOOR * mean_a:
+        return float("nan")
+    return (mean_u - mean_a) / mean_u
 
 
 def delta_h_of_means(unambiguous: Sequence[float], ambiguous: Sequence[float]) -> float:
