@@ -13,6 +13,7 @@ temporary and raises :class:`~mtdebias.errors.DiskFull` naming the target.
 from __future__ import annotations
 
 import errno
+import glob
 import hashlib
 import json
 import os
@@ -111,6 +112,54 @@ def temporary_dir(target: str | Path) -> Path:
             return tmp
         except FileExistsError:
             continue
+
+
+def replace_folder(new: str | Path, target: str | Path) -> None:
+    """Rename the complete folder ``new`` (a :func:`temporary_dir` of ``target``) to ``target``,
+    replacing the folder there; whether it may be replaced is the caller's to check.
+
+    The old folder is renamed aside (``.NAME.HOST-PID.RANDOM.old``), the new one into place, and
+    only then is the old one removed, so a kill at any moment leaves the old folder or the new one
+    at ``target``, or, between the two renames, the old one aside for :func:`restore_replaced` to
+    put back. Removing the old folder first would lose it to a kill before the rename, and the
+    next writer would then delete the new copy as a stale temporary. The aside is not named like
+    a temporary for the same reason: :func:`clean_stale_temporaries` must never take the only copy."""
+    new, target = Path(new), Path(target)
+    if not os.path.lexists(target):
+        os.replace(new, target)
+        return
+    while True:
+        aside = target.parent / f".{target.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.old"
+        if not os.path.lexists(aside):
+            break
+    os.replace(target, aside)
+    os.replace(new, target)
+    shutil.rmtree(aside)
+
+
+_ASIDE = re.compile(r"^\.(.+)\.([0-9a-f]{6})-(\d+)\.[0-9a-f]{8}\.old$")
+
+
+def restore_replaced(target: str | Path) -> list[Path]:
+    """Finish a :func:`replace_folder` of ``target`` whose process ended mid-way: its aside goes
+    back to ``target`` when nothing stands there (the kill came between the two renames), and is
+    removed when ``target`` is in place (the new folder). Asides of running writers (and of other
+    hosts, which cannot be checked) are left alone. Returns the asides restored or removed."""
+    target = Path(target)
+    done = []
+    if not target.parent.is_dir():
+        return done
+    for aside in sorted(target.parent.glob(f".{glob.escape(target.name)}.*.old")):
+        match = _ASIDE.match(aside.name)
+        if (match is None or match.group(1) != target.name or match.group(2) != _HOST or aside.is_symlink()
+                or not aside.is_dir() or process_running(int(match.group(3)))):
+            continue
+        if os.path.lexists(target):
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(aside, target)
+        done.append(aside)
+    return done
 
 
 def replace_together(staging: Path, names: Sequence[str], folder: Path) -> None:

@@ -40,7 +40,9 @@ import socket
 import stat
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from .atomic import process_running
 from .errors import InputError, MtdebiasError, disk_full_as
@@ -278,3 +280,24 @@ class FileLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+@contextmanager
+def output_lock(folder: str | Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` itself while a command checks and replaces its output
+    there (a report's set, a debiased checkpoint), so two writers onto one path cannot interleave
+    their renames. The folder is locked rather than a lock file beside the output: a lock file
+    would stay behind in the user's folder for good, and the lock is held for a check and a few renames only (a kill drops it with the process)."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            # NFS emulates flock with byte-range locks, which want a descriptor open for writing (a
+            # folder has none): there the command goes on unlocked. The check right before the
+            # renames still stands; only two writers racing onto one path are not kept apart.
+            if exc.errno not in (errno.EBADF, errno.ENOLCK, errno.EINVAL, errno.EOPNOTSUPP):
+                raise
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the lock

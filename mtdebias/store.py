@@ -115,6 +115,22 @@ class RunStore:
         path = Path(path)
         return any(part.name in _RUN_ENTRIES and RunStore.is_run_folder(part.parent) for part in (path, *path.parents))
 
+    @staticmethod
+    def runs_in(folder: str | Path) -> int:
+        """How many run folders ``folder`` holds directly (``runs/``): a folder no output may replace."""
+        try:
+            return sum(1 for entry in Path(folder).iterdir() if entry.is_dir() and RunStore.is_run_folder(entry))
+        except OSError:
+            return 0
+
+    @staticmethod
+    def is_derived_checkpoint_slot(path: str | Path) -> bool:
+        """Whether ``path`` names an entry directly in a run's checkpoints folder: where a copy made
+        from one of its checkpoints goes (``step-0000400-debiased``), the one part of a run that a
+        command other than the run's own writers may write to."""
+        path = Path(path)
+        return path.parent.name == CHECKPOINTS and RunStore.is_run_folder(path.parent.parent)
+
     @classmethod
     def locate(cls, target: str | Path) -> tuple["RunStore", list[Path]]:
         """A run directory → its store and checkpoints; a checkpoint inside a run → that one; a

@@ -17,7 +17,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("checkpoint", help="a checkpoint directory or a hub id (org/name or org/name@REV) of a "
                                            "Marian, M2M100 or NLLB model")
     parser.add_argument("--revision", help="hub revision (branch, tag or commit) of a hub id")
-    parser.add_argument("--out", required=True, help="directory for the debiased checkpoint")
+    parser.add_argument("--out", required=True, help="a new (or empty) folder for the debiased checkpoint, e.g. "
+                                                      "RUN/checkpoints/NAME-debiased")
     parser.add_argument("--method", choices=DEBIAS_METHODS.names(), default="hard",
                         help=f"a registered method: {', '.join(DEBIAS_METHODS.entries)} (or without the version; "
                              f"default hard, Bolukbasi et al.'s neutralise step)")
@@ -35,7 +36,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--dev-src", help="dev source file: report BLEU/chrF before and after")
     parser.add_argument("--dev-ref", help="dev reference file (with --dev-src)")
     parser.add_argument("--beam", type=int, default=5, help="beam size for the dev set (default 5)")
-    parser.add_argument("--overwrite", action="store_true", help="replace a non-empty --out directory")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a copy an earlier debias wrote at --out (a folder whose debias_report.json "
+                             "lists every file in it); a run, a folder of runs, the source checkpoint, a file, a "
+                             "link or a folder with anything else in it is never replaced")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting of the method's eraser (a keyword of its constructor; a misspelt one is "
                              "refused with the list, before the model loads), value read as JSON if it parses")
@@ -46,13 +50,15 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..atomic import check_writable
-    from ..debias.apply import REPORT_NAME, check_eraser_options, debias_checkpoint
+    from ..debias.apply import REPORT_NAME, check_debias_out, check_eraser_options, debias_checkpoint
     from ..hub import local_model_dir
     from .key_values import parse_pairs
 
     options = parse_pairs(args.option)
     check_eraser_options(args.method, options, where="--option")  # before the model is loaded
     check_writable(Path(args.out).parent, "--out")
+    # before a hub model is downloaded; debias_checkpoint checks again with the local snapshot
+    check_debias_out(args.out, args.checkpoint if Path(args.checkpoint).exists() else None, args.overwrite)
     checkpoint = local_model_dir(args.checkpoint, what="checkpoint", revision=args.revision, download=True)
     report = debias_checkpoint(checkpoint, args.out, args.method, words=args.words,
                                multi_token=args.multi_token, equalise=args.equalise, keep_norm=args.keep_norm,

@@ -18,6 +18,7 @@ tokens changed and by how much along the gender direction.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import shutil
 from dataclasses import asdict, dataclass, field
@@ -27,12 +28,14 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from ..atomic import clean_stale_temporaries, temporary_dir, write_json
+from ..atomic import clean_stale_temporaries, replace_folder, restore_replaced, temporary_dir, write_json
 from ..hub import snapshot_id
 from ..errors import InputError, shown
+from ..locking import output_lock
 from ..options import check_options, declared_ranges, signature_types
 from .methods import DEBIAS_METHODS
 from ..signature import Signature, hash_checkpoint, hash_json
+from ..store import RunStore
 from .base import Eraser, restore_norms
 from .direction import GenderDirection, gender_direction
 from .hard import equalise as equalise_pairs
@@ -98,6 +101,9 @@ class DebiasReport:
     dev: dict[str, Any] | None = None
     signature: str = ""
     output_model: str | None = None
+    # every file debias_checkpoint wrote into its output (this report included): what marks the
+    # folder as its own, so that --overwrite replaces it and nothing else (None: written in training)
+    files: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -270,8 +276,9 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
                       beam: int = 5, overwrite: bool = False) -> DebiasReport:
     """Write a debiased copy of a checkpoint (model, tokenizer, ``debias_report.json``) to ``out_dir``.
 
-    The copy is assembled in a temporary sibling directory and renamed into place, so ``out_dir``
-    is either absent or complete. With ``dev_src``/``dev_ref``, BLEU and chrF of both checkpoints
+    ``out_dir`` is checked by :func:`check_debias_out` before any work. The copy is assembled in a
+    temporary sibling directory and renamed into place (:func:`~mtdebias.atomic.replace_folder`),
+    so ``out_dir`` holds the previous copy or the new one, each complete. With ``dev_src``/``dev_ref``, BLEU and chrF of both checkpoints
     on that dev set are added to the report.
     """
     from transformers import AutoTokenizer
@@ -279,11 +286,9 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
     from ..textio import read_parallel
 
     checkpoint_dir = Path(checkpoint_dir)
-    out_dir = Path(out_dir)
+    out_dir = Path(os.path.abspath(out_dir))  # "x/.." names a folder; its renames need a real name
     words, pairs = _resolve_words(words), _resolve_pairs(pairs)  # bad lists fail before any work
-    if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
-        raise InputError("output directory exists and is not empty", path=out_dir,
-                         hint="choose a new directory or allow overwriting (--overwrite)")
+    _locked_check(out_dir, checkpoint_dir, overwrite)
     if (dev_src is None) != (dev_ref is None):
         raise InputError("a dev set needs both a source and a reference file", path=dev_src or dev_ref,
                          hint="pass --dev-src and --dev-ref together")
@@ -303,8 +308,8 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
     identity = snapshot_id(checkpoint_dir) or hash_checkpoint(checkpoint_dir)  # a hub model by its commit
     report.signature = str(Signature(base.method, base.data, identity, base.settings))
 
-    clean_stale_temporaries(out_dir.parent, recursive=False)  # left by a debias killed mid-write
     tmp = temporary_dir(out_dir)
+    clean_stale_temporaries(out_dir.parent, recursive=False)  # left by a debias killed mid-write
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
@@ -318,14 +323,89 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
                           "before": _dev_scores(checkpoint_dir, dev.sources, dev.targets, beam),
                           "after": _dev_scores(tmp, dev.sources, dev.targets, beam)}
             report.dev["delta"] = {k: report.dev["after"][k] - report.dev["before"][k] for k in ("bleu", "chrf")}
+        report.files = sorted({entry.name for entry in tmp.iterdir()} | {REPORT_NAME})
         write_json(tmp / REPORT_NAME, report.to_dict())
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(tmp, out_dir)
+        with output_lock(out_dir.parent):  # checked again: the folder may have changed while debias ran
+            restore_replaced(out_dir)
+            check_debias_out(out_dir, checkpoint_dir, overwrite)
+            replace_folder(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return report
+
+
+def check_debias_out(out_dir: str | Path, checkpoint_dir: str | Path | None, overwrite: bool,
+                     flag: str = "--out") -> None:
+    """Raise :class:`InputError` when ``out_dir`` is not a place a debiased copy may go.
+
+    It may go to a new path or an empty folder, and, with ``overwrite``, replace a copy that
+    debias wrote earlier: a folder whose ``debias_report.json`` lists every file in it. Nothing
+    else is ever replaced, with ``overwrite`` or not: a run, a folder of runs, a part of a run
+    other than a new checkpoint beside its others, the source checkpoint or a folder holding it
+    (the copy would replace the weights it is made from), a file, a link, or a folder of the
+    user's (replacing a folder deletes everything in it, and a debiased copy can always be
+    written elsewhere). ``checkpoint_dir`` None: the source is not local yet (a hub id)."""
+    out = Path(os.path.abspath(out_dir))
+    exists = os.path.lexists(out)
+    hint = f"choose another {flag}: a new folder for the debiased copy"
+    if checkpoint_dir is not None and exists:
+        source, real = Path(checkpoint_dir).resolve(), out.resolve()
+        if source == real or source.is_relative_to(real):
+            what = "is the source checkpoint" if source == real else f"holds the source checkpoint {checkpoint_dir}"
+            raise InputError(f"{flag} {what}; the copy would replace the weights it is made from (refused, even "
+                             "with --overwrite)", path=out_dir, hint=hint)
+    if out.is_symlink():
+        raise InputError(f"{flag} is a link; debias writes to a real folder and never replaces a link or "
+                         "what it leads to", path=out_dir, hint=f"{hint}, or give the folder the link leads to")
+    if exists and not out.is_dir():
+        raise InputError(f"{flag} is a file, not a folder; refused, even with --overwrite", path=out_dir, hint=hint)
+    if RunStore.is_run_folder(out) or RunStore.runs_in(out):
+        what = "a run folder" if RunStore.is_run_folder(out) else f"a folder holding {RunStore.runs_in(out)} run(s)"
+        raise InputError(f"{flag} is {what}; debias never replaces it, even with --overwrite", path=out_dir,
+                         hint=f"{hint}, e.g. RUN/checkpoints/NAME-debiased")
+    if RunStore.is_run_file(out) and not RunStore.is_derived_checkpoint_slot(out):
+        raise InputError(f"{flag} lies inside a run's own files, where only the run's writers write; refused",
+                         path=out_dir, hint=f"{hint}, e.g. RUN/checkpoints/NAME-debiased")
+    entries = sorted(out.iterdir()) if exists else []
+    if not entries:
+        return  # a new path or an empty folder: nothing of anyone's is replaced
+    if not overwrite:
+        raise InputError(f"{flag}: the folder exists and is not empty", path=out_dir,
+                         hint="choose a new folder, or pass --overwrite to replace a copy debias wrote there")
+    listed = _files_written(out)
+    if listed is None:
+        raise InputError(f"{flag}: not a copy debias wrote (no {REPORT_NAME} listing its files); --overwrite "
+                         "replaces only those, as replacing the folder would delete everything in it", path=out_dir,
+                         hint=f"{hint}, or delete the folder yourself if it is a copy by an older mtdebias")
+    foreign = [entry.name for entry in entries
+               if entry.name not in listed or entry.is_symlink() or not entry.is_file()]
+    if foreign:
+        raise InputError(f"{flag}: the folder holds {foreign[0]!r}, which debias did not write; replacing the "
+                         "folder would delete it (refused, even with --overwrite)", path=out_dir,
+                         hint=f"move {foreign[0]!r} out of the folder, or choose another {flag}")
+
+
+def _files_written(folder: Path) -> set[str] | None:
+    """The files debias_checkpoint says it wrote to ``folder`` (its report's ``files``), or None
+    when the folder has no such report (a training checkpoint's report has no list either)."""
+    try:
+        files = json.loads((folder / REPORT_NAME).read_text(encoding="utf-8")).get("files")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(files, list) or not all(isinstance(name, str) for name in files):
+        return None
+    return set(files)
+
+
+def _locked_check(out_dir: Path, checkpoint_dir: Path, overwrite: bool) -> None:
+    """:func:`check_debias_out` before any work, after putting back a copy a killed debias left aside."""
+    if not out_dir.parent.is_dir():
+        check_debias_out(out_dir, checkpoint_dir, overwrite)  # a new path: nothing to put back
+        return
+    with output_lock(out_dir.parent):
+        restore_replaced(out_dir)
+        check_debias_out(out_dir, checkpoint_dir, overwrite)
 
 
 def _load_any(checkpoint_dir: Path):

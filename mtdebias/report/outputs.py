@@ -28,16 +28,13 @@ the manifest, recognised by holding nothing but what :meth:`Table.export` writes
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import InputError
+from ..locking import output_lock  # noqa: F401  (shared with `debias --out`; re-exported here)
 from ..store import RunStore
 
 GENERATOR = "mtdebias report"
@@ -82,27 +79,6 @@ def check_report_outputs(out_html: str | Path, *, force: bool = False, significa
     for path, role, ours in checks:
         _check_file(path, role, ours, force, flag)
     _check_tables(paths.tables, force, flag)
-
-
-@contextmanager
-def output_lock(folder: str | Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` itself while a report checks and replaces its set, so
-    two reports onto one path cannot interleave their renames. The folder is locked rather than a
-    lock file beside the report: a lock file would stay behind in the user's folder for good, and
-    the lock is held for a check and a few renames only (a kill drops it with the process)."""
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError as exc:
-            # NFS emulates flock with byte-range locks, which want a descriptor open for writing (a
-            # folder has none): there the report goes on unlocked. The check right before the
-            # renames still stands; only two reports racing onto one path are not kept apart.
-            if exc.errno not in (errno.EBADF, errno.ENOLCK, errno.EINVAL, errno.EOPNOTSUPP):
-                raise
-        yield
-    finally:
-        os.close(fd)  # closing the last descriptor releases the lock
 
 
 def _check_file(path: Path, role: str, ours, force: bool, flag: str) -> None:
@@ -172,7 +148,7 @@ def _refuse_folder(path: Path, role: str, flag: str):
     if RunStore.is_run_folder(path):
         what = "a run folder"
     else:
-        runs = sum(1 for entry in _entries(path) if entry.is_dir() and RunStore.is_run_folder(entry))
+        runs = RunStore.runs_in(path)
         what = f"a folder holding {runs} run(s)" if runs else "a folder"
     raise InputError(f"{flag}: {role} would replace {what}; a report never replaces a folder, even with --force",
                      path=path, hint=f"give a file path for the report, e.g. {path / 'report.html'}")
