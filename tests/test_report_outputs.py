@@ -105,6 +105,7 @@ def test_a_report_by_an_older_mtdebias_is_replaced_with_force(runs, tmp_path, ca
     file system cannot lock a folder (NFS), is done without."""
     import errno
 
+    from mtdebias import locking
     from mtdebias.report import outputs
 
     out = tmp_path / "r.html"
@@ -119,7 +120,7 @@ def test_a_report_by_an_older_mtdebias_is_replaced_with_force(runs, tmp_path, ca
     def no_folder_locks(fd, operation):
         raise OSError(errno.EBADF, "Bad file descriptor")
 
-    monkeypatch.setattr(outputs.fcntl, "flock", no_folder_locks)
+    monkeypatch.setattr(locking.fcntl, "flock", no_folder_locks)  # output_lock lives there
     assert main(["report", str(runs / "base-seed1"), "--out", str(out), "--title", "new", "--force"]) == 0
     assert "new" in out.read_text() and "new" in markdown.read_text()
     assert (tmp_path / "r_tables" / outputs.TABLES_MANIFEST).is_file()
