@@ -287,7 +287,8 @@ def output_lock(folder: str | Path) -> Iterator[None]:
     """Hold an exclusive lock on ``folder`` itself while a command checks and replaces its output
     there (a report's set, a debiased checkpoint), so two writers onto one path cannot interleave
     their renames. The folder is locked rather than a lock file beside the output: a lock file
-    would stay behind in the user's folder for good, and the lock is held for a check and a few renames only (a kill drops it with the process)."""
+    would stay behind in the user's folder for good, and the lock is held for a check and a few
+    renames only (a kill drops it with the process)."""
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         try:

@@ -173,3 +173,16 @@ def test_a_finished_replace_removes_what_a_killed_one_left_aside(tmp_path):
     (aside / "weights").write_text("old")
     assert restore_replaced(target) == [aside]
     assert not aside.exists() and (target / "weights").read_text() == "new"
+
+
+def test_debias_puts_back_a_copy_a_killed_overwrite_left_aside(runs, no_work, tmp_path, capsys):
+    """Killed between its renames, a debias --overwrite leaves no --out and the old copy aside:
+    the next debias to that --out puts it back before its checks, so the copy is not lost and,
+    without --overwrite, is not replaced either."""
+    out = tmp_path / "debiased"
+    aside = tmp_path / f".debiased.{_HOST}-{_dead_pid()}.0123abcd.old"
+    aside.mkdir()
+    (aside / "debias_report.json").write_text(json.dumps({"files": ["debias_report.json"]}))
+    assert _debias(runs, out) == 2
+    assert "not empty" in capsys.readouterr().err
+    assert (out / "debias_report.json").is_file() and not aside.exists()

@@ -278,8 +278,8 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
 
     ``out_dir`` is checked by :func:`check_debias_out` before any work. The copy is assembled in a
     temporary sibling directory and renamed into place (:func:`~mtdebias.atomic.replace_folder`),
-    so ``out_dir`` holds the previous copy or the new one, each complete. With ``dev_src``/``dev_ref``, BLEU and chrF of both checkpoints
-    on that dev set are added to the report.
+    so ``out_dir`` holds the previous copy or the new one, each complete. With ``dev_src`` and
+    ``dev_ref``, BLEU and chrF of both checkpoints on that dev set are added to the report.
     """
     from transformers import AutoTokenizer
 
@@ -288,7 +288,7 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
     checkpoint_dir = Path(checkpoint_dir)
     out_dir = Path(os.path.abspath(out_dir))  # "x/.." names a folder; its renames need a real name
     words, pairs = _resolve_words(words), _resolve_pairs(pairs)  # bad lists fail before any work
-    _locked_check(out_dir, checkpoint_dir, overwrite)
+    check_debias_out(out_dir, checkpoint_dir, overwrite)
     if (dev_src is None) != (dev_ref is None):
         raise InputError("a dev set needs both a source and a reference file", path=dev_src or dev_ref,
                          hint="pass --dev-src and --dev-ref together")
@@ -327,7 +327,7 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
         write_json(tmp / REPORT_NAME, report.to_dict())
         with output_lock(out_dir.parent):  # checked again: the folder may have changed while debias ran
             restore_replaced(out_dir)
-            check_debias_out(out_dir, checkpoint_dir, overwrite)
+            _check_out(out_dir, checkpoint_dir, overwrite)
             replace_folder(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -335,8 +335,20 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
     return report
 
 
-def check_debias_out(out_dir: str | Path, checkpoint_dir: str | Path | None, overwrite: bool,
-                     flag: str = "--out") -> None:
+def check_debias_out(out_dir: str | Path, checkpoint_dir: str | Path | None, overwrite: bool) -> None:
+    """Raise :class:`InputError`, before any work, when ``out_dir`` is not a place a debiased copy
+    may go (:func:`_check_out`), after putting back a copy that a debias killed mid-replace left
+    aside (:func:`~mtdebias.atomic.restore_replaced`): else that copy would be missed, and lost."""
+    out_dir = Path(os.path.abspath(out_dir))
+    if not out_dir.parent.is_dir():
+        _check_out(out_dir, checkpoint_dir, overwrite)  # a new path: nothing to put back
+        return
+    with output_lock(out_dir.parent):
+        restore_replaced(out_dir)
+        _check_out(out_dir, checkpoint_dir, overwrite)
+
+
+def _check_out(out_dir: str | Path, checkpoint_dir: str | Path | None, overwrite: bool, flag: str = "--out") -> None:
     """Raise :class:`InputError` when ``out_dir`` is not a place a debiased copy may go.
 
     It may go to a new path or an empty folder, and, with ``overwrite``, replace a copy that
@@ -396,16 +408,6 @@ def _files_written(folder: Path) -> set[str] | None:
     if not isinstance(files, list) or not all(isinstance(name, str) for name in files):
         return None
     return set(files)
-
-
-def _locked_check(out_dir: Path, checkpoint_dir: Path, overwrite: bool) -> None:
-    """:func:`check_debias_out` before any work, after putting back a copy a killed debias left aside."""
-    if not out_dir.parent.is_dir():
-        check_debias_out(out_dir, checkpoint_dir, overwrite)  # a new path: nothing to put back
-        return
-    with output_lock(out_dir.parent):
-        restore_replaced(out_dir)
-        check_debias_out(out_dir, checkpoint_dir, overwrite)
 
 
 def _load_any(checkpoint_dir: Path):
