@@ -308,8 +308,8 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
     identity = snapshot_id(checkpoint_dir) or hash_checkpoint(checkpoint_dir)  # a hub model by its commit
     report.signature = str(Signature(base.method, base.data, identity, base.settings))
 
-    tmp = temporary_dir(out_dir)
     clean_stale_temporaries(out_dir.parent, recursive=False)  # left by a debias killed mid-write
+    tmp = temporary_dir(out_dir)
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
