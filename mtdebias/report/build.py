@@ -31,7 +31,7 @@ from ..errors import DiskFull, InputError, disk_full
 from ..significance import seed_interval
 from .. import plots
 from ..store import checkpoint_suffix
-from .collect import RunData, finite, load_run, row_key
+from .collect import RunData, distinct_runs, finite, load_run, row_key
 from .html import Document
 from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
                       tables_manifest)
@@ -416,7 +416,7 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
         raise InputError("no run directories given", hint="pass one or more directories `mtdebias train` created")
     check_report_outputs(out_html, force=force, flag=out_flag)  # before any run is read
     check = stored_value_check()
-    runs = [load_run(d, check) for d in run_dirs]
+    runs = [load_run(d, check) for d in distinct_runs(run_dirs)]
     _unique_names(runs)
     out_html = Path(out_html)
     builder = _Builder(runs, title, metrics, at, metrics_source)

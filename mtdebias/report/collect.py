@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
@@ -106,6 +107,18 @@ class RunData:
                     if name not in out and finite(row.get(name)):
                         out[name] = (float(row[name]), "training log (dev set)")
         return out
+
+
+def distinct_runs(run_dirs: Sequence[str | Path]) -> list[Path]:
+    """``run_dirs`` with each run once, in the order given: two paths to one folder (the same path
+    twice, ``runs/../runs/x``, a link ``runs/latest`` beside the run it names, as ``runs/*`` gives)
+    would be averaged as two seeds of one variant. Each repeat is named in a warning and dropped."""
+    seen: dict[Path, Path] = {}
+    for run_dir in map(Path, run_dirs):
+        first = seen.setdefault(run_dir.resolve(), run_dir)
+        if first is not run_dir:
+            warnings.warn(f"{run_dir}: the same run as {first}, given before; it is reported once", stacklevel=2)
+    return list(seen.values())
 
 
 def load_run(run_dir: str | Path, check: Callable[[dict], str | None] | None = None) -> RunData:
