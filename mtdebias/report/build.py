@@ -21,6 +21,7 @@ import difflib
 import fnmatch
 import html as html_lib
 import shutil
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -416,7 +417,10 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
         raise InputError("no run directories given", hint="pass one or more directories `mtdebias train` created")
     check_report_outputs(out_html, force=force, flag=out_flag)  # before any run is read
     check = stored_value_check()
-    runs = [load_run(d, check) for d in distinct_runs(run_dirs)]
+    run_dirs, repeats = distinct_runs(run_dirs)
+    for repeat in repeats:  # `report` names them itself, before it gets here
+        warnings.warn(repeat, stacklevel=2)
+    runs = [load_run(d, check) for d in run_dirs]
     _unique_names(runs)
     out_html = Path(out_html)
     builder = _Builder(runs, title, metrics, at, metrics_source)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
@@ -109,16 +108,17 @@ class RunData:
         return out
 
 
-def distinct_runs(run_dirs: Sequence[str | Path]) -> list[Path]:
-    """``run_dirs`` with each run once, in the order given: two paths to one folder (the same path
-    twice, ``runs/../runs/x``, a link ``runs/latest`` beside the run it names, as ``runs/*`` gives)
-    would be averaged as two seeds of one variant. Each repeat is named in a warning and dropped."""
+def distinct_runs(run_dirs: Sequence[str | Path]) -> tuple[list[Path], list[str]]:
+    """``run_dirs`` with each run once, in the order given, and a note on each repeat dropped: two
+    paths to one folder (the same path twice, ``runs/../runs/x``, a link ``runs/latest`` beside
+    the run it names, as ``runs/*`` gives) would be averaged as two seeds of one variant."""
     seen: dict[Path, Path] = {}
+    repeats = []
     for run_dir in map(Path, run_dirs):
         first = seen.setdefault(run_dir.resolve(), run_dir)
         if first is not run_dir:
-            warnings.warn(f"{run_dir}: the same run as {first}, given before; it is reported once", stacklevel=2)
-    return list(seen.values())
+            repeats.append(f"{run_dir}: the same run as {first}, given before; it is reported once")
+    return list(seen.values()), repeats
 
 
 def load_run(run_dir: str | Path, check: Callable[[dict], str | None] | None = None) -> RunData:
