@@ -104,7 +104,7 @@ def open_regular(path: str | Path, flags: int = os.O_RDONLY, mode: int = 0o666, 
     kind = os.fstat(fd).st_mode
     if not stat.S_ISREG(kind):
         os.close(fd)
-        found = next((name for test, name in _KINDS if test(kind)), "not a regular file")
+        found = next((name for test, name in _KINDS if test(kind)), "of another kind")
         raise InputError(f"{what} is {found}, not a regular file", path=path, hint=hint)
     return fd
 

@@ -122,6 +122,16 @@ def test_the_training_log_is_never_appended_through_a_link(tmp_path):
     _refused(exc, link, precious)
 
 
+def test_the_watch_log_is_never_appended_through_a_link(tmp_path):
+    from mtdebias.pipeline import _start_watcher
+
+    store = RunStore(tmp_path / "run")
+    precious = _link_to_precious(tmp_path, store.watch_log)
+    with pytest.raises(InputError) as exc:
+        _start_watcher(None, store)  # refused before the recipe is looked at, or a watcher started
+    _refused(exc, store.watch_log, precious)
+
+
 # ------------------------------------------------------------------------ the store's folders
 
 def test_a_file_where_eval_belongs_is_refused_before_any_model_is_loaded(tmp_path):
