@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     with _sigterm_as_interrupt():
         status = _run(args)
     try:  # here, not at exit: what is still buffered meets a reader that has gone (| head) in a try
-        sys.stdout.flush()
+        if sys.stdout is not None:  # closed by the shell (>&-): print() writes nothing then, nor does this
+            sys.stdout.flush()
     except BrokenPipeError:
         if not _stdout_closed():
             raise

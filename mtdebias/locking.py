@@ -37,7 +37,6 @@ import fcntl
 import logging
 import os
 import socket
-import stat
 import threading
 import time
 from contextlib import contextmanager
@@ -46,6 +45,7 @@ from typing import Iterator
 
 from .atomic import process_running
 from .errors import InputError, MtdebiasError, disk_full_as
+from .textio import open_regular
 
 log = logging.getLogger(__name__)
 
@@ -72,32 +72,26 @@ def _describe(owner: tuple[str, int, float | None] | None) -> str:
 
 def _open_lock_file(path: Path) -> int:
     """A descriptor of the regular lock file at ``path``, created if missing; never through a link."""
-    try:
-        with disk_full_as(path):
-            fd = os.open(path, _OPEN_FLAGS, 0o666)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise InputError("a lock file is a symbolic link; locks never follow links (locking writes over "
-                             "the file it opens, which could be one of yours)", path=path,
-                             hint=f"remove the link (rm {path}): the lock file is made again as a plain file"
-                             ) from None
-        if exc.errno in (errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
-            raise InputError(f"cannot use this path as a lock file ({exc.strerror})", path=path,
-                             hint="move it out of the way: the lock file is made again as a plain file") from None
-        raise
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+    with disk_full_as(path):
+        fd = open_regular(path, _OPEN_FLAGS, what="a lock file",
+                          hint="move it out of the way: the lock file is made again as a plain file")
+    if os.fstat(fd).st_nlink > 1:
         os.close(fd)
-        what = "has another name too (a hard link)" if stat.S_ISREG(info.st_mode) else "is not a regular file"
-        raise InputError(f"a lock file {what}; locking writes over it, so it is not used", path=path,
-                         hint="move it out of the way: the lock file is made again as a plain file")
+        raise InputError("a lock file has another name too (a hard link); locking writes over it, so it is not "
+                         "used", path=path, hint="move it out of the way: the lock file is made again as a plain file")
     return fd
 
 
-def check_lock_folder(folder: Path) -> None:
-    """Refuse a file standing where a folder of lock files (``.claims``) is to be made."""
+def check_lock_folder(folder: Path, what: str = "a folder of lock files") -> None:
+    """Refuse a file, or a symbolic link, standing where a folder the store makes (``.claims``,
+    ``eval/``, ``responses/``) is to be made: a file would stop the work halfway with a traceback,
+    and through a link the store's files would land in a folder of the user's."""
+    if os.path.islink(folder):
+        raise InputError(f"this is a symbolic link where {what} belongs; mtdebias makes that folder itself "
+                         "and never writes through a link", path=folder,
+                         hint=f"remove the link (rm {folder}): the folder is made again when needed")
     if os.path.lexists(folder) and not folder.is_dir():
-        raise InputError("this is a file where a folder of lock files belongs", path=folder,
+        raise InputError(f"this is a file where {what} belongs", path=folder,
                          hint="move it out of the way (nothing of mtdebias's is in it): the folder is "
                               "made again when needed")
 
@@ -165,9 +159,19 @@ class FileLock:
             delay = min(delay * 1.5, 0.5)
 
     def _make_folder(self) -> None:
-        check_lock_folder(self.path.parent)
-        with disk_full_as(self.path.parent):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        folder = self.path.parent
+        if os.path.lexists(folder) and not folder.is_dir():
+            check_lock_folder(folder, "the folder of a lock file")
+        try:
+            with disk_full_as(folder):
+                folder.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            # a file stands where a folder above the lock belongs (a run's eval/ made a file)
+            blocking = next((p for p in reversed((folder, *folder.parents)) if os.path.lexists(p) and not p.is_dir()),
+                            None)
+            if blocking is not None:
+                check_lock_folder(blocking, "a folder")
+            raise
 
     def holder(self) -> str | None:
         """Who holds the lock now, described (process, host, since when, last heartbeat), or None

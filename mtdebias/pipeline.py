@@ -498,7 +498,10 @@ def _start_watcher(recipe: Recipe, store: RunStore):
     import subprocess
     import sys
 
-    log = open(store.watch_log, "a", encoding="utf-8")
+    from .textio import open_append
+
+    # appended to, never through a link to a file of the user's
+    log = os.fdopen(open_append(store.watch_log, what="the eval --watch log"), "a", encoding="utf-8")
     return subprocess.Popen([sys.executable, "-m", "mtdebias", "eval", str(store.dir), "--suite",
                              str(recipe.eval.suite), "--watch", "--interval", "15"],
                             stdout=log, stderr=subprocess.STDOUT)

@@ -18,7 +18,6 @@ from typing import Any, Callable, Iterable
 
 from .errors import CheckpointError, InputError, MtdebiasError
 from .hub import snapshot_id
-from .locking import check_lock_folder
 from .probes.base import Probe, ProbeResult, value_problem
 from .progress import heartbeat, progress
 from .registry import PROBES
@@ -327,11 +326,12 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path | Suite, overrides:
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
             spec.resolved(context)
         jobs += [(store, checkpoint, context, loader, model, tag) for checkpoint in checkpoints]
-    # what claims need fails before any model is loaded: a bad MTDEBIAS_CLAIM_DEADLINE, or a
-    # file where a checkpoint's .claims folder belongs
+    # what storing results needs fails before any model is loaded: a bad MTDEBIAS_CLAIM_DEADLINE,
+    # a file or a link where a checkpoint's eval/ or .claims folder belongs, a results.jsonl that
+    # is no regular file
     claim_deadline()
     for store, checkpoint, *_ in jobs:
-        check_lock_folder(store.claims_dir(checkpoint))
+        store.check_places(checkpoint)
     claimed_elsewhere: list = []  # waited for after every other checkpoint is done
     for store, checkpoint, context, loader, model, tag in progress(jobs, desc=f"suite {suite.name}",
                                                                    unit="checkpoint"):

@@ -42,7 +42,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from .atomic import enumerate_jsonl, json_line, read_jsonl, write_json, write_jsonl
 from .errors import NotWritable
-from .locking import FileLock
+from .locking import FileLock, check_lock_folder
+from .textio import open_append, open_regular, read_bytes
 
 CHECKPOINTS = "checkpoints"
 EVAL = "eval"
@@ -235,7 +236,7 @@ class RunStore:
         if not path.exists():
             return {}
         try:
-            best = json.loads(path.read_text(encoding="utf-8"))
+            best = json.loads(read_bytes(path).decode("utf-8"))
         except json.JSONDecodeError as exc:
             from .errors import InputError
 
@@ -354,6 +355,7 @@ class RunStore:
         other options, so its old numbers are superseded)."""
         rows = list(rows)
         new_keys = {(r.get("signature"), r.get("metric")) for r in rows}
+        self.check_places(checkpoint)
         with _writing(self.results_file(checkpoint)), FileLock(self.eval_dir(checkpoint) / ".results.lock"):
             # read-modify-write: one writer at a time
             kept = [r for r in self.results(checkpoint) if (r.get("signature"), r.get("metric")) not in new_keys
@@ -373,8 +375,22 @@ class RunStore:
         result too, nothing is duplicated; waiting for a holder that may never run again is not."""
         name = hashlib.sha256(request.encode("utf-8")).hexdigest()[:24]
         deadline = claim_deadline()
+        self.check_places(checkpoint)
         return FileLock(self.claims_dir(checkpoint) / f"{name}.lock", timeout=None,
                         heartbeat=deadline / 10, abandoned_after=deadline)
+
+    def check_places(self, checkpoint: str | Path) -> None:
+        """Refuse, before any work, what stands where ``checkpoint``'s results go: a file or a
+        symbolic link where ``eval/``, its checkpoint folder or ``.claims/`` belongs, and anything
+        but a regular file at ``results.jsonl`` (a folder, a FIFO a read would hang on)."""
+        for folder in (self.dir / EVAL, self.eval_dir(checkpoint), self.claims_dir(checkpoint)):
+            check_lock_folder(folder, "a folder of the run's results" if folder.name != ".claims" else
+                              "a folder of lock files")
+            if not folder.is_dir():
+                break  # nothing below a folder still to be made
+        path = self.results_file(checkpoint)
+        if path.exists():
+            os.close(open_regular(path, what="the results file"))
 
     def claims_dir(self, checkpoint: str | Path) -> Path:
         """The folder of ``checkpoint``'s claim lock files (:meth:`claim`)."""
@@ -392,6 +408,7 @@ class RunStore:
 
     def write_attempts(self, checkpoint: str | Path, label: str, attempts: list[dict[str, Any]]) -> Path:
         path = self.attempts_path(checkpoint, label)
+        self.check_places(checkpoint)
         with _writing(path):
             write_jsonl(path, attempts)
         return path
@@ -412,6 +429,7 @@ class RunStore:
         """A table a probe computed from its attempts (``kind``: the probe's name for it, e.g.
         "anova", "per_name", "counts"), stored beside its metrics."""
         path = self.eval_dir(checkpoint) / f"{label}.{kind}.json"
+        self.check_places(checkpoint)
         with _writing(path):
             write_json(path, table)
         return path
@@ -423,7 +441,7 @@ class RunStore:
         out = {}
         for path in sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else []:
             try:
-                out[path.name[: -len(suffix)]] = json.loads(path.read_text(encoding="utf-8"))
+                out[path.name[: -len(suffix)]] = json.loads(read_bytes(path).decode("utf-8"))
             except json.JSONDecodeError as exc:
                 from .errors import InputError
 
@@ -457,7 +475,8 @@ class RunStore:
         # The training log is appended line by line (cheap); resume rewrites it atomically.
         with _writing(self.dir / LOG):
             self.dir.mkdir(parents=True, exist_ok=True)
-            with (self.dir / LOG).open("a", encoding="utf-8") as handle:
+            fd = open_append(self.dir / LOG, what="the training log")
+            with os.fdopen(fd, "a", encoding="utf-8") as handle:
                 handle.write(json_line(row))
 
     def truncate_log(self, last_step: int) -> None:
@@ -466,7 +485,7 @@ class RunStore:
         path = self.dir / LOG
         rows = []
         if path.exists():
-            for line in path.read_bytes().split(b"\n"):  # "\n" alone ends a line (see json_line)
+            for line in read_bytes(path).split(b"\n"):  # "\n" alone ends a line (see json_line)
                 try:
                     row = json.loads(line)
                 except (ValueError, RecursionError):  # not JSON, or not UTF-8 (cut inside a character)

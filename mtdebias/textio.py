@@ -13,7 +13,10 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +76,57 @@ def _invalid_utf8(path: Path, line: int, byte: int) -> InputError:
                       hint="re-encode it as UTF-8 (e.g. iconv -f latin1 -t utf-8)")
 
 
+# what a path that is not a regular file holds, as a message names it
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+MOVE_ASIDE = "move it out of the way: mtdebias makes the file again as a plain file"
+
+
+def open_regular(path: str | Path, flags: int = os.O_RDONLY, mode: int = 0o666, *, what: str = "this",
+                 hint: str = MOVE_ASIDE) -> int:
+    """A descriptor of the regular file at ``path`` opened with ``flags``, or an InputError naming
+    the path, ``what`` it is for and ``hint``. Opened with ``O_NONBLOCK``: a FIFO at the path would
+    hang a plain open (until a writer comes, for a reader) and a read; it is refused instead, as is a
+    folder, a socket or a device. With ``O_NOFOLLOW`` in ``flags`` (every writer into the store and
+    its caches) a symbolic link at the path is refused: a write through it lands in a file of the
+    user's. ``O_NONBLOCK`` changes nothing for a regular file, so the descriptor is used as it is."""
+    path = Path(path)
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and flags & os.O_NOFOLLOW:
+            raise InputError(f"{what} is a symbolic link; mtdebias never writes through a link (it could lead "
+                             "to a file of yours)", path=path,
+                             hint=f"remove the link (rm {path}): the file is made again as a plain file") from None
+        if exc.errno in (errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
+            raise InputError(f"cannot use this path as {what} ({exc.strerror})", path=path, hint=hint) from None
+        raise
+    kind = os.fstat(fd).st_mode
+    if not stat.S_ISREG(kind):
+        os.close(fd)
+        found = next((name for test, name in _KINDS if test(kind)), "of another kind")
+        raise InputError(f"{what} is {found}, not a regular file", path=path, hint=hint)
+    return fd
+
+
+def open_append(path: str | Path, *, what: str, read: bool = False) -> int:
+    """A descriptor appending to the regular file at ``path`` (created if missing, also readable
+    with ``read``); a link, folder or FIFO at the path is refused (:func:`open_regular`)."""
+    flags = (os.O_RDWR if read else os.O_WRONLY) | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+    return open_regular(path, flags, what=what)
+
+
+def open_binary(path: str | Path, flags: int = os.O_RDONLY, *, what: str = "this", hint: str = MOVE_ASIDE):
+    """``path`` open for reading bytes; anything but a regular file refused (:func:`open_regular`)."""
+    return os.fdopen(open_regular(path, flags, what=what, hint=hint), "rb")
+
+
+def read_bytes(path: str | Path, flags: int = os.O_RDONLY, *, what: str = "this", hint: str = MOVE_ASIDE) -> bytes:
+    """The bytes of the regular file at ``path`` (:func:`open_regular`)."""
+    with open_binary(path, flags, what=what, hint=hint) as handle:
+        return handle.read()
+
+
 def _require_file(path: str | Path) -> Path:
     """``path`` as a Path, refused with a message when it names no file or no file can have its
     name (a part longer than the file system allows: ``is_file`` swallows only "not there")."""
@@ -130,7 +184,7 @@ def iter_raw_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     U+0085, \\x1c…), and control characters are left to that parser; invalid UTF-8 raises
     with file and line."""
     path = Path(path)
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         for number, raw in enumerate(handle, 1):  # a binary file splits at b"\n" alone
             yield number, _decode(raw, path, number, controls=True).rstrip("\r\n")
 
@@ -139,7 +193,7 @@ def iter_tsv(path: Path, header: tuple[str, ...], hint: str, *, skip_blank: bool
              ) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) of a tab-separated file after its header line, which must be
     ``header`` exactly (else an error naming line 1 with ``hint``)."""
-    with path.open("rb") as handle:
+    with open_binary(path, hint="give the path of a file") as handle:
         for number, raw in enumerate(handle, 1):
             line = _decode(raw, path, number)
             fields = line.rstrip("\r\n").split("\t")

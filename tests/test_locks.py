@@ -110,7 +110,7 @@ def test_a_hard_link_a_fifo_or_a_folder_where_a_lock_belongs_is_refused(tmp_path
         FileLock(tmp_path / "hard.lock").acquire()
     assert precious.read_text() == PRECIOUS
     os.mkfifo(tmp_path / "fifo.lock")  # opened without O_NONBLOCK for reading this would hang
-    with pytest.raises(InputError, match="fifo.lock: a lock file is not a regular file"):
+    with pytest.raises(InputError, match="fifo.lock: a lock file is a named pipe \\(FIFO\\), not a regular file"):
         FileLock(tmp_path / "fifo.lock").acquire()
     (tmp_path / "dir.lock").mkdir()
     with pytest.raises(InputError, match="dir.lock: cannot use this path as a lock file"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -32,9 +33,13 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..atomic import check_writable
     from ..report import build_report
+    from ..report.collect import distinct_runs
 
     check_writable(Path(args.out).parent, "--out")
-    summary = build_report([Path(r) for r in args.runs], Path(args.out), title=args.title, metrics=args.metrics,
+    runs, repeats = distinct_runs(args.runs)
+    for repeat in repeats:
+        print(f"warning: {repeat}", file=sys.stderr)
+    summary = build_report(runs, Path(args.out), title=args.title, metrics=args.metrics,
                            at=args.at, force=args.force)
     print(summary.headline_markdown)
     print()

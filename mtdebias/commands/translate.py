@@ -55,6 +55,14 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError, Terminated, interrupted_status
     from ..translators.load import load_translator
 
+    # a stream closed by the shell (`>&-`, `<&-`) is None in Python: said before any work, not an
+    # AttributeError once the first translations are ready
+    if sys.stdout is None:
+        raise InputError("standard output is closed; translate writes its translations there",
+                         hint="redirect it to a file (> out.txt) or a pipe instead of closing it (>&-)")
+    if sys.stdin is None:
+        raise InputError("standard input is closed; translate reads the sentences from there",
+                         hint="pipe one sentence per line, e.g. mtdebias translate CKPT < input.en")
     if args.beam is not None and args.beam < 1:
         raise InputError(f"--beam {args.beam} must be 1 or more", hint="--beam 1 is greedy decoding")
     if args.sample < 0 or args.epsilon < 0 or args.epsilon >= 1:

@@ -21,6 +21,7 @@ import difflib
 import fnmatch
 import html as html_lib
 import shutil
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -31,7 +32,7 @@ from ..errors import DiskFull, InputError, disk_full
 from ..significance import seed_interval
 from .. import plots
 from ..store import checkpoint_suffix
-from .collect import RunData, finite, load_run, row_key
+from .collect import RunData, distinct_runs, finite, load_run, row_key
 from .html import Document
 from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
                       tables_manifest)
@@ -416,6 +417,9 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
         raise InputError("no run directories given", hint="pass one or more directories `mtdebias train` created")
     check_report_outputs(out_html, force=force, flag=out_flag)  # before any run is read
     check = stored_value_check()
+    run_dirs, repeats = distinct_runs(run_dirs)
+    for repeat in repeats:  # `report` names them itself, before it gets here
+        warnings.warn(repeat, stacklevel=2)
     runs = [load_run(d, check) for d in run_dirs]
     _unique_names(runs)
     out_html = Path(out_html)

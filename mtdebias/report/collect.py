@@ -7,6 +7,7 @@ reads what it stored (see :mod:`mtdebias.report.probe_view`).
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +107,21 @@ class RunData:
                     if name not in out and finite(row.get(name)):
                         out[name] = (float(row[name]), "training log (dev set)")
         return out
+
+
+def distinct_runs(run_dirs: Sequence[str | Path]) -> tuple[list[Path], list[str]]:
+    """``run_dirs`` with each run once, in the order given, and a note on each repeat dropped: two
+    paths to one folder (the same path twice, ``runs/../runs/x``, a link ``runs/latest`` beside
+    the run it names, as ``runs/*`` gives) would be averaged as two seeds of one variant."""
+    seen: dict[str, Path] = {}
+    repeats = []
+    for run_dir in map(Path, run_dirs):
+        real = os.path.realpath(run_dir)  # unlike Path.resolve, no error on a link loop: load_run names it
+        if real in seen:
+            repeats.append(f"{run_dir}: the same run as {seen[real]}, given before; it is reported once")
+        else:
+            seen[real] = run_dir
+    return list(seen.values()), repeats
 
 
 def load_run(run_dir: str | Path, check: Callable[[dict], str | None] | None = None) -> RunData:

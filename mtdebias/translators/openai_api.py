@@ -52,10 +52,10 @@ from typing import Any, Sequence
 
 from ..atomic import json_line
 from ..errors import ConfigError, MtdebiasError, disk_full_as
-from ..locking import FileLock
+from ..locking import FileLock, check_lock_folder
 from ..options import Range
 from ..signature import hash_json
-from ..textio import visible
+from ..textio import open_append, read_bytes, visible
 from .base import DEFAULT_EPSILON, Scored, UnsupportedCall
 from .llm_prompt import DEFAULT_TEMPLATE, TranslationPrompt, load_examples
 
@@ -105,6 +105,8 @@ class OpenAITranslator:
         self._open_lock = threading.Lock()
         self.usage = {"requests": 0, "cached": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
         self._cache_path = Path(cache_dir) / "responses.jsonl" if cache_dir else None
+        if self._cache_path and not self._cache_path.parent.is_dir():  # a link to a folder is the user's choice
+            check_lock_folder(self._cache_path.parent, "the folder of cached responses")
         self._cache: dict[str, dict] = _read_cache(self._cache_path) if self._cache_path else {}
         self.prompt_hash = hash_json([self.prompt.messages("{source}")])[:12]
 
@@ -328,7 +330,9 @@ class OpenAITranslator:
         if self._key:  # a reply that echoes the key keeps it out of the file (header names are left: a
             line = line.replace(self._key, "[redacted]")  # translation may well say "bearer")
         with FileLock(self._cache_path.with_name(".responses.lock")):  # concurrent evaluators append whole lines
-            with disk_full_as(self._cache_path), open(self._cache_path, "a+b") as handle:
+            # never through a link or into a FIFO: the append would land in a file of the user's
+            with disk_full_as(self._cache_path), os.fdopen(open_append(self._cache_path, what="the response "
+                                                                       "cache", read=True), "a+b") as handle:
                 end = handle.seek(0, os.SEEK_END)
                 handle.seek(max(end - 1, 0))  # "a+b": read from here, while every write appends
                 if end and handle.read(1) != b"\n":
@@ -526,10 +530,11 @@ def _read_cache(path: Path) -> dict[str, dict]:
     hold U+2028, which str.splitlines would split at). A line that is not a whole record is
     skipped, its request sent again: a line cut by a killed run (set apart by the append after
     it), or the last one without its "\\n", which another evaluator may be appending right now."""
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
     cache = {}
-    for line in path.read_bytes().split(b"\n")[:-1]:
+    # read as it is appended to, never through a link: refused here, before any request is sent
+    for line in read_bytes(path, os.O_RDONLY | os.O_NOFOLLOW, what="the response cache").split(b"\n")[:-1]:
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):  # not JSON, or not UTF-8
