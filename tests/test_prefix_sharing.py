@@ -3,7 +3,7 @@ and decodes the suffixes only: the route must give what the unshared one gives.
 
 * greedy translations and ``respond`` replies: identical, token for token;
 * ``score``: per-token log-probabilities within :data:`TOLERANCE` (float32 reordering only;
-  measured at ~1e-6 on the tiny model and SmolLM2);
+  about 1e-6 measured on the tiny model);
 * ``sample`` with a fixed seed: identical samples (the draws use the same uniforms, and the
   distributions differ by float32 reordering only);
 
