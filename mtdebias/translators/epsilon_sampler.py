@@ -136,8 +136,13 @@ def epsilon_sample(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
 @torch.inference_mode()
 def epsilon_sample_causal(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, seeds: Sequence[int], *,
                           n: int, epsilon: float, temperature: float, max_new_tokens: int,
-                          stop_ids: Sequence[int]) -> list[list[list[int]]]:
+                          stop_ids: Sequence[int], positions: torch.Tensor | None = None,
+                          cache=None) -> list[list[list[int]]]:
     """The same sampler for a decoder-only model: ``n`` continuations of each (left-padded) prompt.
+
+    ``cache``: the key/value cache of tokens that come before ``input_ids`` in every row (a shared
+    prompt prefix); ``attention_mask`` then covers them too and ``positions`` gives the positions of
+    ``input_ids``. Without it positions count each row's real tokens.
 
     The prompt runs once per source; its samples then share rows exactly as in
     :func:`epsilon_sample` (one row per distinct live prefix, one generator per source, ``n``
@@ -150,10 +155,12 @@ def epsilon_sample_causal(model, input_ids: torch.Tensor, attention_mask: torch.
     generators, row_of_sample, alive, drawn, lengths = _start(sources, device, seeds, n, temperature, max_new_tokens)
     total = sources * n
     mask = attention_mask
-    # left padding: a row's positions count its real tokens only
-    positions = (mask.long().cumsum(-1) - 1).clamp(min=0)
-    cache_key = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
-    out = model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1)
+    if positions is None:  # left padding: a row's positions count its real tokens only
+        positions = (mask.long().cumsum(-1) - 1).clamp(min=0)
+    cache_key = cache_argument(model)
+    extra = {cache_key: cache} if cache is not None else {}
+    out = model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1,
+                **extra)
     cache = out[cache_key]
     next_position = positions[:, -1:] + 1
     stops = torch.tensor(sorted(set(stop_ids)), dtype=torch.long, device=device)
@@ -183,6 +190,12 @@ def epsilon_sample_causal(model, input_ids: torch.Tensor, attention_mask: torch.
         next_position = next_position + 1
     samples = [drawn[index, :int(lengths[index])].tolist() for index in range(total)]
     return [samples[s * n:(s + 1) * n] for s in range(sources)]
+
+
+def cache_argument(model) -> str:
+    """The name under which the model's forward takes (and returns) its key/value cache: ``cache``
+    in recent transformers, ``past_key_values`` before."""
+    return "cache" if "cache" in inspect.signature(type(model).forward).parameters else "past_key_values"
 
 
 def _start(sources: int, device, seeds: Sequence[int], n: int, temperature: float, max_new_tokens: int):

@@ -19,12 +19,24 @@ All three decode the model's own distribution: sampling and scoring apply no pen
 model's generation config, and ``translate`` passes none either, so the three agree. Prompts
 are batched by length with left padding (positions count real tokens only).
 
+Few-shot prompts all start with the same long prefix (system message, examples). With
+``share_prefix`` (the default) the key/value cache of the longest token prefix shared by every
+prompt of a call is computed once, for one row, and copied to each batch; only the suffixes
+are padded and run. The padding then sits between prefix and suffix, so the attention mask
+hides it and explicit position ids give every real token the position it has without sharing.
+Greedy output is the same token for token; log-probabilities differ by float32 reordering
+only (|Δ log p| well under 1e-4 per token, see tests/test_prefix_sharing.py), the same order of
+difference another batch composition gives, so both routes share the signature. Beam search
+(``beam > 1``) keeps the unshared route, as does a batch whose rows would reach a
+sliding-window layer's window (Gemma 3), where the position of the padding matters.
+
 The signature is ``hf-causal:<model hash>:prompt-<hash of the rendered prompt>``: the same
 weights asked another way are another system.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 from pathlib import Path
 from typing import Any, Sequence
@@ -35,14 +47,14 @@ from ..errors import CheckpointError, ConfigError
 from ..options import Range
 from ..signature import hash_json
 from .base import DEFAULT_EPSILON, Scored, source_seed
-from .epsilon_sampler import epsilon_sample_causal
+from .epsilon_sampler import cache_argument as _cache_argument, epsilon_sample_causal
 from .hf import length_batches
 from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt
 
 BACKEND = "hf-causal"
 # the options a suite's [translator] table (or from_spec) may set
 OPTIONS = ("src_lang", "tgt_lang", "prompt", "plain_prompt", "system", "examples", "chat", "device", "dtype",
-           "batch_tokens", "max_new_tokens")
+           "batch_tokens", "max_new_tokens", "share_prefix")
 DTYPES = {"auto": None, "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 _REPLY_MARK = "\x00mtdebias-reply\x00"  # an assistant reply no template can contain
 
@@ -52,7 +64,7 @@ class HFCausalTranslator:
                  prompt: str = DEFAULT_TEMPLATE, plain_prompt: str = DEFAULT_PLAIN_TEMPLATE,
                  system: str | None = None, examples: Any = None, chat: bool | str = "auto",
                  device: str | None = None, dtype: str = "auto", batch_tokens: int = 8000,
-                 max_new_tokens: int = 256):
+                 max_new_tokens: int = 256, share_prefix: bool = True):
         """``model``: a model folder, a hub id, a GGUF file (converted once to a float folder, see
         :mod:`mtdebias.gguf_model`; its chat template comes with it), or a resolved
         :class:`~.source.ModelSource`. ``chat``: ``"auto"`` uses the tokenizer's chat template
@@ -62,6 +74,8 @@ class HFCausalTranslator:
                               hint='set tgt_lang = "de" (in a suite\'s [translator] table, or tgt_lang="de")')
         if dtype not in DTYPES:
             raise ConfigError(f"dtype = {dtype!r} is not one of {', '.join(DTYPES)}")
+        if not isinstance(share_prefix, bool):
+            raise ConfigError(f"share_prefix = {share_prefix!r}: expected true or false")
         if chat not in ("auto", True, False):
             raise ConfigError(f"chat = {chat!r}: expected true, false or \"auto\"")
         self.prompt = TranslationPrompt.from_options(src_lang, tgt_lang, prompt, plain_prompt, system, examples)
@@ -78,6 +92,7 @@ class HFCausalTranslator:
         self.model = self._open_model(dtype)
         self.batch_tokens = int(batch_tokens)
         self.max_new_tokens = int(max_new_tokens)
+        self.share_prefix = share_prefix
         self.end_of_turn = self._end_of_turn() if self.chat else None
         self.end_ids = self._end_ids()
         self._own_generation_settings()
@@ -194,11 +209,14 @@ class HFCausalTranslator:
         return text.strip()
 
     # -- batching ----------------------------------------------------------------------------
-    def _pad_left(self, rows: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+    def _pad_left(self, rows: Sequence[Sequence[int]], shared: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        """Rows padded on the left, and the attention mask; ``shared`` tokens of a cached prefix
+        come before every row, so the mask starts with as many ones (the padding sits between
+        prefix and row)."""
         width = max(len(r) for r in rows)
         pad = self.tokenizer.pad_token_id
         ids = torch.tensor([[pad] * (width - len(r)) + list(r) for r in rows], dtype=torch.long)
-        mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], dtype=torch.long)
+        mask = torch.tensor([[1] * shared + [0] * (width - len(r)) + [1] * len(r) for r in rows], dtype=torch.long)
         return ids.to(self.device), mask.to(self.device)
 
     def _room(self, longest_prompt: int, wanted: int) -> int:
@@ -210,22 +228,63 @@ class HFCausalTranslator:
                               hint="use fewer few-shot examples or shorter sentences")
         return room
 
+    def _prefix(self, prompts: Sequence[Sequence[int]]) -> "_Prefix | None":
+        """The cached prefix every prompt of a call starts with, or None (sharing off, one prompt,
+        nothing shared). Token ids are compared, so the cut is a boundary of the real tokenisation;
+        every prompt keeps at least its last token, whose logits start the reply."""
+        if not self.share_prefix or len(prompts) < 2:
+            return None
+        length = min(len(p) for p in prompts) - 1
+        first = prompts[0]
+        for prompt in prompts[1:]:
+            length = next((k for k in range(length) if prompt[k] != first[k]), length)
+        return _Prefix(self.model, list(first[:length])) if length > 0 else None
+
+    def _shares(self, prefix: "_Prefix | None", longest: int) -> bool:
+        """Whether a batch whose rows (prompt and what is generated) reach ``longest`` tokens may
+        use the prefix: a sliding-window layer counts cache slots, padding included, so moving the
+        padding behind the prefix changes what it sees once a row reaches the window."""
+        if prefix is None:
+            return False
+        window = getattr(self.model.config.get_text_config(), "sliding_window", None)
+        return not window or longest < window - 1
+
+    def _rows(self, rows: Sequence[Sequence[int]], prefix: "_Prefix | None"):
+        """A batch as the model runs it: ``(ids, mask, positions, cache)``. Without a prefix, whole
+        rows; with one, the rows after it and a copy of its cache. Positions count real tokens only
+        in both cases, so a token has the same position either way."""
+        shared = prefix.length if prefix is not None else 0
+        ids, mask = self._pad_left([r[shared:] for r in rows], shared)
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -ids.shape[1]:]
+        return ids, mask, positions, (prefix.expand(len(rows)) if prefix is not None else None)
+
     @torch.inference_mode()
     def _generate(self, prompts: list[list[int]], *, beam: int, max_new_tokens: int, stop: list[int],
                   cut_at_newline: bool) -> list[str]:
         out = [""] * len(prompts)
         from transformers import GenerationConfig
 
+        # beam search expands the batch inside generate(); it keeps the unshared route
+        prefix = self._prefix(prompts) if beam == 1 else None
         for batch in length_batches([len(p) for p in prompts], max(self.batch_tokens // max(beam, 1), 1)):
             rows = [prompts[i] for i in batch]
-            ids, mask = self._pad_left(rows)
+            longest = max(len(r) for r in rows)
+            room = self._room(longest, max_new_tokens)
             # A beam search ends once it holds `beam` finished replies: a language model's unfinished
             # beams may go on fluently past the reply (the next few-shot line, say) and would
             # otherwise keep it running to max_new_tokens
             config = GenerationConfig(num_beams=beam, do_sample=False, early_stopping=True if beam > 1 else False,
-                                      max_new_tokens=self._room(ids.shape[1], max_new_tokens),
-                                      eos_token_id=stop, pad_token_id=self.tokenizer.pad_token_id)
-            generated = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config)
+                                      max_new_tokens=room, eos_token_id=stop, pad_token_id=self.tokenizer.pad_token_id)
+            if self._shares(prefix, longest + room):
+                ids, mask, positions, cache = self._rows(rows, prefix)
+                # generate() runs only what the cache does not hold and derives positions from the
+                # whole mask, which are the positions above
+                ids = torch.cat([prefix.ids.expand(len(rows), -1), ids], dim=1)
+                generated = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config,
+                                                **{_cache_argument(self.model): cache})
+            else:
+                ids, mask = self._pad_left(rows)
+                generated = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config)
             for index, row in zip(batch, generated[:, ids.shape[1]:].tolist()):
                 out[index] = self._reply(row, cut_at_newline)
         return out
@@ -252,13 +311,16 @@ class HFCausalTranslator:
         """``n`` ε-samples of the reply per source (the translation each one ends with)."""
         out: list[list[str]] = [[] for _ in sources]
         prompts = self._encode_prompts([self._prompt_text(s) for s in sources])
+        prefix = self._prefix(prompts)
         per_item_tokens = max(self.batch_tokens // max(n, 1), 1)
         for batch in length_batches([len(p) for p in prompts], per_item_tokens * 8, max_items=max(1, 4096 // n)):
-            ids, mask = self._pad_left([prompts[i] for i in batch])
+            rows = [prompts[i] for i in batch]
+            longest = max(len(r) for r in rows)
+            room = self._room(longest, self.max_new_tokens)
+            ids, mask, positions, cache = self._rows(rows, prefix if self._shares(prefix, longest + room) else None)
             drawn = epsilon_sample_causal(self.model, ids, mask, [source_seed(seed, sources[i]) for i in batch],
-                                          n=n, epsilon=epsilon, temperature=temperature,
-                                          max_new_tokens=self._room(ids.shape[1], self.max_new_tokens),
-                                          stop_ids=self.stop_ids)
+                                          n=n, epsilon=epsilon, temperature=temperature, max_new_tokens=room,
+                                          stop_ids=self.stop_ids, positions=positions, cache=cache)
             for index, samples in zip(batch, drawn):
                 unique = {tuple(s): self._reply(s, not self.chat) for s in map(tuple, samples)}
                 out[index] = [unique[tuple(s)] for s in samples]
@@ -279,15 +341,19 @@ class HFCausalTranslator:
             raise ValueError(f"score: {len(sources)} sources but {len(targets)} targets")
         prompts = self._encode_prompts([self._prompt_text(s) for s in sources])
         continuations = [self._continuation(t) for t in targets]
+        prefix = self._prefix(prompts)
         out: list[Scored | None] = [None] * len(sources)
         for batch in length_batches([len(p) + len(c) for p, c in zip(prompts, continuations)], self.batch_tokens):
-            ids, mask = self._pad_left([prompts[i] + continuations[i] for i in batch])
+            rows = [prompts[i] + continuations[i] for i in batch]
+            ids, mask, positions, cache = self._rows(rows, prefix if self._shares(prefix, max(map(len, rows)))
+                                                     else None)
             longest = max(len(continuations[i]) for i in batch)
-            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            extra = {_cache_argument(self.model): cache} if cache is not None else {}
             # left padding puts every continuation at the end of its row: only the last
-            # longest + 1 positions need logits (the first of them predicts the first target token)
+            # longest + 1 positions need logits (the first of them predicts the first target token);
+            # a shared prefix ends before every prompt's last token, so they all lie after it
             logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
-                                logits_to_keep=longest + 1).logits[:, -longest - 1:-1].float()
+                                logits_to_keep=longest + 1, **extra).logits[:, -longest - 1:-1].float()
             token_lp = torch.log_softmax(logits, dim=-1).gather(-1, ids[:, -longest:].unsqueeze(-1)).squeeze(-1)
             for row, index in enumerate(batch):
                 cont = continuations[index]
@@ -298,6 +364,23 @@ class HFCausalTranslator:
 
     def signature(self) -> str:
         return self._identity
+
+
+class _Prefix:
+    """The key/value cache of a prompt prefix, computed once for one row when a batch first uses it."""
+
+    def __init__(self, model, tokens: list[int]):
+        self.model, self.length = model, len(tokens)
+        self.ids = torch.tensor([tokens], dtype=torch.long, device=model.device)
+        self.cache = None
+
+    def expand(self, rows: int):
+        """A copy of the cache for a batch of ``rows`` (a model call extends the cache it is given)."""
+        if self.cache is None:
+            self.cache = self.model(input_ids=self.ids, use_cache=True, logits_to_keep=1)[_cache_argument(self.model)]
+        cache = copy.deepcopy(self.cache)
+        cache.batch_repeat_interleave(rows)
+        return cache
 
 
 def _load_tokenizer(directory: Path):
