@@ -79,8 +79,10 @@ def check_output_file(path: str | Path, flag: str, *, role: str = "the output", 
 
 def check_output_folder(path: str | Path, flag: str, *, names: Iterable[str], role: str = "the output folder",
                         inputs: Iterable = (), ours: Ours | None = None) -> None:
-    """Raise :class:`InputError` unless the command may write ``names`` into the folder ``path``.
-    ``ours``: whether a file already at one of ``names`` is one this command wrote there."""
+    """Raise :class:`InputError` unless the command may write the files ``names`` into the folder
+    ``path``. ``ours``: whether a file already at one of ``names`` is one this command wrote there.
+    A command that resumes in its folder (annotate) or reuses what it left there (augment's fairseq
+    shards) gives no names: it is only kept out of runs, inputs and files."""
     path = Path(path)
     _refuse_input(path, flag, role, inputs)
     if RunStore.is_run_folder(path):
@@ -94,8 +96,7 @@ def check_output_folder(path: str | Path, flag: str, *, names: Iterable[str], ro
     for name in names:
         target = path / name
         _refuse_input(target, flag, f"{role}'s {name}", inputs)
-        if os.path.lexists(target) and (target.is_dir() != name.endswith("/") or target.is_symlink()
-                                        or ours is None or not ours(target)):
+        if os.path.lexists(target) and (target.is_dir() or target.is_symlink() or ours is None or not ours(target)):
             raise InputError(f"{flag}: {role} already holds {name!r}, which this command did not write; "
                              "refused", path=target, hint=f"choose another {flag}, or move {name!r} away yourself")
 
