@@ -54,7 +54,7 @@ def _check_target(path: Path) -> None:
     and a file is never renamed over a folder (it would take what the folder holds)."""
     from .errors import InputError
 
-    if path.is_dir():
+    if path.is_dir() and not path.is_symlink():  # a link to a folder is replaced as a link
         raise InputError("a folder stands where this file is to be written; refused", path=path,
                          hint="name a file, not a folder, or move the folder away")
     above = file_above(path)

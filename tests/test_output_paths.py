@@ -70,22 +70,24 @@ def test_c07_attempts_never_replace_a_runs_training_log(ws, capsys, no_probe):
     assert _snapshot(ws / "runs") == before
 
 
-def test_c08_attempts_never_replace_an_input(ws, capsys, no_probe):
+def test_c08_attempts_never_replace_an_input(ws, tmp_path, capsys, no_probe):
     before = (ws / "dev.en").read_bytes()
     _refused(_eval(ws, ws / "dev.en"), capsys, "an input of this command", "dev.en")
+    (tmp_path / "link.en").symlink_to(ws / "dev.en")  # the same file by another name
+    _refused(_eval(ws, tmp_path / "link.en"), capsys, "an input of this command")
+    (tmp_path / "hard.en").hardlink_to(ws / "dev.en")
+    _refused(_eval(ws, tmp_path / "hard.en"), capsys, "an input of this command")
     assert (ws / "dev.en").read_bytes() == before
 
 
-def test_attempts_replace_only_an_attempts_log(ws, tmp_path, capsys):
+def test_attempts_never_replace_a_file_eval_did_not_write(ws, tmp_path, capsys, no_probe):
     notes = tmp_path / "notes.jsonl"
     notes.write_text("my notes, not JSON\n")
-    with pytest.MonkeyPatch.context() as patch:
-        import mtdebias.runner as runner
-
-        patch.setattr(runner, "evaluate_probe", lambda *a: (_ for _ in ()).throw(AssertionError("the probe ran")))
-        _refused(_eval(ws, notes), capsys, "did not write", str(notes))
+    _refused(_eval(ws, notes), capsys, "did not write", str(notes))
     assert notes.read_text() == "my notes, not JSON\n"
-    # an earlier --attempts log is replaced by the rerun
+
+
+def test_attempts_rerun_replaces_its_own_log(ws, tmp_path):
     log = tmp_path / "attempts.jsonl"
     assert main(_eval(ws, log)) == 0
     first = log.read_text()
