@@ -32,6 +32,7 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     from .errors import disk_full_as
 
     path = Path(path)
+    _check_target(path)
     with disk_full_as(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _create_temporary(path)
@@ -46,6 +47,29 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
             if os.path.exists(tmp):
                 os.unlink(tmp)
             raise
+
+
+def _check_target(path: Path) -> None:
+    """A folder at ``path``, or a file where one of its folders must be, as an InputError naming it:
+    the write could only end in IsADirectoryError or FileExistsError once the data was written,
+    and a file is never renamed over a folder (it would take what the folder holds)."""
+    from .errors import InputError
+
+    if path.is_dir() and not path.is_symlink():  # a link to a folder is replaced as a link
+        raise InputError("a folder stands where this file is to be written; refused", path=path,
+                         hint="name a file, not a folder, or move the folder away")
+    above = file_above(path)
+    if above is not None:
+        raise InputError(f"{above} is a file, where a folder of this path must be", path=path,
+                         hint="choose another path, or move the file away")
+
+
+def file_above(path: str | Path) -> Path | None:
+    """The file standing where a folder of ``path`` must be (``train.en/x`` → ``train.en``), if any."""
+    for parent in Path(path).absolute().parents:
+        if os.path.lexists(parent):
+            return None if parent.is_dir() else parent
+    return None
 
 
 def _create_temporary(path: Path) -> tuple[int, str]:

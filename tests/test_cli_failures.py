@@ -435,7 +435,7 @@ def test_attempts_naming_a_folder_is_refused_before_the_probe_runs(ws, tmp_path,
     argv = ["eval", "--probe", "quality", "--src", str(ws / "train.en"), "--ref", str(ws / "train.de"),
             "--translations", str(ws / "train.de"), "--attempts"]
     rc = main([*argv, str(folder)])
-    _clear_error(rc, capsys.readouterr().err, str(folder), "--attempts is a folder",
+    _clear_error(rc, capsys.readouterr().err, str(folder), "--attempts: the per-item log would replace a folder",
                  f"--attempts {folder / 'attempts.jsonl'}")
     assert list(folder.iterdir()) == []
 

@@ -57,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
 
     check_language_code(args.src_lang, "--src-lang")
     check_language_code(args.tgt_lang, "--tgt-lang")
+    from ..outputs import check_output_folder
+
+    # a rerun resumes in its own folder; it is never a run, an input or a file
+    check_output_folder(args.out, "--out", names=(), role="the annotation folder",
+                        inputs=[args.src, args.tgt, args.candidates])
     check_writable(args.out, "--out")
     summary = annotate_corpus(
         args.src, args.tgt, args.out, args.src_lang, args.tgt_lang, aligner=args.aligner,

@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     _check_out(args)
     out = Path(args.out)
     flag = "--out-prefix" if args.out_prefix else "--out"
+    _check_out_paths(args, flag)
     atomic.check_writable(out if args.format == "fairseq" else out.parent, flag)
     if args.format == "fairseq":
         return _run_fairseq(args)
@@ -104,6 +105,46 @@ def _check_out(args: argparse.Namespace) -> None:
         raise InputError("--out-prefix is required",
                          hint="PREFIX.src and PREFIX.tgt are written; or --joint --out FILE")
     args.out = args.out_prefix
+
+
+def _check_out_paths(args: argparse.Namespace, flag: str) -> None:
+    """What augment writes is never a run's file, an input or a file augment did not write
+    (mtdebias/outputs.py): a rerun replaces its own output, nothing else."""
+    from ..outputs import check_output_file, check_output_folder
+
+    inputs = [args.dir, args.valid_src, args.valid_tgt, args.spm, args.bpe_codes]
+    if args.swap_log:
+        check_output_folder(args.swap_log, "--swap-log", names=(), role="the swap log folder", inputs=inputs)
+    if args.format == "fairseq":  # epochN/ folders and the model it trains: its own names, reused on a rerun
+        check_output_folder(args.out, flag, names=(), inputs=inputs)
+    elif args.joint:
+        check_output_file(args.out, flag, role="the joint corpus", inputs=inputs, ours=_is_joint_corpus,
+                          example="augmented.txt")
+    else:
+        for side in ("src", "tgt"):
+            check_output_file(f"{args.out}.{side}", flag, role=f"the .{side} side", inputs=inputs,
+                              ours=_is_text_pair, example=f"augmented.{side}")
+
+
+def _is_joint_corpus(path: Path) -> bool:
+    """Every line 'src ||| tgt', as --joint writes them."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return all(" ||| " in line for line in handle)
+    except (OSError, ValueError):
+        return False
+
+
+def _is_text_pair(path: Path) -> bool:
+    """PREFIX.src and PREFIX.tgt written by an earlier augment: both there, one line a pair. Plain
+    lines carry no mark of their writer, so a pair of sides is the most that can be read; inputs
+    and a run's files are refused before this is asked."""
+    other = path.with_suffix(".tgt" if path.suffix == ".src" else ".src")
+    try:
+        with open(path, "rb") as mine, open(other, "rb") as theirs:
+            return sum(1 for _ in mine) == sum(1 for _ in theirs)
+    except OSError:
+        return False
 
 
 def _check_switch_options(args: argparse.Namespace) -> None:

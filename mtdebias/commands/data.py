@@ -97,6 +97,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    _check_outputs(args)
     if args.data_command == "names":
         from ..names.build import build_names
 
@@ -170,6 +171,47 @@ def run(args: argparse.Namespace) -> int:
     if args.data_command == "wsd-check":
         return _wsd_check(args)
     raise ValueError(args.data_command)
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Before any work: --out is never a run, its files, a file where a folder goes (or the
+    reverse), nor a file this command did not write (mtdebias/outputs.py)."""
+    from ..outputs import check_output_file, check_output_folder
+
+    if args.data_command == "candidates":
+        check_output_file(args.out, "--out", role="the candidate list", ours=_is_candidate_list,
+                          example="switch_candidates.tsv")
+    elif args.data_command == "synth":
+        from ..synth.generate import SPLITS
+
+        names = [f"{split}{suffix}" for split in SPLITS for suffix in (".en", f".{args.tgt_lang}", ".meta.jsonl")]
+        check_output_folder(args.out, "--out", names=[*names, "synth.json"], role="the corpus folder",
+                            ours=_in_synth_manifest)
+    elif args.data_command in ("names", "name-locales", "professions", "bible"):
+        check_output_folder(args.out, "--out", names=())
+        if args.data_command == "professions":
+            check_output_folder(args.templates_out, "--templates-out", names=())
+
+
+def _is_candidate_list(path: Path) -> bool:
+    from ..names.build import CANDIDATES_HEADER
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.readline().startswith(CANDIDATES_HEADER)
+    except (OSError, ValueError):
+        return False
+
+
+def _in_synth_manifest(path: Path) -> bool:
+    """A file an earlier `data synth` wrote into this folder: synth.json itself, or one it lists."""
+    import json
+
+    try:
+        manifest = json.loads((path.parent / "synth.json").read_text(encoding="utf-8"))
+        return path.name == "synth.json" or path.name in manifest["files"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return False
 
 
 def _wsd_check(args: argparse.Namespace) -> int:

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     from ..translators.specs import check_translator_options, is_spec, prepare_spec
 
     if args.probe and args.attempts:  # before any download, probe or model: the log is written at the end
-        _check_attempts(args.attempts)
+        _check_attempts(args)
     check_value(args.interval, float, WATCH_INTERVAL, "--interval")
     # hub ids become snapshot folders of the local cache before anything else happens; translator
     # specs are checked (kind, did-you-mean) and their hub models fetched
@@ -149,16 +149,17 @@ def run(args: argparse.Namespace) -> int:
     return 1 if outcome.failed and not outcome.scored and not outcome.skipped else 0
 
 
-def _check_attempts(path: Path) -> None:
-    """--attempts names a file that can be written: not a folder (the write would fail only after
-    the probe ran), in a folder that takes a file."""
+def _check_attempts(args: argparse.Namespace) -> None:
+    """--attempts names a file that can be written (the write would fail only after the probe
+    ran): not a folder, not an input, not a run's own file, and if a file is there, an attempts
+    log (JSON objects, one a line) that an earlier --attempts wrote."""
     from ..atomic import check_writable
-    from ..errors import InputError
+    from ..outputs import check_output_file, is_json_lines
 
-    if path.is_dir():
-        raise InputError("--attempts is a folder; it names the file to write the per-item log to", path=path,
-                         hint=f"e.g. --attempts {path / 'attempts.jsonl'}")
-    check_writable(path.parent, "--attempts")
+    inputs = [args.src, args.ref, args.data, args.pro, args.anti, args.templates, args.translations, *args.targets]
+    check_output_file(args.attempts, "--attempts", role="the per-item log", inputs=inputs, ours=is_json_lines,
+                      example="attempts.jsonl")
+    check_writable(args.attempts.parent, "--attempts")
 
 
 def _run_single(args: argparse.Namespace) -> int:

@@ -162,10 +162,14 @@ def switch_candidates(per_gender: int = 300, seed: int = DEFAULT_SEED, top_k: in
     return rows
 
 
+# the first words of the list: how `data candidates` knows a file at --out is one it wrote
+CANDIDATES_HEADER = "# SwitchEntity candidates:"
+
+
 def write_switch_candidates(out: str | Path, per_gender: int = 300, seed: int = DEFAULT_SEED) -> Path:
     """Write the candidate list as ``PERSON<TAB>gender<TAB>name<TAB>name<TAB>1`` lines (the name is
     the same on both sides for Latin-script targets)."""
-    lines = [f"# SwitchEntity candidates: {per_gender} female + {per_gender} male SSA names outside the probe lists,",
+    lines = [f"{CANDIDATES_HEADER} {per_gender} female + {per_gender} male SSA names outside the probe lists,",
              f"# seed {seed}; rebuild: mtdebias data candidates --per-gender {per_gender} --seed {seed} --out {out}"]
     lines += [f"PERSON\t{gender}\t{name}\t{name}\t1" for gender, name in switch_candidates(per_gender, seed)]
     write_text(out, "\n".join(lines) + "\n")

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..locking import output_lock  # noqa: F401  (shared with `debias --out`; re-exported here)
+from ..outputs import entries as _entries, refuse_folder, refuse_run_file
 from ..store import RunStore
 
 GENERATOR = "mtdebias report"
@@ -87,9 +88,7 @@ def _check_file(path: Path, role: str, ours, force: bool, flag: str) -> None:
     if path.is_dir():
         _refuse_folder(path, role, flag)
     if path.is_symlink() or not path.is_file() or not ours(path):
-        if RunStore.is_run_file(path):  # a run's log, recipe or results overwritten by a page: the run is broken
-            raise InputError(f"{flag}: {role} would replace a file of a run; refused, even with --force", path=path,
-                             hint=f"choose another {flag}: a name no file of the run has, or a folder outside it")
+        refuse_run_file(path, role, flag, force=True)  # a run's log overwritten by a page: the run is broken
         if force:
             return  # a file only: replacing it removes the file (or the link), never a folder
         what = "a link" if path.is_symlink() else ("not a regular file" if not path.is_file() else
@@ -145,20 +144,8 @@ def _is_legacy_tables(path: Path) -> bool:
 
 
 def _refuse_folder(path: Path, role: str, flag: str):
-    if RunStore.is_run_folder(path):
-        what = "a run folder"
-    else:
-        runs = RunStore.runs_in(path)
-        what = f"a folder holding {runs} run(s)" if runs else "a folder"
-    raise InputError(f"{flag}: {role} would replace {what}; a report never replaces a folder, even with --force",
-                     path=path, hint=f"give a file path for the report, e.g. {path / 'report.html'}")
-
-
-def _entries(path: Path) -> list[Path]:
-    try:
-        return list(path.iterdir())
-    except OSError:
-        return []
+    refuse_folder(path, role, flag, why="a report never replaces a folder, even with --force",
+                  hint=f"give a file path for the report, e.g. {path / 'report.html'}")
 
 
 def _head(path: Path) -> str:
