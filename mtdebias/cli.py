@@ -42,7 +42,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# transformers' Marian tokenizer asks for sacremoses on every load; it only normalises punctuation
+# we do not want changed (stored translations and scores would move), so the advice is noise here
+_NOISE = ("Recommended: pip install sacremoses",)
+
+
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
+    for message in _NOISE:  # the command's own output, not the library's: set here, never on import
+        warnings.filterwarnings("ignore", message=re.escape(message))
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

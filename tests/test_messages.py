@@ -66,3 +66,14 @@ def test_apertium_suggests_pairs_in_the_form_specs_take():
     modes = ["eng-spa", "spa-eng", "eng-cat"]
     assert _installed_hint("eng-sp", modes, iso1=True).startswith("did you mean apertium:en-es? installed: en-es, es-en")
     assert "did you mean apertium:eng-spa?" in _installed_hint("eng-sp", modes, iso1=False)
+
+
+def test_loading_a_marian_model_does_not_advise_sacremoses(tmp_path):
+    """issue 43: "Recommended: pip install sacremoses" printed on every model load by the CLI."""
+    from tests.toy import train_tiny_checkpoint, toy_corpus
+
+    checkpoint = train_tiny_checkpoint(tmp_path / "run", pairs=toy_corpus(40, seed=1), steps=2)
+    done = subprocess.run([sys.executable, "-m", "mtdebias", "translate", str(checkpoint), "--beam", "1"],
+                          input="The red dog sleeps.\n", capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "sacremoses" not in done.stderr
