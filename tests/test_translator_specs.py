@@ -73,10 +73,15 @@ def test_apertium_translates_line_by_line_and_refuses_what_it_cannot_do():
         translator.sample(["x"], n=2)
     with pytest.raises(UnsupportedCall, match="no probabilities"):
         translator.score(["x"], ["y"])
-    with pytest.raises(ConfigError, match="installed: .*eng-spa"):
+    # installed pairs are named the way the spec was written (en-es, not Apertium's eng-spa)
+    with pytest.raises(ConfigError, match="installed: .*en-es"):
         ApertiumTranslator.from_spec("en-xx")
-    with pytest.raises(ConfigError, match="use apertium:en-de"):
+    with pytest.raises(ConfigError, match="installed: .*eng-spa"):
+        ApertiumTranslator.from_spec("eng-xxx")
+    # an uninstalled pair is never advised (issue 43: "use apertium:en-de" named a pair not there)
+    with pytest.raises(ConfigError, match="no installed pair translates en→de") as refused:
         ApertiumTranslator.from_spec("en-es", src_lang="en", tgt_lang="de")
+    assert "use apertium:en-de" not in str(refused.value)
 
 
 @pytest.mark.skipif(not HAS_APERTIUM, reason="apertium is not installed (make apertium)")
