@@ -76,7 +76,7 @@ def _create_temporary(path: Path) -> tuple[int, str]:
     # os.open applies the umask to 0o666 like a plain open() would; mkstemp would force 0600
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
-        tmp = str(path.parent / f".{path.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        tmp = str(_owned_sibling(path, "tmp"))
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
@@ -85,7 +85,24 @@ def _create_temporary(path: Path) -> tuple[int, str]:
 
 # a folder may be shared between machines (NFS): only this host's writers can be checked
 _HOST = hashlib.sha1(socket.gethostname().encode()).hexdigest()[:6]
-_TEMPORARY = re.compile(r"^\..+\.([0-9a-f]{6})-(\d+)\.[0-9a-f]{8}\.tmp$")
+# .NAME.HOST-PID.RANDOM.KIND beside NAME: what it stands for and who wrote it, so a cleaner can tell
+# a dead writer's leftovers (KIND tmp: a temporary; old: a replaced folder set aside) from a live one's
+_OWNED = r"^\.(?P<name>.+)\.(?P<host>[0-9a-f]{6})-(?P<pid>\d+)\.[0-9a-f]{8}\."
+_TEMPORARY = re.compile(_OWNED + r"tmp$")
+_ASIDE = re.compile(_OWNED + r"old$")
+
+
+def _owned_sibling(target: Path, kind: str) -> Path:
+    """A new name beside ``target`` carrying this host and process (see :data:`_OWNED`)."""
+    return target.parent / f".{target.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.{kind}"
+
+
+def target_of(path: str | Path) -> Path:
+    """The file a temporary of :func:`atomic_open` stands in for (``path`` itself when it is none),
+    so that an error names what the user asked to write, not ``.NAME.HOST-PID.RANDOM.tmp``."""
+    path = Path(path)
+    found = _TEMPORARY.match(path.name)
+    return path.with_name(found["name"]) if found else path
 
 
 def process_running(pid: int) -> bool:
@@ -109,8 +126,8 @@ def clean_stale_temporaries(folder: str | Path, recursive: bool = True) -> list[
     removed = []
     for candidate in sorted(folder.rglob(".*.tmp") if recursive else folder.glob(".*.tmp")):
         match = _TEMPORARY.match(candidate.name)
-        if (match is None or match.group(1) != _HOST or candidate.is_symlink()
-                or any(candidate.is_relative_to(r) for r in removed) or process_running(int(match.group(2)))):
+        if (match is None or match["host"] != _HOST or candidate.is_symlink()
+                or any(candidate.is_relative_to(r) for r in removed) or process_running(int(match["pid"]))):
             continue
         try:
             if candidate.is_dir():
@@ -130,7 +147,7 @@ def temporary_dir(target: str | Path) -> Path:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        tmp = target.parent / f".{target.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        tmp = _owned_sibling(target, "tmp")
         try:
             tmp.mkdir()
             return tmp
@@ -153,15 +170,12 @@ def replace_folder(new: str | Path, target: str | Path) -> None:
         os.replace(new, target)
         return
     while True:
-        aside = target.parent / f".{target.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.old"
+        aside = _owned_sibling(target, "old")
         if not os.path.lexists(aside):
             break
     os.replace(target, aside)
     os.replace(new, target)
     shutil.rmtree(aside)
-
-
-_ASIDE = re.compile(r"^\.(.+)\.([0-9a-f]{6})-(\d+)\.[0-9a-f]{8}\.old$")
 
 
 def restore_replaced(target: str | Path) -> list[Path]:
@@ -175,8 +189,8 @@ def restore_replaced(target: str | Path) -> list[Path]:
         return done
     for aside in sorted(target.parent.glob(f".{glob.escape(target.name)}.*.old")):
         match = _ASIDE.match(aside.name)
-        if (match is None or match.group(1) != target.name or match.group(2) != _HOST or aside.is_symlink()
-                or not aside.is_dir() or process_running(int(match.group(3)))):
+        if (match is None or match["name"] != target.name or match["host"] != _HOST or aside.is_symlink()
+                or not aside.is_dir() or process_running(int(match["pid"]))):
             continue
         if os.path.lexists(target):
             shutil.rmtree(aside, ignore_errors=True)

@@ -10,7 +10,6 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator
 
 from . import __version__
@@ -19,8 +18,6 @@ from .errors import MtdebiasError, NotWritable, Terminated, disk_full, interrupt
 # the status of a command whose reader went away (`mtdebias translate … | head -1`): 128 + SIGPIPE,
 # what a shell reports for cat or grep in the same place, so `set -o pipefail` sees the usual thing
 CLOSED_STDOUT = 141
-# mtdebias.atomic's temporary beside its target: .NAME.HOST-PID.RANDOM.tmp
-_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[0-9a-f]{6}-\d+\.[0-9a-f]{8}\.tmp$")
 
 # verb modules, in the order `mtdebias --help` shows them; each has add_parser() and run()
 VERBS = ("train", "translate", "eval", "report", "ablate", "annotate", "augment", "debias", "data")
@@ -153,9 +150,9 @@ def _stdout_closed() -> bool:
 
 def _target(filename: str | bytes) -> str:
     """The file a failed write was for: the target, not mtdebias.atomic's temporary beside it."""
-    path = Path(os.fsdecode(filename))
-    found = _TEMPORARY.match(path.name)
-    return str(path.with_name(found["name"]) if found else path)
+    from .atomic import target_of
+
+    return str(target_of(os.fsdecode(filename)))
 
 
 if __name__ == "__main__":

@@ -120,19 +120,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.suite or not (args.targets or _suite_translator(args.suite)):
         raise InputError("give run or checkpoint directories (or a --translator) and --suite, or --probe for "
                          "a single probe")
-    from ..atomic import check_writable
-    from ..runner import evaluate, locate, watch
-    from ..store import RunStore
+    from ..runner import evaluate, watch
 
     overrides = {k: str(v) for k, v in parse_pairs(args.overrides, "set").items()}
     if args.watch and len(args.targets) != 1:
         raise InputError("--watch follows one run directory")
-    for target in args.targets or [_suite_translator(args.suite)]:  # before any model is loaded
-        store, checkpoints = RunStore.for_translator(str(target)) if is_spec(target) else locate(target)
-        check_writable(store.dir, f"results folder of {target}")
-        if not checkpoints and not args.watch:  # an empty run would "succeed" having scored nothing
-            raise InputError("no checkpoints to score in this run directory", path=target,
-                             hint="train it first (mtdebias train RECIPE), or follow the training with --watch")
+    # before any model is loaded; an empty run would "succeed" having scored nothing
+    _places(args.targets or [_suite_translator(args.suite)], allow_empty=args.watch,
+            hint="train it first (mtdebias train RECIPE), or follow the training with --watch")
     if args.watch:
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
                         on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True),
@@ -147,6 +142,25 @@ def run(args: argparse.Namespace) -> int:
     for name, why in outcome.failed.items():
         print(f"FAILED   {name}: {why}", file=sys.stderr)
     return 1 if outcome.failed and not outcome.scored and not outcome.skipped else 0
+
+
+def _places(targets: list, allow_empty: bool, hint: str) -> list:
+    """(store, checkpoint) of every checkpoint of ``targets``, after checking that each target's
+    results folder can be written and (unless ``allow_empty``) that it has checkpoints."""
+    from ..atomic import check_writable
+    from ..errors import InputError
+    from ..runner import locate
+    from ..store import RunStore
+    from ..translators.specs import is_spec
+
+    places = []
+    for target in targets:
+        store, checkpoints = RunStore.for_translator(str(target)) if is_spec(target) else locate(target)
+        check_writable(store.dir, f"results folder of {target}")
+        if not checkpoints and not allow_empty:
+            raise InputError("no checkpoints to score in this run directory", path=target, hint=hint)
+        places += [(store, checkpoint) for checkpoint in checkpoints]
+    return places
 
 
 def _check_attempts(args: argparse.Namespace) -> None:
@@ -242,11 +256,10 @@ def _run_single_stored(args: argparse.Namespace, options: dict, flags: dict) -> 
     through :func:`mtdebias.runner.evaluate`, so the result is stored in the run store (shown by
     ``mtdebias report``; a rerun with the same settings reads it back instead of decoding), then
     printed from what was stored."""
-    from ..atomic import check_writable, write_jsonl
+    from ..atomic import write_jsonl
     from ..errors import InputError
     from ..registry import PROBES
-    from ..runner import check_target_language, decoder_only, evaluate, locate, single_suite
-    from ..store import RunStore
+    from ..runner import check_target_language, decoder_only, evaluate, single_suite
     from ..suite import probe_options
     from ..translators.specs import is_spec
 
@@ -255,16 +268,10 @@ def _run_single_stored(args: argparse.Namespace, options: dict, flags: dict) -> 
     if "beam" in accepted and "beam" not in options and any(decoder_only(t) for t in args.targets):
         options["beam"] = 1  # greedy, as the LLM suites decode; a beam of 5 costs an LLM five times the time
     suite = single_suite(args.probe, options, flags)
-    places = []
     for target in args.targets:  # before any model is loaded
         if args.lang and not is_spec(target):
             check_target_language(target, args.lang)
-        store, checkpoints = RunStore.for_translator(str(target)) if is_spec(target) else locate(target)
-        check_writable(store.dir, f"results folder of {target}")
-        if not checkpoints:
-            raise InputError("no checkpoints to score in this run directory", path=target,
-                             hint="train it first (mtdebias train RECIPE)")
-        places += [(store, checkpoint) for checkpoint in checkpoints]
+    places = _places(args.targets, allow_empty=False, hint="train it first (mtdebias train RECIPE)")
     if args.attempts and len(places) > 1:
         raise InputError(f"--attempts writes the items of one checkpoint; {len(places)} are scored here",
                          hint="name one checkpoint, or read each one's attempts from its run's eval folder")

@@ -372,8 +372,10 @@ def _check_out(out_dir: str | Path, checkpoint_dir: str | Path | None, overwrite
                          "what it leads to", path=out_dir, hint=f"{hint}, or give the folder the link leads to")
     if exists and not out.is_dir():
         raise InputError(f"{flag} is a file, not a folder; refused, even with --overwrite", path=out_dir, hint=hint)
-    if RunStore.is_run_folder(out) or RunStore.runs_in(out):
-        what = "a run folder" if RunStore.is_run_folder(out) else f"a folder holding {RunStore.runs_in(out)} run(s)"
+    is_run = RunStore.is_run_folder(out)
+    runs = 0 if is_run else RunStore.runs_in(out)
+    if is_run or runs:
+        what = "a run folder" if is_run else f"a folder holding {runs} run(s)"
         raise InputError(f"{flag} is {what}; debias never replaces it, even with --overwrite", path=out_dir,
                          hint=f"{hint}, e.g. RUN/checkpoints/NAME-debiased")
     if RunStore.is_run_file(out) and not RunStore.is_derived_checkpoint_slot(out):
