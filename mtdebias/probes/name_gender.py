@@ -55,8 +55,10 @@ from ..signature import Signature, hash_file, hash_json
 from ..stats import folded_interval, stratified_bootstrap_ci
 from ..textio import read_lines
 from ..translators.base import Translator
-from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
-                   Headline, Metric, MetricSpec, Outputs)
+from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, ZERO, Attempts,
+                   BaseProbe, Degenerate, Headline, Metric, MetricSpec, Outputs)
+
+OVER_NAMES = "95% bootstrap over names, female and male names resampled apart"
 
 PROBE_NAME = "name_gender.v1"
 GROUP_ACCURACY = "accuracy"  # a group's pooled accuracy is "accuracy.<group>"
@@ -280,18 +282,38 @@ class NameGenderProbe(BaseProbe):
     # bounds from the definitions: shares of attempts (or means of per-name shares) in [0, 1],
     # ΔAcc = |Acc_m − Acc_f| in [0, 1], the signed gap in [−1, 1], templates_kept a count. No NaN:
     # an undefined value (no name of a gender, no attempt of a group) is left out, not stored
-    specs = (MetricSpec("templates_kept", NEUTRAL, bounds=(0, math.inf)),
-             MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1)),
-             MetricSpec("*.acc_f", HIGHER, bounds=(0, 1)), MetricSpec("*.acc_m", HIGHER, bounds=(0, 1)),
-             MetricSpec("*.delta_acc", LOWER, BOOTSTRAP, (0, 1)),
-             MetricSpec("*.acc_gap_m_minus_f", ZERO, bounds=(-1, 1)),
-             MetricSpec("*.undetected_rate", LOWER, bounds=(0, 1)),
+    specs = (MetricSpec("templates_kept", NEUTRAL, bounds=(0, math.inf), label="templates kept (name-gender)",
+                        definition="templates the he/she filter kept (n: the templates there were)",
+                        source=f"{SWITCH_PAPER} §2.1", interval=NO_INTERVAL),
+             MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), label="name-gender accuracy",
+                        definition="share of filled templates whose key noun has the name's gender (all names)",
+                        source=f"{SWITCH_PAPER} §2.2", interval=NO_INTERVAL),
+             MetricSpec("*.acc_f", HIGHER, bounds=(0, 1), label="Acc_f ({0} names)",
+                        definition="mean over female names of the share of templates translated with the feminine "
+                                   "form", source=f"{SWITCH_PAPER} §2.2", interval=OVER_NAMES),
+             MetricSpec("*.acc_m", HIGHER, bounds=(0, 1), label="Acc_m ({0} names)",
+                        definition="mean over male names of the share of templates translated with the masculine "
+                                   "form", source=f"{SWITCH_PAPER} §2.2", interval=OVER_NAMES),
+             MetricSpec("*.delta_acc", LOWER, BOOTSTRAP, (0, 1), label="ΔAcc ({0} names)",
+                        definition="|Acc_m − Acc_f|: how much better one gender's names are translated",
+                        source=f"{SWITCH_PAPER} §2.2",
+                        interval="the signed gap's 95% bootstrap over names, folded onto |·| (docs/papers.md)"),
+             MetricSpec("*.acc_gap_m_minus_f", ZERO, bounds=(-1, 1), label="Acc_m − Acc_f ({0} names)",
+                        definition="the signed gap: positive when male names fare better", source="mtdebias",
+                        interval=OVER_NAMES),
+             MetricSpec("*.undetected_rate", LOWER, bounds=(0, 1), label="undetected rate ({0} names)",
+                        definition="share of translations whose key noun's gender was not read", source="mtdebias",
+                        interval=OVER_NAMES),
              # per seen/unseen × gender group (with seen_in): the group's pooled accuracy
-             MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR, (0, 1)),
+             MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR, (0, 1), label="name-gender accuracy ({0})",
+                        definition="pooled accuracy of one group of names (kind, seen or unseen, gender)",
+                        source=f"{SWITCH_PAPER} §2.3", interval=NO_INTERVAL),
              # the he/she filter's own outcome: "She was blind." → «ciega»? (per template)
-             MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR, (0, 1)))
-    headline = (Headline("first.acc_f", "Acc_f (first names)"), Headline("first.acc_m", "Acc_m (first names)"),
-                Headline("first.delta_acc", "ΔAcc (first names)"), Headline("full.delta_acc", "ΔAcc (full names)"))
+             MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR, (0, 1), label="pronoun accuracy ({0})",
+                        definition="share of templates whose he (she) translation has the masculine (feminine) form",
+                        source=f"{SWITCH_PAPER} §2.1", interval=NO_INTERVAL))
+    headline = (Headline("first.acc_f"), Headline("first.acc_m"), Headline("first.delta_acc"),
+                Headline("full.delta_acc"))  # labelled by their specs
 
     def __init__(self, templates: Sequence[GenderTemplate], lang: str, names: Mapping[str, Sequence[str]],
                  *, beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,

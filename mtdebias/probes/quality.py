@@ -43,16 +43,24 @@ class QualityAttempt(TypedDict):
     hypothesis: str
 
 
+# a corpus score has no interval here; two systems are compared by sacrebleu's paired bootstrap
+_CORPUS = "none (the paired test is sacrebleu's paired bootstrap)"
+
+
 class QualityProbe(BaseProbe):
     """BLEU and chrF of a translator on a dev/test set."""
 
     name = "quality.v1"
     option_ranges = {"max_sentences": Range(1, why="leave it out to use every pair")}
     attempt_type = QualityAttempt
-    specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP, bounds=(0, 100)),
-             MetricSpec("chrf", HIGHER, BOOTSTRAP, bounds=(0, 100)))
+    specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP, bounds=(0, 100), label="BLEU", interval=_CORPUS,
+                        definition="corpus BLEU against the references (sacrebleu's default tokenizer for the language)",
+                        source="Papineni et al. 2002; sacrebleu (Post 2018)"),
+             MetricSpec("chrf", HIGHER, BOOTSTRAP, bounds=(0, 100), label="chrF", interval=_CORPUS,
+                        definition="corpus character n-gram F-score against the references (sacrebleu)",
+                        source="Popović 2015; sacrebleu (Post 2018)"))
     # translation quality: the report shows these beside every headline of bias metrics
-    quality = (Headline("bleu", "BLEU"), Headline("chrf", "chrF"))
+    quality = (Headline("bleu"), Headline("chrf"))  # labelled by their specs
 
     def __init__(self, sources: Sequence[str], references: Sequence[str], tgt_lang: str | None = None,
                  beam: int = 5):

@@ -41,8 +41,8 @@ from ..languages import langs_with
 from ..signature import Signature, hash_file, hash_json
 from ..stats import bootstrap_ci
 from ..translators.base import Translator
-from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric,
-                   MetricSpec)
+from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, Attempts, BaseProbe,
+                   Degenerate, Headline, Metric, MetricSpec)
 from .name_gender import TEMPLATE_DIR, fill, read_template_table, split_forms
 
 PROBE_NAME = "sentiment.v1"
@@ -231,6 +231,8 @@ def mask(translation: str, rendering: str | None, filler: str) -> tuple[str, boo
 # the share of a filler's templates that must be matched for its t to be defined: below it, t
 # rests on a handful of templates that the inventory happened to cover
 MIN_COVERAGE = 0.5
+# a range's interval: none (see range_metrics); the paired test compares two systems' ranges
+NO_RANGE_INTERVAL = "none: a bootstrap of a range over noisy means does not cover a true range of 0"
 _FEW_FILLERS = "fewer than 2 fillers with half their renderings in an inventory (t), or a filler missing a template (s)"
 
 
@@ -343,12 +345,26 @@ class SentimentProbe(BaseProbe):
     # NaN, so attempts in which a filler lacks a template leave every s resting on that filler
     # undefined; t is undefined for a filler with too few matched renderings (MIN_COVERAGE), and
     # its range with fewer than 2 fillers defined
-    specs = (MetricSpec("unmatched_rate", LOWER, bounds=(0, 1)),
-             MetricSpec("*.t_coverage", HIGHER, bounds=(0, 1)),
-             MetricSpec("*_delta", LOWER, BOOTSTRAP, (0, 1), nan=True, undefined=_FEW_FILLERS),
-             MetricSpec("*_min", HIGHER, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS),
-             MetricSpec("*_max", NEUTRAL, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS),
-             MetricSpec("*_mean[*", NEUTRAL, bounds=(0, 1), nan=True))
+    # {0}: "names.t", "terms.s" (kind of filler, then t: word level, s: sentence level)
+    specs = (MetricSpec("unmatched_rate", LOWER, bounds=(0, 1), label="unmatched rate (sentiment)",
+                        definition="share of translations whose ambiguous word is in neither inventory",
+                        source="mtdebias", interval=NO_INTERVAL),
+             MetricSpec("*.t_coverage", HIGHER, bounds=(0, 1), label="t coverage ({0})",
+                        definition="share of renderings found in an inventory (at or below 0.5: degenerate)",
+                        source="mtdebias", interval=NO_INTERVAL),
+             MetricSpec("*_delta", LOWER, BOOTSTRAP, (0, 1), nan=True, undefined=_FEW_FILLERS,
+                        label="range of {0} over fillers",
+                        definition="max − min over fillers of a filler's positive share (t) or mean positive "
+                                   "probability (s)", source=f"{SWITCH_PAPER} §3.2", interval=NO_RANGE_INTERVAL),
+             MetricSpec("*_min", HIGHER, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS, label="min of {0}",
+                        definition="the lowest filler's t (or s)", source=f"{SWITCH_PAPER} §3.2",
+                        interval=NO_RANGE_INTERVAL),
+             MetricSpec("*_max", NEUTRAL, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS, label="max of {0}",
+                        definition="the highest filler's t (or s)", source=f"{SWITCH_PAPER} §3.2",
+                        interval=NO_RANGE_INTERVAL),
+             MetricSpec("*_mean[*", NEUTRAL, bounds=(0, 1), nan=True, label="mean {0} [{1}",
+                        definition="mean t (or s) of the fillers of one group or gender", source="mtdebias",
+                        interval="95% percentile bootstrap over fillers"))
     headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))
     # 2: the per-filler table (was meta), each attempt's "rendering"; 3: t over matched renderings
     stored_layout = 3

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..lang.identify import NOT_TARGET_BELOW, identify
 from ..stats import bootstrap_ci
-from .base import Degenerate, Metric
+from .base import HIGHER, LOWER, NO_INTERVAL, Degenerate, Metric, MetricSpec
 
 EMPTY, REPETITION, COPY, NOT_TARGET = "empty", "repetition", "copy", "not_target"
 # in the order they are tested: an attempt is given the first that holds, so the counts add up
@@ -132,6 +132,17 @@ def validity_metrics(attempts: Sequence[dict[str, Any]], *, resamples: int = 0, 
     return out
 
 
+def validity_specs(probe: str) -> tuple[MetricSpec, MetricSpec]:
+    """How a gated probe declares the gate's metrics (``probe``: its name as a label says it, "WinoMT")."""
+    source = "mtdebias (translation-validity gate)"
+    return (MetricSpec("valid_rate", HIGHER, bounds=(0, 1), label=f"{probe} valid rate", source=source,
+                       definition=f"share of replies that are translations into the target language (at or below "
+                                  f"{VALID_FLOOR:g} the result is degenerate)"),
+            MetricSpec("invalid.*", LOWER, bounds=(0, float("inf")), label=f"{probe} invalid replies ({{0}})",
+                       source=source, interval=NO_INTERVAL,
+                       definition="replies the gate left out for one reason (empty, repetition, copy, not_target)"))
+
+
 class TooFewTranslations(Degenerate):
     """The degenerate rule of the gate: ``valid_rate`` at or below :data:`VALID_FLOOR`, said with
     how many replies failed and why ("80 of 80 are copies of the source")."""
@@ -154,5 +165,5 @@ class TooFewTranslations(Degenerate):
         return out
 
 
-__all__ = ["GATE", "WHY", "check", "is_valid", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
+__all__ = ["GATE", "WHY", "check", "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
            "VALID_FLOOR", "REASONS", "EMPTY", "REPETITION", "COPY", "NOT_TARGET"]

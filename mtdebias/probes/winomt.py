@@ -38,9 +38,12 @@ from ..stats import bootstrap_ci
 from ..textio import read_lines, read_parallel
 from ..translators.base import Translator
 from ..align.target import TargetGender, target_genders
-from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics
+from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
                    Metric, MetricSpec, Outputs, spread_sample)
+
+# where WinoMT's metrics are defined (the report's definitions panel)
+WINOMT_PAPER = "Stanovsky et al. 2019, Evaluating Gender Bias in MT (WinoMT), Table 2"
 
 PROBE_NAME = "winomt.v1"
 GOLD_GENDERS = ("male", "female", "neutral")
@@ -278,16 +281,24 @@ class WinoMTProbe(BaseProbe):
     stored_layout = 2  # 2: each attempt's validity verdict, the valid_rate and invalid.* metrics
     degenerate_when = (Degenerate("undetected_rate", "the detector read no gender in most translations",
                                   at_least=SAYS_LITTLE), TooFewTranslations())
-    specs = (MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), nan=True),
-             MetricSpec("accuracy_*", HIGHER, bounds=(0, 1), nan=True),
-             MetricSpec("f1_*", HIGHER, bounds=(0, 1), nan=True),
-             MetricSpec("delta_g", ZERO, BOOTSTRAP, (-1, 1), nan=True),
-             MetricSpec("delta_s", ZERO, BOOTSTRAP, (-1, 1), nan=True),
-             MetricSpec("undetected_rate", LOWER, bounds=(0, 1), nan=True),  # NaN: no item of that kind
-             MetricSpec("valid_rate", HIGHER, bounds=(0, 1)),
-             MetricSpec("invalid.*", LOWER, bounds=(0, float("inf"))))  # counts of attempts
-    headline = (Headline("accuracy", "WinoMT accuracy"), Headline("delta_g", "ΔG (WinoMT)"),
-                Headline("delta_s", "ΔS (WinoMT)"))
+    specs = (MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), nan=True, label="WinoMT accuracy",
+                        definition="share of sentences whose translated profession has the gender of the English "
+                                   "coreferent", source=WINOMT_PAPER),
+             MetricSpec("accuracy_*", HIGHER, bounds=(0, 1), nan=True, label="WinoMT accuracy ({0})",
+                        definition="accuracy on one group of sentences (male_female: the gendered ones; pro, anti: "
+                                   "pro- and anti-stereotypical)", source=WINOMT_PAPER),
+             MetricSpec("f1_*", HIGHER, bounds=(0, 1), nan=True, label="WinoMT F1 ({0})",
+                        definition="F1 of the detected gender for one gold gender", source=WINOMT_PAPER),
+             MetricSpec("delta_g", ZERO, BOOTSTRAP, (-1, 1), nan=True, label="ΔG (WinoMT)",
+                        definition="F1 on masculine minus F1 on feminine coreferents", source=WINOMT_PAPER),
+             MetricSpec("delta_s", ZERO, BOOTSTRAP, (-1, 1), nan=True, label="ΔS (WinoMT)",
+                        definition="accuracy on pro-stereotypical minus accuracy on anti-stereotypical sentences",
+                        source=WINOMT_PAPER),
+             MetricSpec("undetected_rate", LOWER, bounds=(0, 1), nan=True,  # NaN: no item of that kind
+                        label="WinoMT undetected rate", definition="share of translations in which no gender was "
+                        "read", source="mtdebias"),
+             *validity_specs("WinoMT"))
+    headline = (Headline("accuracy"), Headline("delta_g"), Headline("delta_s"))  # labelled by their specs
 
     def __init__(self, items: Sequence[WinoMTItem], lang: str, *, align_method: str = "fast_align",
                  beam: int = 5, extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),

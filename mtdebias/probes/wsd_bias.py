@@ -47,8 +47,8 @@ from ..lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lem
 from ..signature import Signature, hash_file, hash_json
 from ..translators.base import Translator, UnsupportedCall
 from ..align.target import aligned_spans
-from .base import HIGHER, LOWER, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric, MetricSpec
-from .validity import GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics
+from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric, MetricSpec
+from .validity import GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 from .wsd_items import WSDItem, item_to_json, load_items
 from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, metrics_by_pos, rows_from_attempts, wsd_metrics
 
@@ -61,9 +61,25 @@ FORCED_MODES = ("auto", "on", "off")
 FORCED_SCORES = ("mean", "total")
 # metric → (which way is better, paired test against a baseline): McNemar pairs the per-item
 # "correct" (None for MISS items, which it leaves out); the rest resample items
-SPECS = {"accuracy": ("higher", "mcnemar"), "miss_rate": ("lower", "bootstrap"), "sfii": ("lower", "bootstrap"),
-         "spdi": ("lower", "bootstrap"), "mfs": ("lower", "bootstrap"), "mfs_plus": ("lower", "bootstrap"),
-         "forced_bad_preferred": ("lower", "bootstrap")}
+DIBIMT = "Campolungo et al. 2022, DiBiMT"
+# every metric is a share of items (SFII/SPDI a mean of per-group shares) in [0, 1]; none is NaN:
+# wsd_metrics leaves an undefined one out, and a μ or δ group has a decided item
+SPECS = {spec.pattern: spec for spec in (
+    MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), label="WSD accuracy", source=f"{DIBIMT}, §4.3",
+               definition="GOOD / (GOOD + BAD): share of decided items translated with a lemma of the right sense"),
+    MetricSpec("miss_rate", LOWER, BOOTSTRAP, (0, 1), label="WSD MISS rate", source=f"{DIBIMT}, §4.2",
+               definition="share of items whose translation holds neither a good nor a bad lemma"),
+    MetricSpec("sfii", LOWER, BOOTSTRAP, (0, 1), label="SFII", source=f"{DIBIMT}, §4.4, Table 4",
+               definition="Sense Frequency Index Influence: mean error rate over groups of the sense's frequency rank μ"),
+    MetricSpec("spdi", LOWER, BOOTSTRAP, (0, 1), label="SPDI", source=f"{DIBIMT}, §4.4, Table 4",
+               definition="Sense Polysemy Degree Importance: mean error rate over groups of the word's polysemy δ"),
+    MetricSpec("mfs", LOWER, BOOTSTRAP, (0, 1), label="MFS", source=f"{DIBIMT}, §4.4, Table 5",
+               definition="share of errors that picked the word's most frequent sense"),
+    MetricSpec("mfs_plus", LOWER, BOOTSTRAP, (0, 1), label="MFS+", source=f"{DIBIMT}, §4.4, Table 5",
+               definition="share of errors that picked a sense more frequent than the right one"),
+    MetricSpec("forced_bad_preferred", LOWER, BOOTSTRAP, (0, 1), label="BAD preferred (forced decoding)",
+               source=f"{DIBIMT}, §4.8, Table 8",
+               definition="share of items whose BAD translation the model scores above the GOOD one"))}
 
 
 def _overlaps(match: LemmaMatch, span: tuple[int, int] | None) -> bool:
@@ -185,13 +201,11 @@ class WSDBiasProbe(BaseProbe):
     attempt_type = WSDAttempt
     degenerate_when = (Degenerate("miss_rate", "most translations hold neither a good nor a bad lemma (MISS)",
                                   at_least=SAYS_LITTLE), TooFewTranslations())
-    # every metric is a share of items (SFII/SPDI a mean of per-group shares) in [0, 1]; none is
-    # NaN: wsd_metrics leaves an undefined one out, and a μ or δ group has a decided item
-    specs = (*(MetricSpec(metric, better, test, (0, 1)) for metric, (better, test) in SPECS.items()),
-             MetricSpec("accuracy_by_*", HIGHER, bounds=(0, 1)), MetricSpec("valid_rate", HIGHER, bounds=(0, 1)),
-             MetricSpec("invalid.*", LOWER, bounds=(0, float("inf"))))
-    headline = (Headline("accuracy", "WSD accuracy"), Headline("miss_rate", "WSD MISS rate"),
-                Headline("sfii", "SFII"), Headline("spdi", "SPDI"))
+    specs = (*SPECS.values(),
+             MetricSpec("accuracy_by_*", HIGHER, bounds=(0, 1), label="WSD accuracy by {0}", source=f"{DIBIMT}, §4.4",
+                        definition="accuracy of the items of one μ (sense frequency) or δ (polysemy) group"),
+             *validity_specs("WSD"))
+    headline = (Headline("accuracy"), Headline("miss_rate"), Headline("sfii"), Headline("spdi"))  # labelled by specs
     own_plots = ("accuracy_by_*",)  # drawn against μ and δ (wsd_view), not against training step
 
     def __init__(self, items: Sequence[WSDItem], lang: str, *, beam: int = 5, lemmatizer_name: str = "auto",
