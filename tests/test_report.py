@@ -212,14 +212,15 @@ def test_seeds_are_averaged_with_a_t_interval(tmp_path):
     assert rows[0]["WinoMT accuracy"] == pytest.approx(0.62)
     low, high = rows[0]["WinoMT accuracy ci"]
     assert (high - low) / 2 == pytest.approx(4.302653 * 0.01 / 3 ** 0.5, rel=1e-5)
-    assert "0.620 ± 0.025 (n=3)" in summary.headline_markdown
+    assert "0.620 ± 0.025 (3 seeds)" in summary.headline_markdown
     assert summary.warnings == []
 
 
 def test_best_checkpoint_and_metric_patterns(tmp_path):
     run = make_run(tmp_path, "solo", shift=0.0)
     summary = build_report([run], tmp_path / "r.html", metrics=["weirdness"], at="best:bleu")
-    assert "mystery.v3:weirdness" in summary.headline_markdown
+    # a probe this version does not know has no label to give: its metric's name, with the probe's
+    assert "| weirdness (mystery.v3) |" in summary.headline_markdown
     # a pattern that matches nothing is a typo, not a column quietly left out
     with pytest.raises(InputError, match="'nothing_like_this': no stored metric matches it"):
         build_report([run], tmp_path / "r.html", metrics=["weirdness", "nothing_like_this"])
@@ -316,7 +317,8 @@ def test_a_delta_h_below_its_floor_shows_as_undefined_with_its_reason(tmp_path):
         {"probe": "ambiguity.v1", "metric": "delta_h_se", "value": float("nan"), "ci": None, "n": 90, "signature": sig}])
     build_report([store.dir], tmp_path / "report.html", metrics=["ambiguity.v1:delta_h_se"])
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
-    assert "undefined (n=90; H̄_unamb under a tenth of H̄_amb" in html
+    assert "undefined (n=90) ¹" in html
+    assert "¹ ΔH (se): undefined: H̄_unamb under a tenth of H̄_amb" in html
 
 
 def test_a_delta_resting_on_too_few_items_shows_as_undefined_with_its_count(tmp_path):

@@ -27,6 +27,10 @@ def add_parser(subparsers) -> None:
                              "other files is refused even then. Without it, only the report's own earlier "
                              "output is replaced")
     parser.add_argument("--title", default="mtdebias report", help="the report's title (default 'mtdebias report')")
+    parser.add_argument("--label", action="append", default=[], metavar="RUN=LABEL",
+                        help="what the report calls a run (repeatable; RUN as given or its folder name). Without "
+                             "it a run is named by its folder, or for a system eval named itself by the model's "
+                             "short name and kind, e.g. 'smollm2-135m-instruct-q4_1 (hf-causal)'")
     parser.set_defaults(func=run)
 
 
@@ -35,12 +39,15 @@ def run(args: argparse.Namespace) -> int:
     from ..report import build_report
     from ..report.collect import distinct_runs
 
+    from ..report.labels import parse_labels
+
+    labels = parse_labels(args.label)  # a malformed pair is said before anything is read
     check_writable(Path(args.out).parent, "--out")
     runs, repeats = distinct_runs(args.runs)
     for repeat in repeats:
         print(f"warning: {repeat}", file=sys.stderr)
     summary = build_report(runs, Path(args.out), title=args.title, metrics=args.metrics,
-                           at=args.at, force=args.force)
+                           at=args.at, force=args.force, labels=labels)
     print(summary.headline_markdown)
     print()
     for warning in summary.warnings:

@@ -24,7 +24,7 @@ import shutil
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .. import __version__
 from ..atomic import clean_stale_temporaries, replace_together, temporary_dir, write_text
@@ -32,8 +32,11 @@ from ..errors import DiskFull, InputError, disk_full
 from ..significance import seed_interval
 from .. import plots
 from ..store import checkpoint_suffix
-from .collect import RunData, distinct_runs, finite, load_run, row_key
+from ..probes.base import Metric, metric_label
+from .collect import TRAINING_LOG, RunData, distinct_runs, finite, load_run, row_key
+from .definitions import definitions_table, key_label
 from .html import Document
+from .labels import assign_labels
 from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
                       tables_manifest)
 from .probe_view import PageView, label_of, probe_class, run_label, stored_probes, stored_value_check
@@ -41,6 +44,13 @@ from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
 
 LOG_CURVES = (("dev_loss", "dev loss"), ("bleu", "dev BLEU"), ("chrf", "dev chrF"))
+# a value resting on fewer items is marked in the tables: one item moves a share by a tenth or
+# more, and a percentile bootstrap of so few is too narrow (the ambiguity probe's own minimum for
+# ΔI and ΔH is the same 10)
+FEW_ITEMS = 10
+ZERO_WIDTH = ("zero-width interval: every bootstrap resample gave the same value (all items scored alike), so it "
+              "does not measure the uncertainty")
+FROM_LOG = "the training log's dev-set score: how many sentences it rests on is not stored"
 
 
 @dataclass
@@ -75,30 +85,42 @@ def _metric_hint(pattern: str, candidates: list[str]) -> str:
     return (f"did you mean '{close[0]}'? " if close else "") + f"stored: {shown}"
 
 
-def _with_ci(value: Any, ci: Any) -> str:
-    text = format_value(value)
+def _interval(ci: Any) -> tuple[float, float] | None:
     if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(finite(c) for c in ci):
-        text += f" [{format_value(float(ci[0]))}, {format_value(float(ci[1]))}]"
-    return text
+        return float(ci[0]), float(ci[1])
+    return None
+
+
+def _with_ci(value: Any, ci: Any, n: Any = None) -> str:
+    """"0.612 [0.580, 0.644] (n=140)": the value, its interval where there is one, its n."""
+    text = format_value(value)
+    interval = _interval(ci)
+    if interval is not None:
+        text += f" [{format_value(interval[0])}, {format_value(interval[1])}]"
+    return text + (f" (n={n})" if isinstance(n, int) and not isinstance(n, bool) else "")
 
 
 def _why_undefined(cell: dict[str, Any]) -> str:
-    """"; <why>" for a NaN metric whose probe says why it can be undefined, else ""."""
+    """Why a NaN metric is undefined, as its probe says it (a generic reason when it says none)."""
     spec = next((s for s in getattr(probe_class(cell.get("probe", "")), "specs", ())
                  if s.matches(cell.get("metric", ""))), None)
-    return f"; {spec.undefined}" if spec is not None and spec.undefined else ""
+    return spec.undefined if spec is not None and spec.undefined else "its probe could not compute it from these items"
 
 
-def _unique_names(runs: list[RunData]) -> None:
-    """Two run folders with the same name (in different parents) get their parent prefixed."""
-    seen: dict[str, int] = {}
-    for run in runs:
-        seen[run.name] = seen.get(run.name, 0) + 1
-    for run in runs:
-        if seen[run.name] > 1:
-            run.name = f"{run.dir.parent.name}/{run.dir.name}"
-            for row in run.results:
-                row["run"] = run.name
+def _put(row: dict[str, Any], column: str, value: float | None, ci: Any, n: Any) -> None:
+    """A value and what the exports keep beside it: ``<column> ci`` (the pair, as JSON has it),
+    ``<column> ci_low``, ``<column> ci_high`` and ``<column> n``."""
+    interval = _interval(ci)
+    row[column] = value
+    row[f"{column} ci"] = list(interval) if interval is not None else None
+    row[f"{column} ci_low"], row[f"{column} ci_high"] = interval if interval is not None else (None, None)
+    row[f"{column} n"] = n
+
+
+def _exported(columns: Sequence[str], seeded: bool = False) -> list[str]:
+    """The CSV columns of the headline tables: each value with its interval and n (or seeds)."""
+    parts = ("", " ci_low", " ci_high", " n") + ((" seeds",) if seeded else ())
+    return [f"{column}{part}" for column in columns for part in parts]
 
 
 class _Builder:
@@ -115,8 +137,9 @@ class _Builder:
         self.probes = stored_probes(runs)  # {probe name: class}, asked for labels, quality and views
         self.quality_probes = {name for name, cls in self.probes.items() if cls.quality}
         # (metric, column label) of translation quality, shown beside every headline
-        self.quality_columns = list(dict.fromkeys((h.metric, h.label) for cls in self.probes.values()
-                                                  for h in cls.quality)) or [("bleu", "BLEU"), ("chrf", "chrF")]
+        self.quality_columns = list(dict.fromkeys((h.metric, metric_label(cls, h.metric) or h.metric)
+                                                  for cls in self.probes.values() for h in cls.quality)) \
+            or [("bleu", "BLEU"), ("chrf", "chrF")]
         self.column_labels: dict[str, str] = {}
         self.headline_keys = self._headline_keys(metrics)
         self.picks = {run.name: run.pick(at) for run in runs}
@@ -169,12 +192,7 @@ class _Builder:
             # no probe declares a stored headline metric: show the first few summary metrics there are
             chosen = [k for k in candidates if "[" not in k][:6]
         for key in chosen:  # the label a reader expects, with the suite label where there is one
-            probe, _, metric = key.partition(":")
-            name, _, suite_label = probe.partition("@")
-            cls = self.probes.get(name)
-            label = next((h.label for h in (cls.headline if cls else ()) if h.metric == metric), None)
-            if label:
-                self.column_labels[key] = label + (f" [{suite_label}]" if suite_label else "")
+            self.column_labels[key] = key_label(key, self.probes)
         # two metrics under one label would share a column (and overwrite each other's cells)
         taken = [self.column_labels.get(key, key) for key in chosen]
         for key in chosen:
@@ -183,14 +201,44 @@ class _Builder:
         return chosen
 
     def degenerate(self) -> list[str]:
-        """The stored results at the headline checkpoints that their probe called degenerate when
-        they were scored (``meta.degenerate``): a column of zeros from a barely trained model."""
+        """The stored results at the headline checkpoints that their probe calls degenerate (a
+        column of zeros from a barely trained model, replies that are no translations)."""
         found = []
         for run, checkpoint in self.picked():
             for row in run.rows_at(checkpoint):
-                for reason in (row.get("meta") or {}).get("degenerate", ()):
+                for reason in self.degenerate_reasons(run, checkpoint, row):
                     found.append(f"{run_label(run, checkpoint)}: {label_of(row)}: {reason}")
-        return list(dict.fromkeys(found))  # each metric row repeats its result's meta
+        return list(dict.fromkeys(found))  # each metric row of a result shares its reasons
+
+    def degenerate_reasons(self, run: RunData, checkpoint: str, row: dict[str, Any]) -> list[str]:
+        """Why the result ``row`` belongs to says nothing: what the probe said when it scored it
+        (``meta.degenerate``), else its rules (``degenerate_when``) applied to the stored numbers, so
+        that results stored before a rule existed are marked too."""
+        said = (row.get("meta") or {}).get("degenerate")
+        if said:
+            return list(said)
+        cls = self.probes.get(row["probe"])
+        if cls is None or not getattr(cls, "degenerate_when", ()):
+            return []
+        metrics = [Metric(r["metric"], float(r["value"]) if finite(r["value"]) else float("nan"), None, r.get("n"))
+                   for r in run.rows_at(checkpoint) if r["probe"] == row["probe"] and label_of(r) == label_of(row)]
+        return [reason for rule in cls.degenerate_when for reason in rule.reasons(metrics)]
+
+    def cell_notes(self, run: RunData, checkpoint: str, cell: dict[str, Any], column: str) -> list[str]:
+        """Why a headline cell is not to be read as it stands: its footnotes."""
+        notes = []
+        if not finite(cell["value"]):
+            notes.append(f"{column}: undefined: {_why_undefined(cell)}")
+        notes += [f"degenerate result ({label_of(cell)}): {reason}"
+                  for reason in self.degenerate_reasons(run, checkpoint, cell)]
+        interval = _interval(cell.get("ci"))
+        if interval is not None and interval[0] == interval[1]:
+            notes.append(ZERO_WIDTH)
+        n = cell.get("n")
+        if finite(cell["value"]) and isinstance(n, int) and 0 < n < FEW_ITEMS:
+            notes.append(f"rests on fewer than {FEW_ITEMS} items: too few to read (one item moves a share by a "
+                         "tenth or more)")
+        return notes
 
     def picked(self) -> list[tuple[RunData, str]]:
         return [(run, ckpt) for run in self.runs for _, ckpt in sorted(self.picks[run.name].items())]
@@ -207,27 +255,31 @@ class _Builder:
         names = {key: self.column_labels.get(key, key) for key in self.headline_keys}  # key → column
         columns = list(names.values()) + quality_names
         per_run_rows, per_run_display, signatures = [], {}, {c: [] for c in columns}
+        notes: dict[tuple[int, str], list[str]] = {}
         for run, ckpt in self.picked():
             i = len(per_run_rows)
             row: dict[str, Any] = {"run": run_label(run, ckpt), "variant": run.variant, "seed": run.seed,
                                    "checkpoint": ckpt, "step": run.step_of(ckpt)}
             for key, column in names.items():
                 cell = self._cell(run, ckpt, key)
-                row[column] = float(cell["value"]) if cell and finite(cell["value"]) else None
-                row[f"{column} ci"] = cell.get("ci") if cell else None
+                _put(row, column, float(cell["value"]) if cell and finite(cell["value"]) else None,
+                     cell.get("ci") if cell else None, cell.get("n") if cell else None)
                 if cell:
-                    per_run_display[(i, column)] = _with_ci(row[column], cell.get("ci"))
+                    per_run_display[(i, column)] = _with_ci(row[column], cell.get("ci"), cell.get("n"))
                     if row[column] is None and cell.get("n") is not None:
                         # a metric its probe left undefined (e.g. too few items): said, with its n and why
-                        per_run_display[(i, column)] = row[f"{column} undefined"] = \
-                            f"undefined (n={cell['n']}{_why_undefined(cell)})"
+                        per_run_display[(i, column)] = row[f"{column} undefined"] = f"undefined (n={cell['n']})"
+                    notes[(i, column)] = self.cell_notes(run, ckpt, cell, column)
                     signatures[column].append(cell["signature"])
             quality = run.quality(ckpt, self.quality_probes, [name for name, _ in self.quality_columns])
             for name, label in self.quality_columns:
-                value, signature = quality.get(name, (None, None))
-                row[label] = value
-                if signature:
-                    signatures[label].append(signature)
+                score = quality.get(name)
+                _put(row, label, score["value"] if score else None, score and score["ci"], score and score["n"])
+                if score:
+                    per_run_display[(i, label)] = _with_ci(score["value"], score["ci"], score["n"])
+                    signatures[label].append(score["signature"])
+                    if score["signature"] == TRAINING_LOG:
+                        notes[(i, label)] = [FROM_LOG]
             per_run_rows.append(row)
 
         flagged, warnings = set(), []
@@ -238,43 +290,50 @@ class _Builder:
                 warnings.append(f"column {column!r} compares numbers with different signatures — "
                                 + "; ".join(reasons))
         note = (f"Checkpoint: {self.at} of each run (derived copies such as 'debiased' are their own rows). "
-                "Brackets: 95% bootstrap interval over items. BLEU/chrF from the quality probe when stored, "
-                "else the training log's dev-set score.")
+                "Brackets: 95% bootstrap interval over items; n: the items (templates, names, sentences) a value "
+                "rests on; numbered marks: footnotes under the table. BLEU/chrF from the quality probe when "
+                "stored, else the training log's dev-set score.")
         per_run = Table("runs", "All runs at the chosen checkpoint",
-                        ["run", "checkpoint", *columns], per_run_rows, note, warnings, per_run_display, flagged)
+                        ["run", "checkpoint", *columns], per_run_rows, note, warnings, per_run_display, flagged,
+                        {k: v for k, v in notes.items() if v}, ["run", "checkpoint", *_exported(columns)])
 
         # variants: runs named <variant>-seed<k> averaged, mean ± 95% t-interval over seeds
-        groups: dict[str, list[dict[str, Any]]] = {}
-        for row in per_run_rows:
+        groups: dict[str, list[int]] = {}
+        for index, row in enumerate(per_run_rows):
             suffix = checkpoint_suffix(row["checkpoint"])
-            groups.setdefault(row["variant"] + (f" ({suffix})" if suffix else ""), []).append(row)
-        variant_rows, display = [], {}
-        for index, (variant, members) in enumerate(groups.items()):
+            groups.setdefault(row["variant"] + (f" ({suffix})" if suffix else ""), []).append(index)
+        variant_rows, display, variant_notes = [], {}, {}
+        for index, (variant, indices) in enumerate(groups.items()):
+            members = [per_run_rows[i] for i in indices]
             out: dict[str, Any] = {"variant": variant, "runs": len(members),
                                    "checkpoints": ", ".join(sorted({m["checkpoint"] for m in members}))}
             for column in columns:
+                # a member's marks stay with the variant: a mean over seeds of degenerate results is one too
+                marked = [text for i in indices for text in notes.get((i, column), ())]
+                if marked:
+                    variant_notes[(index, column)] = list(dict.fromkeys(marked))
                 values = [m[column] for m in members if finite(m.get(column))]
-                if not values:
-                    out[column] = None
-                    if len(members) == 1 and members[0].get(f"{column} undefined"):
-                        display[(index, column)] = members[0][f"{column} undefined"]
-                    continue
                 if len(members) == 1:
-                    out[column] = values[0]
-                    out[f"{column} ci"] = members[0].get(f"{column} ci")
-                    display[(index, column)] = _with_ci(values[0], members[0].get(f"{column} ci"))
+                    out.update({k: v for k, v in members[0].items() if k.startswith(f"{column} ")})
+                    out[column] = values[0] if values else None
+                    if (indices[0], column) in per_run_display:
+                        display[(index, column)] = per_run_display[(indices[0], column)]
+                elif not values:
+                    out[column] = None
                 else:
                     interval = seed_interval(values)
-                    out[column], out[f"{column} ci"] = interval.mean, interval.ci
+                    _put(out, column, interval.mean, interval.ci, None)
                     out[f"{column} seeds"] = interval.n
-                    display[(index, column)] = interval.format() + (f" (n={interval.n})" if interval.n > 1 else "")
+                    display[(index, column)] = interval.format() + (f" ({interval.n} seeds)" if interval.n > 1 else "")
             variant_rows.append(out)
         seeded = self.seeded = any(len(m) > 1 for m in groups.values())
         headline_note = ("Rows are variants: runs named '<variant>-seed<k>' are averaged, mean ± half-width of the "
-                         "95% Student-t interval over seeds (n = seeds); single runs show their bootstrap interval."
+                         "95% Student-t interval over seeds; single runs show their bootstrap interval and n (the "
+                         "items it rests on); numbered marks: footnotes under the table."
                          if seeded else note)
         headline = Table("headline", "Headline", ["variant", "runs", *columns], variant_rows, headline_note,
-                         list(warnings), display, set(flagged))
+                         list(warnings), display, set(flagged), variant_notes,
+                         ["variant", "runs", *_exported(columns, seeded)])
         return headline, per_run
 
     # ------------------------------------------------------------------ line plots
@@ -390,21 +449,32 @@ class _Builder:
                                                                     "signature"], full),
                        collapsed="every number's full signature")
 
+    def definitions(self) -> Table:
+        """The definitions panel: every headline column's metric, then each stored probe's own
+        headline metrics the table left out (a report names what every probe it ran measures)."""
+        declared = [f"{name}:{h.metric}" for name, cls in self.probes.items() for h in (*cls.headline, *cls.quality)]
+        quality = [f"{probe}:{name}" for probe in self.quality_probes for name, _ in self.quality_columns]
+        keys = [*self.headline_keys, *sorted(quality), *declared]
+        return definitions_table(keys, self.probes)
+
     def results_table(self) -> None:
+        labels = {key: key_label(key, self.probes) for key in self.keys}
         rows = [{"run": run.name, "checkpoint": r["checkpoint"], "step": run.step_of(r["checkpoint"]),
-                 "probe": r["probe"], "metric": r["metric"], "value": r.get("value"),
+                 "probe": r["probe"], "metric": r["metric"], "label": labels[row_key(r)], "value": r.get("value"),
                  "ci_low": (r.get("ci") or [None, None])[0], "ci_high": (r.get("ci") or [None, None])[1],
                  "n": r.get("n"), "signature": r["signature"]}
                 for run in self.runs for r in run.results]
         self.doc.heading("All stored results")
         self.add_table(Table("results", "All stored results", ["run", "checkpoint", "step", "probe", "metric",
-                                                               "value", "ci_low", "ci_high", "n", "signature"],
+                                                               "label", "value", "ci_low", "ci_high", "n",
+                                                               "signature"],
                              rows), collapsed=f"{len(rows)} stored numbers")
 
 
 def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: str = "mtdebias report", *,
                  metrics: Sequence[str] | None = None, at: str = "last", force: bool = False,
-                 metrics_source: str = "--metrics", out_flag: str = "--out") -> ReportSummary:
+                 metrics_source: str = "--metrics", out_flag: str = "--out",
+                 labels: Mapping[str, str] | None = None) -> ReportSummary:
     """Write ``out_html`` (self-contained), ``out.md`` and ``out_tables/*.csv|json`` from stored runs.
 
     ``metrics``: headline metrics as ``probe:metric`` patterns (``probe*:delta_g``; a bare
@@ -412,6 +482,8 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     "best:bleu" / "best:chrf" / "best:dev_loss" (from the run's best.json). ``force``: replace files
     at the output paths that no report wrote (:mod:`mtdebias.report.outputs`; never a folder);
     ``metrics_source`` and ``out_flag`` name where ``metrics`` and ``out_html`` came from in errors.
+    ``labels``: {run (as given, or its folder name): the name the report shows}; runs without one
+    get a short default (:mod:`mtdebias.report.labels`).
     """
     if not run_dirs:
         raise InputError("no run directories given", hint="pass one or more directories `mtdebias train` created")
@@ -421,7 +493,7 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     for repeat in repeats:  # `report` names them itself, before it gets here
         warnings.warn(repeat, stacklevel=2)
     runs = [load_run(d, check) for d in run_dirs]
-    _unique_names(runs)
+    assign_labels(runs, labels)
     out_html = Path(out_html)
     builder = _Builder(runs, title, metrics, at, metrics_source)
     doc = builder.doc
@@ -431,6 +503,9 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     builder.add_table(headline)
     doc.heading("Runs at the chosen checkpoint", 3)
     builder.add_table(per_run)
+    definitions = builder.definitions()
+    doc.heading("Definitions")
+    builder.add_table(definitions)
 
     doc.heading("Metrics over training")
     builder.metric_plots()
@@ -464,7 +539,8 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
                    for path in table.export(staging / tables_dir.name)]
         write_text(staging / tables_dir.name / TABLES_MANIFEST, tables_manifest([p.name for p in exports]))
         write_text(staging / markdown_path.name,
-                   _markdown(title, runs, headline, per_run, unique_warnings, builder, out_html, at, degenerate))
+                   _markdown(title, runs, headline, per_run, unique_warnings, builder, out_html, at, degenerate,
+                             definitions))
         write_text(staging / out_html.name, doc.render(intro))
         with output_lock(out_html.parent):  # checked again: the paths may have changed while the report was built
             check_report_outputs(out_html, force=force, flag=out_flag)
@@ -481,10 +557,12 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
 
 
 def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, warnings: list[str],
-              builder: _Builder, out_html: Path, at: str, degenerate: Sequence[str] = ()) -> str:
+              builder: _Builder, out_html: Path, at: str, degenerate: Sequence[str] = (),
+              definitions: Table | None = None) -> str:
     # the marker under the title tells a later report this file is its own to replace (outputs.py)
+    named = [r.name + (f" (`{r.dir}`)" if r.name != r.dir.name else "") for r in runs]
     lines = [f"# {title}", MARKDOWN_MARKER, "",
-             f"Runs: {', '.join(r.name for r in runs)}. Headline checkpoint: {at}.",
+             f"Runs: {', '.join(named)}. Headline checkpoint: {at}.",
              f"Full report with {len(builder.figures)} figures: `{out_html.name}`; tables as CSV/JSON in "
              f"`{out_html.stem}_tables/`.", "", "## Headline", "", headline.note, "", headline.to_markdown(), ""]
     if warnings:
@@ -494,6 +572,8 @@ def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, 
                   "findings.", ""] + [f"- ⚠ {w}" for w in degenerate] + [""]
     if builder.seeded:
         lines += ["## Runs", "", per_run.to_markdown(), ""]
+    if definitions is not None and definitions.rows:
+        lines += ["## Definitions", "", definitions.note, "", definitions.to_markdown(), ""]
     for table in builder.summary_tables:
         lines += [f"## {table.title}", "", table.note, "", table.to_markdown(), ""]
     signatures = next((t for t in builder.tables if t.name == "signatures"), None)

@@ -17,6 +17,9 @@ from ..errors import InputError
 from ..store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name
 
 
+TRAINING_LOG = "training log (dev set)"  # the signature of a quality score read from the training log
+
+
 def _natural(name: str) -> tuple:
     """``checkpoint2.pt`` before ``checkpoint10.pt`` (fairseq's epoch checkpoints)."""
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
@@ -93,19 +96,21 @@ class RunData:
     def rows_at(self, checkpoint: str) -> list[dict[str, Any]]:
         return [r for r in self.results if r["checkpoint"] == checkpoint]
 
-    def quality(self, checkpoint: str, probes: Collection[str], metrics: Sequence[str]) -> dict[str, tuple[float, str]]:
-        """{"bleu": (value, signature), "chrf": ...} at ``checkpoint``: a stored result of one of
-        the translation-quality ``probes`` when there is one, else the training log's validation
-        score of the same name (signature "training log")."""
-        out: dict[str, tuple[float, str]] = {}
+    def quality(self, checkpoint: str, probes: Collection[str], metrics: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """{"bleu": {"value", "signature", "n", "ci"}, "chrf": ...} at ``checkpoint``: a stored
+        result of one of the translation-quality ``probes`` when there is one, else the training
+        log's validation score of the same name (signature "training log (dev set)", no n: the
+        log does not keep how many sentences its dev set had)."""
+        out: dict[str, dict[str, Any]] = {}
         for row in self.rows_at(checkpoint):
             if row["probe"] in probes and row["metric"] in metrics and finite(row["value"]):
-                out.setdefault(row["metric"], (float(row["value"]), row["signature"]))
+                out.setdefault(row["metric"], {"value": float(row["value"]), "signature": row["signature"],
+                                               "n": row.get("n"), "ci": row.get("ci")})
         for row in self.log:
             if row.get("checkpoint") == checkpoint:
                 for name in metrics:
                     if name not in out and finite(row.get(name)):
-                        out[name] = (float(row[name]), "training log (dev set)")
+                        out[name] = {"value": float(row[name]), "signature": TRAINING_LOG, "n": None, "ci": None}
         return out
 
 

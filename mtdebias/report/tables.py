@@ -14,6 +14,18 @@ from typing import Any
 from ..atomic import write_json, write_text
 
 
+# significant digits of a float in the CSV exports: enough for any metric's stored precision
+# (a share of 10⁵ items, a BLEU to 4 decimals), few enough that 0.19999999999999996 reads 0.2.
+# The JSON exports keep every float in full.
+CSV_DIGITS = 6
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def footnote_mark(number: int) -> str:
+    """¹, ², … ¹⁰: the mark of a table's ``number``-th footnote."""
+    return str(number).translate(_SUPERSCRIPT)
+
+
 def format_value(value: Any, digits: int = 3) -> str:
     if value is None:
         return "—"
@@ -41,11 +53,32 @@ class Table:
     warnings: list[str] = field(default_factory=list)
     display: dict[tuple[int, str], str] = field(default_factory=dict)
     flagged_columns: set[str] = field(default_factory=set)  # columns whose signatures disagree
+    # why a cell is not to be read as it stands (a degenerate result, a zero-width interval): each
+    # distinct text becomes a footnote, its mark put beside every cell it concerns
+    notes: dict[tuple[int, str], list[str]] = field(default_factory=dict)
+    # the columns of the CSV/JSON exports when they hold more than the page shows (a value's
+    # interval and n as columns of their own); None: the shown columns
+    export_columns: list[str] | None = None
+
+    def footnotes(self) -> list[str]:
+        """The distinct footnote texts, numbered in the order their first cell is read."""
+        order = [(i, self.columns.index(c)) for i, c in self.notes if c in self.columns]
+        texts = [text for i, j in sorted(order) for text in self.notes[(i, self.columns[j])]]
+        return list(dict.fromkeys(texts))
 
     def cell(self, index: int, column: str) -> str:
         if (index, column) in self.display:
-            return self.display[(index, column)]
-        return format_value(self.rows[index].get(column))
+            text = self.display[(index, column)]
+        else:
+            text = format_value(self.rows[index].get(column))
+        notes = self.notes.get((index, column))
+        if notes:
+            numbers = self.footnotes()
+            text += " " + ",".join(footnote_mark(numbers.index(note) + 1) for note in dict.fromkeys(notes))
+        return text
+
+    def footnote_lines(self) -> list[str]:
+        return [f"{footnote_mark(k)} {text}" for k, text in enumerate(self.footnotes(), 1)]
 
     def header(self, column: str) -> str:
         return f"⚠ {column}" if column in self.flagged_columns else column
@@ -58,7 +91,9 @@ class Table:
                  "|" + "|".join("---" for _ in self.columns) + "|"]
         for i in range(len(self.rows)):
             lines.append("| " + " | ".join(esc(self.cell(i, c)) for c in self.columns) + " |")
-        return "\n".join(lines)
+        notes = self.footnote_lines()
+        # a list under the table (one item a line: Markdown joins plain lines into one paragraph)
+        return "\n".join(lines + ([""] + [f"- {note}" for note in notes] if notes else []))
 
     def to_html(self) -> str:
         flag = ' class="flag"'
@@ -66,31 +101,50 @@ class Table:
                        for c in self.columns)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(self.cell(i, c))}</td>" for c in self.columns) + "</tr>"
                        for i in range(len(self.rows)))
-        return f'<table id="table-{html.escape(self.name)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        notes = "".join(f"<p>{html.escape(note)}</p>" for note in self.footnote_lines())
+        return (f'<table id="table-{html.escape(self.name)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+                + (f'<div class="footnotes note">{notes}</div>' if notes else ""))
 
     def to_csv(self) -> str:
+        """Every export column; floats to :data:`CSV_DIGITS` significant digits."""
+        columns = self.export_columns or self.columns
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=self.columns, extrasaction="ignore", lineterminator="\n")
+        writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
         for row in self.rows:
-            writer.writerow({c: _plain(row.get(c)) for c in self.columns})
+            writer.writerow({c: _plain(row.get(c)) for c in columns})
         return buffer.getvalue()
 
     def export(self, folder: Path) -> list[Path]:
-        """``<name>.csv`` and ``<name>.json`` (columns, rows, note, warnings) in ``folder``."""
+        """``<name>.csv`` and ``<name>.json`` (columns, rows, note, warnings, footnotes) in ``folder``."""
         csv_path, json_path = folder / f"{self.name}.csv", folder / f"{self.name}.json"
         write_text(csv_path, self.to_csv())
-        write_json(json_path, {"title": self.title, "columns": self.columns, "note": self.note,
-                               "warnings": self.warnings, "rows": [_jsonable(r) for r in self.rows]})
+        write_json(json_path, {"title": self.title, "columns": self.export_columns or self.columns, "note": self.note,
+                               "warnings": self.warnings, "footnotes": self.footnote_lines(),
+                               "rows": [_jsonable(r) for r in self.rows]})
         return [csv_path, json_path]
 
 
+def csv_number(value: float) -> str:
+    """``value`` as the CSV exports write it: :data:`CSV_DIGITS` significant digits, a whole
+    number without a decimal point or exponent (a count of 1234567 stays 1234567)."""
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.{CSV_DIGITS}g}"
+
+
 def _plain(value: Any) -> Any:
-    if isinstance(value, (list, tuple, dict)):
+    if isinstance(value, (list, tuple)):
+        return json.dumps([_rounded(v) for v in value], ensure_ascii=False)
+    if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, float) and math.isnan(value):
-        return ""
+    if isinstance(value, float):
+        return "" if not math.isfinite(value) else csv_number(value)
     return value
+
+
+def _rounded(value: Any) -> Any:
+    return float(csv_number(value)) if isinstance(value, float) and math.isfinite(value) else value
 
 
 def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
