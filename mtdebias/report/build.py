@@ -334,6 +334,11 @@ class _Builder:
         headline = Table("headline", "Headline", ["variant", "runs", *columns], variant_rows, headline_note,
                          list(warnings), display, set(flagged), variant_notes,
                          ["variant", "runs", *_exported(columns, seeded)])
+        # a wide headline is shown one probe (and suite label) after another, quality last
+        families: dict[str, list[str]] = {}
+        for key, column in names.items():
+            families.setdefault(key.partition(":")[0], []).append(column)
+        headline.groups = per_run.groups = [*families.values(), quality_names]
         return headline, per_run
 
     # ------------------------------------------------------------------ line plots
@@ -563,7 +568,8 @@ def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, 
     named = [r.name + (f" (`{r.dir}`)" if r.name != r.dir.name else "") for r in runs]
     lines = [f"# {title}", MARKDOWN_MARKER, "",
              f"Runs: {', '.join(named)}. Headline checkpoint: {at}.",
-             f"Full report with {len(builder.figures)} figures: `{out_html.name}`; tables as CSV/JSON in "
+             f"Full report with {len(builder.figures)} figure{'' if len(builder.figures) == 1 else 's'}: "
+             f"`{out_html.name}`; tables as CSV/JSON in "
              f"`{out_html.stem}_tables/`.", "", "## Headline", "", headline.note, "", headline.to_markdown(), ""]
     if warnings:
         lines += ["## Warnings", ""] + [f"- ⚠ {w}" for w in warnings] + [""]

@@ -16,8 +16,16 @@ h1 { border-bottom: 3px solid #1565c0; padding-bottom: 6px; }
 h2 { margin-top: 36px; border-bottom: 1px solid #ccc; padding-bottom: 4px; }
 h3 { margin-top: 22px; }
 div.scroll { overflow-x: auto; max-width: 100%; }
-table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; max-width: 100%; }
 th, td { border: 1px solid #cfcfcf; padding: 4px 8px; text-align: left; vertical-align: top; }
+/* a wide table wraps its headers and cells at spaces (a word longer than its column breaks)
+   instead of leaving the page; more than ten columns: smaller type and padding */
+th, td { overflow-wrap: break-word; }
+#table-results td:last-child, #table-signatures_full td:last-child, #table-signatures td:nth-child(2) {
+    overflow-wrap: anywhere; min-width: 18em; }  /* a signature has no space to wrap at */
+table.wide { font-size: 12px; }
+table.wide th, table.wide td { padding: 3px 5px; }
+.footnotes p { margin: 2px 0; }
 th { background: #eef3fb; }
 th.flag { background: #fde2e4; color: #b00020; }
 tbody tr:nth-child(even) { background: #fafafa; }

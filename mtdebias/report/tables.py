@@ -18,6 +18,8 @@ from ..atomic import write_json, write_text
 # (a share of 10⁵ items, a BLEU to 4 decimals), few enough that 0.19999999999999996 reads 0.2.
 # The JSON exports keep every float in full.
 CSV_DIGITS = 6
+# more columns than this are set smaller on the page (html.CSS: table.wide)
+WIDE = 10
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -59,6 +61,9 @@ class Table:
     # the columns of the CSV/JSON exports when they hold more than the page shows (a value's
     # interval and n as columns of their own); None: the shown columns
     export_columns: list[str] | None = None
+    # columns that belong together (one probe's metrics): where a table is too wide for the page
+    # it is shown as several, split between groups (column_sets)
+    groups: list[list[str]] = field(default_factory=list)
 
     def footnotes(self) -> list[str]:
         """The distinct footnote texts, numbered in the order their first cell is read."""
@@ -95,15 +100,38 @@ class Table:
         # a list under the table (one item a line: Markdown joins plain lines into one paragraph)
         return "\n".join(lines + ([""] + [f"- {note}" for note in notes] if notes else []))
 
+    def column_sets(self) -> list[list[str]]:
+        """The columns of each table the page shows: all of them, or — more than :data:`WIDE`
+        with ``groups`` declared — the columns outside every group (the row's name) followed by
+        groups packed up to :data:`WIDE` columns a table, so a wide table does not leave the page."""
+        if len(self.columns) <= WIDE or not self.groups:
+            return [self.columns]
+        grouped = {c for group in self.groups for c in group}
+        lead = [c for c in self.columns if c not in grouped]
+        room = max(WIDE - len(lead), 1)
+        sets: list[list[str]] = [[]]
+        for group in self.groups:
+            for start in range(0, len(group), room):
+                part = [c for c in group[start:start + room] if c in self.columns]
+                if sets[-1] and len(sets[-1]) + len(part) > room:
+                    sets.append([])
+                sets[-1] += part
+        return [lead + columns for columns in sets if columns]
+
     def to_html(self) -> str:
         flag = ' class="flag"'
-        head = "".join(f"<th{flag if c in self.flagged_columns else ''}>{html.escape(self.header(c))}</th>"
-                       for c in self.columns)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(self.cell(i, c))}</td>" for c in self.columns) + "</tr>"
-                       for i in range(len(self.rows)))
+        parts = []
+        for k, columns in enumerate(self.column_sets()):
+            head = "".join(f"<th{flag if c in self.flagged_columns else ''}>{html.escape(self.header(c))}</th>"
+                           for c in columns)
+            body = "".join("<tr>" + "".join(f"<td>{html.escape(self.cell(i, c))}</td>" for c in columns) + "</tr>"
+                           for i in range(len(self.rows)))
+            name = self.name + (f"-{k + 1}" if k else "")
+            wide = ' class="wide"' if len(columns) > WIDE else ""
+            parts.append(f'<table id="table-{html.escape(name)}"{wide}><thead><tr>{head}</tr></thead>'
+                         f"<tbody>{body}</tbody></table>")
         notes = "".join(f"<p>{html.escape(note)}</p>" for note in self.footnote_lines())
-        return (f'<table id="table-{html.escape(self.name)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-                + (f'<div class="footnotes note">{notes}</div>' if notes else ""))
+        return "".join(parts) + (f'<div class="footnotes note">{notes}</div>' if notes else "")
 
     def to_csv(self) -> str:
         """Every export column; floats to :data:`CSV_DIGITS` significant digits."""
