@@ -75,6 +75,17 @@ def _names(key: str, run: RunData) -> bool:
     return key == run.dir.name or Path(key) == run.dir or os.path.realpath(key) == os.path.realpath(run.dir)
 
 
+def _distinct_tail(path: Path, others: list[Path]) -> str:
+    """The fewest trailing parts of ``path`` that no other of ``others`` ends with
+    (``a/translators/x`` beside ``c/translators/x``: ``a/translators/x``)."""
+    parts = path.parts
+    for k in range(2, len(parts) + 1):
+        tail = parts[-k:]
+        if all(other.parts[-k:] != tail for other in others if other != path):
+            return "/".join(tail)
+    return str(path)
+
+
 def assign_labels(runs: list[RunData], labels: Mapping[str, str] | None = None, flag: str = "--label") -> None:
     """Name every run for the report: the user's label, else :func:`default_label` where that is
     unique, else the folder name (with its parent's name where two folders share one)."""
@@ -100,8 +111,8 @@ def assign_labels(runs: list[RunData], labels: Mapping[str, str] | None = None, 
             label = defaults[id(run)]
             if taken.count(label) > 1:  # two runs under one short name: their folder names instead
                 label = run.dir.name
-                if folders.count(label) > 1:  # one name in two parents: the parent says which
-                    label = f"{run.dir.parent.name}/{run.dir.name}"
+                if folders.count(label) > 1:  # one name in two places: as much of the path as tells them apart
+                    label = _distinct_tail(run.dir, [r.dir for r in runs if r.dir.name == label])
         if label != run.name:
             run.name = label
             for row in run.results:
