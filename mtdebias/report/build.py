@@ -45,8 +45,8 @@ from .tables import Table, format_value
 
 LOG_CURVES = (("dev_loss", "dev loss"), ("bleu", "dev BLEU"), ("chrf", "dev chrF"))
 # a value resting on fewer items is marked in the tables: one item moves a share by a tenth or
-# more, and a percentile bootstrap of so few is too narrow (the ambiguity probe's own minimum for
-# ΔI and ΔH is the same 10)
+# more, and a percentile bootstrap of so few is too narrow (the minimum of items the entropy
+# metrics declare for a ΔI or ΔH is the same 10)
 FEW_ITEMS = 10
 ZERO_WIDTH = ("zero-width interval: every bootstrap resample gave the same value (all items scored alike), so it "
               "does not measure the uncertainty")
