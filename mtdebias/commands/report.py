@@ -38,7 +38,6 @@ def run(args: argparse.Namespace) -> int:
     from ..atomic import check_writable
     from ..report import build_report
     from ..report.collect import distinct_runs
-
     from ..report.labels import parse_labels
 
     labels = parse_labels(args.label)  # a malformed pair is said before anything is read

@@ -59,8 +59,8 @@ from ..langcodes import language_name
 from ..signature import Signature, hash_file, hash_json, hash_text
 from ..stats import bootstrap_cis
 from ..translators.base import Translator, UnsupportedCall
-from .base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
-                   Metric, MetricSpec, spread_sample)
+from .base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe,
+                   Degenerate, Headline, Metric, MetricSpec, spread_sample)
 from .gest import FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv, load_variants
 
 PROBE_NAME = "gest_choice.v1"
@@ -77,18 +77,18 @@ UNDETECTED = "undetected"
 # detected answer, no detected answer at all for the option rates and the flag. The undetected
 # rates rest on every attempt and item, of which metrics() requires one.
 # {0}: "" or a language (and translator) the rate is restricted to, GenderBench's metric names
-SPECS = (MetricSpec("stereotype_rate*", ZERO, BOOTSTRAP, (-1, 1), nan=True, label="stereotype rate (GEST choice{0})",
+SPECS = (MetricSpec("stereotype_rate*", ZERO, BOOTSTRAP, (-1, 1), nan=True, label="stereotype rate{0} (GEST choice)",
                     definition="share of stereotypical choices minus share of anti-stereotypical ones",
                     source=f"{GENDERBENCH} (stereotype_rate)"),
          MetricSpec("disparity", LOWER, BOOTSTRAP, (0, 0.5), nan=True, label="disparity (GEST choice)",
                     definition="|0.5 − masculine rate|", source=f"{GENDERBENCH} (disparity)"),
-         MetricSpec("undetected_rate_*", LOWER, bounds=(0, 1), label="undetected rate (GEST choice, {0})",
+         MetricSpec("undetected_rate_*", LOWER, bounds=(0, 1), label="undetected rate ({0}, GEST choice)",
                     definition="share of attempts (items) with no (a) or (b) read from the answer",
                     source=f"{GENDERBENCH} (undetected_rate_attempts, _items)", interval=NO_INTERVAL),
-         MetricSpec("masculine_rate*", NEUTRAL, bounds=(0, 1), nan=True, label="masculine rate (GEST choice{0})",
+         MetricSpec("masculine_rate*", NEUTRAL, bounds=(0, 1), nan=True, label="masculine rate{0} (GEST choice)",
                     definition="share of answers choosing the masculine translation (0.5: balanced)",
                     source=f"{GENDERBENCH} (masculine_rate)"),
-         MetricSpec("option_a_rate*", NEUTRAL, bounds=(0, 1), nan=True, label="option (a) rate (GEST choice{0})",
+         MetricSpec("option_a_rate*", NEUTRAL, bounds=(0, 1), nan=True, label="option (a) rate{0} (GEST choice)",
                     definition="share of answers choosing the option shown first, whichever gender it is",
                     source="mtdebias (a position-bias check)", interval=NO_INTERVAL),
          MetricSpec("same_letter_every_time", LOWER, bounds=(0, 1), nan=True,

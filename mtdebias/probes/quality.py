@@ -54,7 +54,7 @@ class QualityProbe(BaseProbe):
     option_ranges = {"max_sentences": Range(1, why="leave it out to use every pair")}
     attempt_type = QualityAttempt
     specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP, bounds=(0, 100), label="BLEU", interval=_CORPUS,
-                        definition="corpus BLEU against the references (sacrebleu's default tokenizer for the language)",
+                        definition="corpus BLEU against the references (sacrebleu's tokenizer for the language)",
                         source="Papineni et al. 2002; sacrebleu (Post 2018)"),
              MetricSpec("chrf", HIGHER, BOOTSTRAP, bounds=(0, 100), label="chrF", interval=_CORPUS,
                         definition="corpus character n-gram F-score against the references (sacrebleu)",

@@ -47,7 +47,8 @@ from ..lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lem
 from ..signature import Signature, hash_file, hash_json
 from ..translators.base import Translator, UnsupportedCall
 from ..align.target import aligned_spans
-from .base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric, MetricSpec
+from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric,
+                   MetricSpec)
 from .validity import GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 from .wsd_items import WSDItem, item_to_json, load_items
 from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, metrics_by_pos, rows_from_attempts, wsd_metrics
@@ -70,7 +71,8 @@ SPECS = {spec.pattern: spec for spec in (
     MetricSpec("miss_rate", LOWER, BOOTSTRAP, (0, 1), label="WSD MISS rate", source=f"{DIBIMT}, §4.2",
                definition="share of items whose translation holds neither a good nor a bad lemma"),
     MetricSpec("sfii", LOWER, BOOTSTRAP, (0, 1), label="SFII", source=f"{DIBIMT}, §4.4, Table 4",
-               definition="Sense Frequency Index Influence: mean error rate over groups of the sense's frequency rank μ"),
+               definition="Sense Frequency Index Influence: mean error rate over groups of the sense's frequency "
+                          "rank μ"),
     MetricSpec("spdi", LOWER, BOOTSTRAP, (0, 1), label="SPDI", source=f"{DIBIMT}, §4.4, Table 4",
                definition="Sense Polysemy Degree Importance: mean error rate over groups of the word's polysemy δ"),
     MetricSpec("mfs", LOWER, BOOTSTRAP, (0, 1), label="MFS", source=f"{DIBIMT}, §4.4, Table 5",
