@@ -284,7 +284,7 @@ class NameGenderProbe(BaseProbe):
     # an undefined value (no name of a gender, no attempt of a group) is left out, not stored
     specs = (MetricSpec("templates_kept", NEUTRAL, bounds=(0, math.inf), label="templates kept (name-gender)",
                         definition="templates the he/she filter kept (n: the templates there were)",
-                        source=f"{SWITCH_PAPER} §2.1", interval=NO_INTERVAL),
+                        source=f"{SWITCH_PAPER} §2.2", interval=NO_INTERVAL),
              MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), label="name-gender accuracy",
                         definition="share of filled templates whose key noun has the name's gender (all names)",
                         source=f"{SWITCH_PAPER} §2.2", interval=NO_INTERVAL),
@@ -307,11 +307,11 @@ class NameGenderProbe(BaseProbe):
              # per seen/unseen × gender group (with seen_in): the group's pooled accuracy
              MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR, (0, 1), label="name-gender accuracy ({0})",
                         definition="pooled accuracy of one group of names (kind, seen or unseen, gender)",
-                        source=f"{SWITCH_PAPER} §2.3", interval=NO_INTERVAL),
+                        source="mtdebias (accuracy per seen/unseen group of names)", interval=NO_INTERVAL),
              # the he/she filter's own outcome: "She was blind." → «ciega»? (per template)
              MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR, (0, 1), label="pronoun accuracy ({0})",
                         definition="share of templates whose he (she) translation has the masculine (feminine) form",
-                        source=f"{SWITCH_PAPER} §2.1", interval=NO_INTERVAL))
+                        source=f"{SWITCH_PAPER} §2.2 (the he/she filter)", interval=NO_INTERVAL))
     headline = (Headline("first.acc_f"), Headline("first.acc_m"), Headline("first.delta_acc"),
                 Headline("full.delta_acc"))  # labelled by their specs
 
