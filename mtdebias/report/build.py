@@ -337,7 +337,7 @@ class _Builder:
             if skipped:
                 self.doc.paragraph(f"{key}: {skipped} value(s) at checkpoints without a step number are in the "
                                    "tables only.", "note")
-            self.add_figure(plots.metric_lines(series, key, metric, warning=warning),
+            self.add_figure(plots.metric_figure(series, key, metric, warning=warning),
                             f"{key} against training step (band: 95% interval)")
 
     def log_plots(self) -> None:
@@ -360,7 +360,7 @@ class _Builder:
                     self.over_training()
                     self.doc.heading("Training log", 3)
                     drawn = True
-                self.add_figure(plots.metric_lines(series, f"training log: {label}", label),
+                self.add_figure(plots.metric_figure(series, f"training log: {label}", label),
                                 f"training log: {label} against step")
 
     # ------------------------------------------------------------------ probes' figures and sections
