@@ -212,8 +212,12 @@ def test_the_default_figure_has_a_panel_per_headline_metric_with_its_interval():
         specs = (MetricSpec("gap", ZERO),)
         headline = (Headline("rate", "a rate"), Headline("gap", "a gap"), Headline("absent", "not stored"))
 
+    from mtdebias.report.headline_figure import headline_figure
+
     view = _View(_rows("plugin.v1", {"rate": 0.25, "gap": -0.1, "other": 3.0}, "m"))
     Plugin.report_figure(view, ["plugin"])
+    assert view.drawn == []  # a probe draws no figure of its own by default: the report draws this one
+    headline_figure(view, Plugin, ["plugin"])
     [(caption, fig)] = view.drawn
     assert caption.startswith("plugin.v1: headline metrics")
     assert [[t.get_text() for t in ax.get_xticklabels()] for ax in fig.axes] == [["a rate"], ["a gap"]]

@@ -370,12 +370,9 @@ class BaseProbe:
     def report_figure(cls, view: ReportView, labels: Sequence[str]) -> None:
         """Add this probe's figure to a report with ``view.figure(fig, caption)`` (a matplotlib
         Figure, e.g. from :func:`mtdebias.plots.figure`; the report embeds it in the page and
-        writes it beside the Markdown summary). By default: the headline metrics at the headline
-        checkpoints as bars with their 95% intervals. A probe whose own figure has nothing to
-        draw (its breakdown not stored) draws nothing, and the report draws the default."""
-        from .figures import headline_figure
-
-        headline_figure(view, cls, labels)
+        writes it beside the Markdown summary). Nothing by default: a probe that draws nothing
+        here (or whose figure has nothing to draw, its breakdown not stored) gets its headline
+        metrics at the headline checkpoints as bars with their 95% intervals from the report."""
 
     @classmethod
     def report_section(cls, view: ReportView, labels: Sequence[str]) -> None:

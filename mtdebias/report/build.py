@@ -37,6 +37,7 @@ from ..significance import seed_interval
 from .. import plots
 from ..store import checkpoint_suffix
 from .collect import RunData, distinct_runs, finite, load_run, row_key
+from .headline_figure import headline_figure
 from .html import Document, slug
 from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
                       tables_manifest)
@@ -371,8 +372,6 @@ class _Builder:
         """Each stored probe's figure (its ``report_figure``) under a heading of its own name; a
         probe whose figure draws nothing (a breakdown its stored results lack), or that has no
         ``report_figure`` (a plugin not built on BaseProbe), gets its headline metrics as bars."""
-        from ..probes.figures import headline_figure
-
         if self.probes:
             self.doc.heading("Figures per probe")
             self.doc.paragraph("One figure per probe at the headline checkpoints (error bars: 95% interval). Each "
