@@ -174,6 +174,19 @@ def test_metrics_over_training_are_drawn_for_trained_runs(tmp_path, drawn):
     assert _bars(ax) == {"trained": [pytest.approx(0.6)]}  # at the headline checkpoint, the last
 
 
+def test_no_heading_stands_over_figures_that_are_not_drawn(tmp_path):
+    """Name gender stored at an early checkpoint only: at the headline checkpoint (the last) it has
+    nothing to draw, so neither its heading nor the section's is written."""
+    store = RunStore(tmp_path / "run")
+    store.dir.mkdir()
+    store.add_results("step-0000100", _rows("name_gender.v1", NAMES, "m1"))
+    store.add_results("step-0000200", _rows("mystery.v3", {"weirdness": 1.0}, "m2"))  # a probe this version lacks
+    summary = build_report([store.dir], tmp_path / "r.html")
+    html = summary.html.read_text(encoding="utf-8")
+    assert "Figures per probe" not in html and ">name_gender.v1</h3>" not in html
+    assert not any("headline metrics" in caption for caption in summary.figures)
+
+
 class _View:
     """What a probe's figure sees of a report (ReportView), over one stored checkpoint."""
 

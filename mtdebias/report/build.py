@@ -372,13 +372,19 @@ class _Builder:
         """Each stored probe's figure (its ``report_figure``) under a heading of its own name; a
         probe whose figure draws nothing (a breakdown its stored results lack), or that has no
         ``report_figure`` (a plugin not built on BaseProbe), gets its headline metrics as bars."""
-        if self.probes:
-            self.doc.heading("Figures per probe")
-            self.doc.paragraph("One figure per probe at the headline checkpoints (error bars: 95% interval). Each "
-                               "is also a PNG file in the figures folder beside the Markdown summary.", "note")
+        started = False
+
+        def start() -> None:  # the section's heading, before its first figure (none: no heading)
+            nonlocal started
+            if not started:
+                self.doc.heading("Figures per probe")
+                self.doc.paragraph("One figure per probe at the headline checkpoints (error bars: 95% interval). "
+                                   "Each is also a PNG file in the figures folder beside the Markdown summary.", "note")
+                started = True
+
         for name, cls in self.probes.items():
             labels = self._labels(name)
-            view = PageView(self, name, lead=name)
+            view = PageView(self, name, lead=name, before=start)
             before = len(self.figures)
             draw = getattr(cls, "report_figure", None)
             try:

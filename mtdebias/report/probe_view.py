@@ -71,14 +71,19 @@ def label_of(row: dict[str, Any]) -> str:
 class PageView:
     """A probe's window on the report being built (the builder adds figures and tables)."""
 
-    def __init__(self, builder: Any, probe: str, lead: str | None = None):
+    def __init__(self, builder: Any, probe: str, lead: str | None = None,
+                 before: Callable[[], None] | None = None):
         self._builder = builder
         self.probe = probe
         self.runs = builder.runs
-        # a heading written before the first thing the probe adds: none when it adds nothing
-        self._lead = lead
+        # what is written before the first thing the probe adds (``before``, then the heading
+        # ``lead``): nothing when it adds nothing, so no heading stands over an empty section
+        self._lead, self._before = lead, before
 
     def _open(self) -> None:
+        if self._before is not None:
+            self._before()
+            self._before = None
         if self._lead is not None:
             self._builder.doc.heading(self._lead, 3)
             self._lead = None
