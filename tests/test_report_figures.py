@@ -162,10 +162,14 @@ def test_metrics_over_training_are_drawn_for_trained_runs(tmp_path, drawn):
     store = RunStore(tmp_path / "trained")
     store.dir.mkdir()
     for k, step in enumerate((100, 200)):
-        store.add_results(f"step-{step:07d}", _rows("winomt.v1", {"accuracy": 0.5 + 0.1 * k}, f"m{k}"))
+        store.add_results(f"step-{step:07d}", _rows("winomt.v1", {"accuracy": 0.5 + 0.1 * k}, f"m{k}")
+                          + _rows("mystery.v3", {"mean[gender=female]": 0.5}, f"m{k}"))
     summary = build_report([store.dir], tmp_path / "r.html")
     html = summary.html.read_text(encoding="utf-8")
     assert "Metrics over training" in html
+    # a caption's brackets are escaped in the Markdown, or they would end the image's alt text
+    assert "![mystery.v3:mean\\[gender=female\\] against training step (band: 95% interval)](r_figures/" \
+        in summary.markdown.read_text(encoding="utf-8")
     [ax] = _figure(drawn, "winomt.v1:accuracy against training step").axes
     assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([0.5, 0.6])
     assert ax.get_legend() is None  # the legend is below the axes, on the figure, not over the lines

@@ -24,6 +24,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import html as html_lib
+import re
 import shutil
 import warnings
 from dataclasses import dataclass, field
@@ -540,8 +541,9 @@ def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, 
     # the marker under the title tells a later report this file is its own to replace (outputs.py)
     lines = [f"# {title}", MARKDOWN_MARKER, "",
              f"Runs: {', '.join(r.name for r in runs)}. Headline checkpoint: {at}.",
-             f"Full report with {len(builder.figures)} figure{'' if len(builder.figures) == 1 else 's'}: `{out_html.name}`; tables as CSV/JSON in "
-             f"`{out_html.stem}_tables/`, figures as PNG in `{report_paths(out_html).figures.name}/`.", "",
+             f"Full report with {len(builder.figures)} figure{'' if len(builder.figures) == 1 else 's'}: "
+             f"`{out_html.name}`; tables as CSV/JSON in `{out_html.stem}_tables/`, figures as PNG in "
+             f"`{report_paths(out_html).figures.name}/`.", "",
              "## Headline", "", headline.note, "", headline.to_markdown(), ""]
     if warnings:
         lines += ["## Warnings", ""] + [f"- ⚠ {w}" for w in warnings] + [""]
@@ -554,8 +556,10 @@ def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, 
         lines += [f"## {table.title}", "", table.note, "", table.to_markdown(), ""]
     if builder.figure_files:  # linked, not inlined: the files are beside the summary
         folder = report_paths(out_html).figures.name
-        lines += ["## Figures", ""] + [f"![{caption}]({folder}/{name})\n" for caption, (name, _) in
-                                       zip(builder.figures, builder.figure_files)]
+        # a bracket in a caption (names.t_mean[gender=female]) would end the image's alt text
+        alts = [re.sub(r"([][])", r"\\\1", caption) for caption in builder.figures]
+        lines += ["## Figures", ""] + [f"![{alt}]({folder}/{name})\n"
+                                       for alt, (name, _) in zip(alts, builder.figure_files)]
     signatures = next((t for t in builder.tables if t.name == "signatures"), None)
     if signatures is not None:
         lines += ["## Signatures", ""] + [f"- `{r['signature (model: *)']}` ({r['runs']})" for r in signatures.rows]

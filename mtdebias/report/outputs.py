@@ -1,9 +1,10 @@
 """Which paths a report may replace: only what an earlier report wrote, unless told otherwise.
 
 A report is a set of paths beside each other: ``out.html``, ``out.md``, ``out_tables/``,
-``out_figures/`` and, from ``ablate``, ``out-significance.json``. Rerunning a report replaces its previous set; anything else
-at one of those paths belongs to the user and is refused before any run is read (exit 2, naming
-the path), so that ``--out runs`` or ``--out RUN`` can never take a folder of runs with it.
+``out_figures/`` and, from ``ablate``, ``out-significance.json``. Rerunning a report replaces its
+previous set; anything else at one of those paths belongs to the user and is refused before any
+run is read (exit 2, naming the path), so that ``--out runs`` or ``--out RUN`` can never take a
+folder of runs with it.
 
 "Written by a report" is read from what it vouches for, not from a list kept beside the report:
 a marker inside the file (or folder) travels with the set when it is copied or moved, a list beside
