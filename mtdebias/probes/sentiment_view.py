@@ -85,7 +85,8 @@ def group_means_figure(view: Any, labels: Sequence[str]) -> None:
     for ax, (measure, series) in zip(axes, sorted(measures.items(), key=lambda kv: kv[0] != "t")):
         found = {g for cells in series.values() for g in cells}
         groups = sorted(found - {"all names", "terms"}) + [g for g in ("all names", "terms") if g in found]
-        plots.interval_bars(ax, groups, {label: [cells.get(g) for g in groups] for label, cells in sorted(series.items())},
+        plots.interval_bars(ax, groups,
+                            {label: [cells.get(g) for g in groups] for label, cells in sorted(series.items())},
                             colours={label: GENDER_COLOURS[label] for label in series if label in GENDER_COLOURS})
         ax.set_ylim(0, 1.05)
         ax.set_title({"t": "t: positive renderings (mean over fillers)",

@@ -249,7 +249,8 @@ def winomt_metrics(golds: Sequence[str], predictions: Sequence[str],
     n_items = {"accuracy_male_female": int(np.sum(rows[:, 0] != _CODE["neutral"])),
                "accuracy_pro": int(np.sum(rows[:, 2] == _GROUP["pro"])),
                "accuracy_anti": int(np.sum(rows[:, 2] == _GROUP["anti"])),
-               **{f"accuracy_{group}.{gender}": int(np.sum((rows[:, 2] == _GROUP[group]) & (rows[:, 0] == _CODE[gender])))
+               **{f"accuracy_{group}.{gender}":
+                  int(np.sum((rows[:, 2] == _GROUP[group]) & (rows[:, 0] == _CODE[gender])))
                   for group in STEREOTYPE_GROUPS for gender in CELL_GENDERS}}
     metrics = []
     for name, fn in _metric_functions().items():
