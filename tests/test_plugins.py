@@ -7,6 +7,7 @@ ones that clash with a name it has, name the wrong kind of object or fail to imp
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -60,6 +61,22 @@ class EchoRateProbe(BaseProbe):
         return str(Signature(self.name, self.data_hash, translator.signature(), {"beam": self.beam}, 0))
 
 
+class EchoFigureProbe(EchoRateProbe):
+    """The same probe with a figure of its own: its rate as one bar per system."""
+    name = "echo_figure.v1"
+
+    @classmethod
+    def report_figure(cls, view, labels):
+        from mtdebias.plots import figure
+
+        fig = figure(4, 3)
+        ax = fig.add_subplot()
+        rows = [row for run, checkpoint in view.picked() for label in labels
+                for row in view.results(run, checkpoint, label) if row["metric"] == "echo_rate"]
+        ax.bar(range(len(rows)), [row["value"] for row in rows])
+        view.figure(fig, "echo: the declared figure")
+
+
 class ReverseTranslator:
     """Reverses the word order of each source: 'a b a' comes back as it was."""
 
@@ -98,6 +115,7 @@ NOT_A_LANGUAGE = "ro"
 ENTRY_POINTS = '''
 [mtdebias.probes]
 echo_rate.v1 = mtd_plugin_demo:EchoRateProbe.from_options
+echo_figure.v1 = mtd_plugin_demo:EchoFigureProbe.from_options
 winomt.v1 = mtd_plugin_demo:EchoRateProbe.from_options
 reverse_probe.v1 = mtd_plugin_demo:ReverseTranslator
 broken.v1 = mtd_plugin_missing:Nothing
@@ -156,7 +174,7 @@ def test_a_plugin_probe_is_in_the_help_a_suite_the_store_and_the_report(project)
     assert done.returncode == 0, done.stderr
     assert "scored   translator: echo_rate" in done.stdout
     # "(or without the version)", as the help says: for plugin probes too
-    assert "(or without the version)" in helped.stdout
+    assert "(or without the version)" in " ".join(helped.stdout.split())  # argparse wraps it where it likes
     unversioned = python(project, "from mtdebias.registry import PROBES; print(PROBES.canonical('echo_rate'))")
     assert unversioned.stdout.strip() == "echo_rate.v1", unversioned.stderr
     # two of four sources read the same reversed ("ok", "a b a")
@@ -170,6 +188,25 @@ def test_a_plugin_probe_is_in_the_help_a_suite_the_store_and_the_report(project)
     assert reported.returncode == 0, reported.stderr
     assert "echo rate" in reported.stdout and "0.500" in reported.stdout
     assert "<td>echo_rate.v1|mtdebias:" in (root / "report.html").read_text(encoding="utf-8")  # its signature
+
+
+def test_a_plugin_probe_draws_its_declared_figure_and_one_without_gets_its_headline(project):
+    root, _ = project
+    (root / "figure.toml").write_text('[suite]\nname = "figure"\n\n[[probe]]\ntype = "echo_figure.v1"\n'
+                                      'src = "src.en"\n\n[[probe]]\ntype = "echo_rate.v1"\nsrc = "src.en"\n',
+                                      encoding="utf-8")
+    stored = root / "runs" / "translators" / "reverse"
+    done = mtdebias(project, "eval", "reverse:", "--suite", "figure.toml")
+    assert done.returncode == 0, done.stderr
+    reported = mtdebias(project, "report", str(stored), "--out", "figures.html")
+    assert reported.returncode == 0, reported.stderr
+    html = (root / "figures.html").read_text(encoding="utf-8")
+    figures = re.findall(r'<h3 id="[^"]*">([^<]*)</h3>\s*<div class="figs">\s*<figure><img alt="([^"]*)"', html)
+    assert ("echo_figure.v1", "echo: the declared figure") in figures
+    assert ("echo_rate.v1", "echo_rate.v1: headline metrics at the headline checkpoints (error bars: 95% "
+                            "interval)") in figures
+    markdown = (root / "figures.md").read_text(encoding="utf-8")
+    assert "![echo: the declared figure](figures_figures/" in markdown
 
 
 def test_clashing_misnamed_and_broken_plugins_are_refused_by_name(project):

@@ -67,13 +67,19 @@ def test_metrics_by_hand():
     assert m["accuracy_anti"].value == pytest.approx(2 / 3)
     assert m["delta_s"].value == pytest.approx(0.5 - 2 / 3)
     assert m["undetected_rate"].value == pytest.approx(1 / 8)
+    # gold gender × stereotype (the report's WinoMT figure), each with the items it rests on:
+    # pro male 0, 2 → correct 0 → 1/2; pro female 4, 7 → correct 7 → 1/2;
+    # anti male 1 → correct → 1/1; anti female 3, 5 → correct 3 → 1/2
+    cells = {name: (m[name].value, m[name].n) for name in m if name.startswith(("accuracy_pro.", "accuracy_anti."))}
+    assert cells == {"accuracy_pro.female": (pytest.approx(1 / 2), 2), "accuracy_pro.male": (pytest.approx(1 / 2), 2),
+                     "accuracy_anti.female": (pytest.approx(1 / 2), 2), "accuracy_anti.male": (pytest.approx(1.0), 1)}
 
 
 def test_metrics_without_groups_omit_delta_s_and_have_intervals():
     gold = ["male", "female"] * 10
     pred = ["male", "male"] * 10
     metrics = {x.name: x for x in winomt_metrics(gold, pred, resamples=200)}
-    assert "delta_s" not in metrics
+    assert "delta_s" not in metrics and not any(name.startswith("accuracy_pro") for name in metrics)
     assert metrics["accuracy"].value == 0.5 and metrics["f1_female"].value == 0.0
     low, high = metrics["accuracy"].ci
     assert low <= 0.5 <= high and low < high

@@ -115,12 +115,13 @@ def test_every_plot_is_embedded_and_not_blank(report):
     # expected figures, counted by hand from what make_run stores:
     #  line plots: winomt 3 metrics + name_gender 5 + sentiment 1 + quality 2 + ambiguity 1 + mystery 1 = 13
     #  training log: dev loss, dev BLEU, dev chrF, training loss = 4
-    #  Acc_f/Acc_m bars: 1
+    #  a figure per known probe: Acc_f/Acc_m bars, ΔI/ΔH bars, and the headline metrics of quality,
+    #    WinoMT (no gender × stereotype cells stored) and sentiment (no group means) = 5
     #  positiveness (t, s) from the sentiment probe's per-filler table: baseline step-300, baseline
     #    debiased, inlp step-300 → 3 picked checkpoints × 2 = 6
     #  entropy and norm-H violins (norm-H computed from the attempts' contrast sets): the 2 picked
     #    checkpoints with ambiguity attempts (baseline's debiased copy, inlp's step-300) → 2 × 2 = 4
-    expected = 13 + 4 + 1 + 6 + 4
+    expected = 13 + 4 + 5 + 6 + 4
     assert summary.images == expected
     images = _images(html)
     assert len(images) == html.count("<img ") == expected

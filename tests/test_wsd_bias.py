@@ -14,7 +14,7 @@ from mtdebias.lang.lemmatize import find_lemma, lemmatizer
 from mtdebias.lang.wordnet import WordNet, load_wordnet, wordnet_available
 from mtdebias.probes.wsd_bias import DEFAULT_ITEMS, WSDBiasProbe, classify
 from mtdebias.probes.wsd_items import load_items, parse_item
-from mtdebias.probes.wsd_metrics import group_accuracies, item_rows, wsd_metrics
+from mtdebias.probes.wsd_metrics import group_accuracies, item_rows, pos_accuracies, wsd_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_wordnet = pytest.mark.skipif(not wordnet_available(), reason="WordNet 3.0 (Debian wordnet-base, "
@@ -177,6 +177,25 @@ def test_metrics_by_hand():
     assert "forced_bad_preferred" not in metrics  # no forced-decoding results
     lo, hi = metrics["accuracy"].ci
     assert lo <= 3 / 7 <= hi and lo < hi
+
+
+def test_accuracy_per_part_of_speech_by_hand():
+    """The report's per-POS figure reads ``accuracy_by_pos.<POS>``: GOOD / (GOOD + BAD) within each
+    part of speech, MISS left out, in DiBiMT's POS order; a POS with only MISS items has none."""
+    statuses = {"NOUN": ["GOOD", "BAD", "GOOD", "MISS"], "VERB": ["BAD", "BAD", "GOOD"], "ADV": ["MISS"],
+                "ADJ": ["GOOD", "GOOD"]}
+    attempts = [{"pos": pos, "status": status, "mu": 1, "delta": 2} for pos, found in statuses.items()
+                for status in found]
+    groups = pos_accuracies(attempts, resamples=0)
+    assert [(g["group"], g["accuracy"], g["n"], g["bad"]) for g in groups] == [
+        ("NOUN", pytest.approx(2 / 3), 3, 1), ("VERB", pytest.approx(1 / 3), 3, 2), ("ADJ", 1.0, 2, 0)]
+    probe = WSDBiasProbe.__new__(WSDBiasProbe)  # metrics() reads resamples and seed only
+    probe.resamples, probe.seed = 50, 0
+    metrics = {m.name: m for m in probe.metrics(attempts)}
+    assert metrics["accuracy_by_pos.VERB"].value == pytest.approx(1 / 3) and metrics["accuracy_by_pos.VERB"].n == 3
+    low, high = metrics["accuracy_by_pos.NOUN"].ci
+    assert low <= 2 / 3 <= high
+    assert "accuracy_by_pos.ADV" not in metrics
 
 
 def test_metrics_skip_unknown_stats_and_count_forced():

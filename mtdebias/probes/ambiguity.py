@@ -192,6 +192,12 @@ class AmbiguityProbe(BaseProbe):
     own_plots = ("delta_i_*_outside_*",)  # counts, listed in the section's ΔI/ΔH table
 
     @classmethod
+    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
+        from .ambiguity_view import delta_figure
+
+        delta_figure(view, labels)
+
+    @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:
         from .ambiguity_view import section
 

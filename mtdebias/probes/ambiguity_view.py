@@ -1,6 +1,6 @@
-"""The ambiguity probe's report views: entropy violins (ambiguous vs unambiguous inputs), the
-ΔI and ΔH metrics with the items each rests on, ΔI against gender accuracy across checkpoints,
-and the cue ANOVA tables."""
+"""The ambiguity probe's report views: its figure (ΔI and ΔH per entropy kind, as bars with their
+intervals), entropy violins (ambiguous vs unambiguous inputs), the ΔI and ΔH metrics with the
+items each rests on, ΔI against gender accuracy across checkpoints, and the cue ANOVA tables."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import plots
 from ..plots import figure, to_png
+from .figures import bar, picked_rows
 
 WINOMT = "winomt.v1"  # the gender-accuracy yardstick ΔI is validated against
 AMBIGUITY_COLOURS = {"unambiguous": "#2e7d32", "ambiguous": "#ef6c00"}
@@ -70,6 +72,39 @@ def section(view: Any, labels: Sequence[str],
     _deltas(view, labels)
     _delta_i_vs_accuracy(view, labels)
     _anova(view, labels)
+
+
+KINDS = (("se", "SE"), ("s3e", "S3E"), ("ge", "GE"))
+# the panels of the figure: (metric pattern with {kind}, title)
+DELTA_PANELS = (("delta_i_{kind}", "ΔI (lower is better)"),
+                ("delta_h_{kind}", "ΔH (lower is better; < 0 desired)"),
+                ("delta_h_{kind}_per_set", "ΔH per contrast set"))
+
+
+def delta_figure(view: Any, labels: Sequence[str]) -> None:
+    """One panel each for ΔI, ΔH and ΔH per contrast set (where stored), a group of bars per
+    entropy kind, a bar per run and data set (suite label) at its headline checkpoint; an
+    undefined value (too few items) is marked "n/a", not drawn as 0."""
+    stored = picked_rows(view, labels)
+    panels = []
+    for pattern, title in DELTA_PANELS:
+        kinds = [(kind, name) for kind, name in KINDS if any(pattern.format(kind=kind) in rows for _, rows in stored)]
+        if kinds:
+            panels.append((pattern, title, kinds))
+    if not panels:
+        return
+    fig = figure(min(16.0, max(5.0, 3.4 * len(panels) + 0.3 * len(stored))), 3.9)
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, (pattern, title, kinds) in zip(axes, panels):
+        plots.interval_bars(ax, [name for _, name in kinds],
+                            {label: [bar(view, rows.get(pattern.format(kind=kind))) for kind, _ in kinds]
+                             for label, rows in stored}, reference=0.0)
+        ax.set_title(title, fontsize=9)
+    axes[0].set_ylabel("Δ (relative)")
+    fig.suptitle("Ambiguity: ΔI and ΔH per entropy", fontsize=10)
+    plots.legend_below(fig)
+    view.figure(fig, "Ambiguity ΔI and ΔH per entropy kind at the headline checkpoints, per run and data set "
+                     "(error bars: 95% interval; n/a: undefined, too few items)")
 
 
 def delta_cell(row: dict[str, Any]) -> str:

@@ -29,8 +29,10 @@ says which item an attempt answers, so two systems' attempts are paired item by 
 re-derive a metric or guess a test from attempt fields.
 
 What a report shows of a probe is the probe's to say: ``headline`` (the metrics a reader looks
-for first, with the labels a reader expects) and :meth:`BaseProbe.report_section` (its plots
-and tables, drawn from stored metrics, tables and attempts through a :class:`ReportView`).
+for first, with the labels a reader expects), :meth:`BaseProbe.report_figure` (its figure, by
+default its headline metrics as bars with their intervals) and :meth:`BaseProbe.report_section`
+(its other plots and tables), drawn from stored metrics, tables and attempts through a
+:class:`ReportView`.
 """
 
 from __future__ import annotations
@@ -235,7 +237,7 @@ class ReportView(Protocol):
 
     def warning(self, text: str) -> None: ...
 
-    def figure(self, png: bytes, caption: str) -> None: ...
+    def figure(self, figure: Any, caption: str) -> None: ...  # a matplotlib Figure (or PNG bytes)
 
     def table(self, name: str, title: str, columns: list[str], rows: list[dict[str, Any]], note: str = "",
               collapsed: str | None = None, summary: bool = False) -> None: ...
@@ -399,6 +401,14 @@ class BaseProbe:
         return True
 
     # -- what the report shows -----------------------------------------------------------------
+    @classmethod
+    def report_figure(cls, view: ReportView, labels: Sequence[str]) -> None:
+        """Add this probe's figure to a report with ``view.figure(fig, caption)`` (a matplotlib
+        Figure, e.g. from :func:`mtdebias.plots.figure`; the report embeds it in the page and
+        writes it beside the Markdown summary). Nothing by default: a probe that draws nothing
+        here (or whose figure has nothing to draw, its breakdown not stored) gets its headline
+        metrics at the headline checkpoints as bars with their 95% intervals from the report."""
+
     @classmethod
     def report_section(cls, view: ReportView, labels: Sequence[str]) -> None:
         """Add this probe's own plots and tables to a report (``labels``: the suite labels its

@@ -315,6 +315,12 @@ class _GestViews:
     stored_layout = 2  # 2: the per-stereotype counts table (was meta)
 
     @classmethod
+    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
+        from .gest_view import figure_of
+
+        figure_of(view, labels)
+
+    @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:
         from .gest_view import section
 

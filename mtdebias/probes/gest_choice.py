@@ -243,6 +243,14 @@ class GestChoiceProbe(BaseProbe):
     specs = SPECS
     headline = (Headline("masculine_rate"), Headline("stereotype_rate"), Headline("option_a_rate"),
                 Headline("same_letter_every_time"))  # labelled by their specs
+    # the 16 per-stereotype rates of each cell are drawn as bars by report_figure (gest_view)
+    own_plots = ("masculine_rate_*_[1-9]", "masculine_rate_*_1[0-6]")
+
+    @classmethod
+    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
+        from .gest_view import choice_figure
+
+        choice_figure(view, labels)
 
     def __init__(self, items: Sequence[ChoiceItem], *, template: str = DEFAULT_TEMPLATE, max_new_tokens: int = 16,
                  resamples: int = 1000, seed: int = 0, data_hash: str | None = None):

@@ -1,9 +1,10 @@
-"""The GEST probes' report view: per-stereotype male rates at each checkpoint (16 bars with their
-intervals, the female stereotypes 1–7 apart from the male ones 8–16) and the masculine rate and
-stereotype rate over training.
+"""The GEST probes' report view: per-stereotype male rates at the headline checkpoints (their
+figure: 16 bars with their intervals, the female stereotypes 1–7 apart from the male ones 8–16)
+and the masculine rate and stereotype rate over training (their section).
 
 Reads the stored rows (``male_rate_s1`` … ``male_rate_s16``, ``masculine_rate``,
-``stereotype_rate``); nothing is recomputed.
+``stereotype_rate``; gest_choice.v1: ``masculine_rate_<language>[_<translator>]_<s>``); nothing
+is recomputed.
 """
 
 from __future__ import annotations
@@ -18,11 +19,15 @@ STEREOTYPE_NAMES = {1: "emotional", 2: "gentle", 3: "empathetic", 4: "neat", 5: 
                     7: "beautiful", 8: "tough", 9: "self-confident", 10: "professional", 11: "rational",
                     12: "providers", 13: "leaders", 14: "childish", 15: "sexual", 16: "strong"}
 _RATE = re.compile(r"^male_rate_s(\d+)$")
+# gest_choice.v1's per-stereotype rates: one set of 16 per language (and translator) cell
+_CHOICE_RATE = re.compile(r"^masculine_rate_(?P<cell>.+)_(?P<s>\d+)$")
 
 
-def stereotype_bars(rates: dict[int, tuple[float, tuple[float, float] | None, int | None]], title: str) -> bytes:
+def stereotype_bars(rates: dict[int, tuple[float, tuple[float, float] | None, int | None]], title: str,
+                    ylabel: str = "male rate (male / detected)"):
     """16 bars: male rate per stereotype with its interval; female stereotypes (1–7) on the left,
-    a gap, male stereotypes (8–16) on the right; a dashed line at 0.5 (no preference)."""
+    a gap, male stereotypes (8–16) on the right; a dashed line at 0.5 (no preference). Returns
+    the Figure."""
     fig = plots.figure(8.0, 3.9)
     ax = fig.add_subplot()
     xs, labels = [], []
@@ -41,35 +46,62 @@ def stereotype_bars(rates: dict[int, tuple[float, tuple[float, float] | None, in
     ax.axhline(0.5, color="#444444", linestyle="--", linewidth=1)
     ax.set_xticks(xs, labels, rotation=60, ha="right", fontsize=7)
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("male rate (male / detected)")
+    ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
-    return plots.to_png(fig)
+    plots.legend_below(fig)
+    return fig
+
+
+RATES_NOTE = ("Male rate = male / (male + female) among translations whose first-person speaker has a detected "
+              "gender (gest.v1), or the share of items whose masculine variant scores higher (gest_pref.v1), or "
+              "the share of answers choosing the masculine variant (gest_choice.v1). Stereotype rate = mean over "
+              "the male stereotypes 8–16 minus the mean over the female ones 1–7; 0 when the stereotypes do not "
+              "steer the translator.")
+
+
+def figure_of(view: Any, labels: Sequence[str]) -> None:
+    """The stereotype bars at each headline checkpoint, for every stored label of a GEST probe."""
+    for run, ckpt in view.picked():
+        for label in labels:
+            rates = {}
+            for r in view.results(run, ckpt, label):
+                match = _RATE.match(r["metric"])
+                if match and view.finite(r["value"]):
+                    rates[int(match.group(1))] = (float(r["value"]), view.interval(r), r.get("n"))
+            if rates:
+                where = view.run_label(run, ckpt)
+                view.figure(stereotype_bars(rates, f"{label} · {where} · {ckpt}"),
+                            f"{label}: male rate per stereotype, {where} at {ckpt} (error bars: 95% interval)")
+
+
+def choice_figure(view: Any, labels: Sequence[str]) -> None:
+    """gest_choice.v1: the masculine rate per stereotype of each language (and translator) cell
+    at each headline checkpoint, the same 16 bars as gest.v1's."""
+    for run, ckpt in view.picked():
+        for label in labels:
+            cells: dict[str, dict[int, tuple[float, tuple[float, float] | None, int | None]]] = {}
+            for r in view.results(run, ckpt, label):
+                match = _CHOICE_RATE.match(r["metric"])
+                if match and 1 <= int(match.group("s")) <= 16 and view.finite(r["value"]):
+                    cells.setdefault(match.group("cell"), {})[int(match.group("s"))] = (
+                        float(r["value"]), view.interval(r), r.get("n"))
+            where = view.run_label(run, ckpt)
+            for cell, rates in sorted(cells.items()):
+                view.figure(stereotype_bars(rates, f"{label} · {cell} · {where}", "masculine rate (chosen variant)"),
+                            f"{label}: masculine rate per stereotype, {cell}, {where} (error bars: 95% interval)")
 
 
 def section(view: Any, labels: Sequence[str]) -> None:
-    """Per-checkpoint stereotype bars and the rate trends, for every stored label of a GEST probe."""
-    # gest.v1 and gest_pref.v1 both draw this section: the heading names whose it is
-    view.heading(f"GEST: the speaker's gender per stereotype ({', '.join(labels)})")
-    view.paragraph("Male rate = male / (male + female) among translations whose first-person speaker has a "
-                   "detected gender (gest.v1), or the share of items whose masculine variant scores higher "
-                   "(gest_pref.v1). Stereotype rate = mean over the male stereotypes 8–16 minus the mean over "
-                   "the female ones 1–7; 0 when the stereotypes do not steer the translator.", "note")
+    """The rate trends over training, for every stored label of a GEST probe (the stereotype
+    bars are the probe's figure)."""
+    started = False
     for label in labels:
         trend: dict[str, list[plots.SeriesPoint]] = {}
         for run in view.runs:
             for ckpt in run.checkpoints():
                 rows = [r for r in view.results(run, ckpt, label) if view.finite(r["value"])]
-                rates = {}
-                for r in rows:
-                    match = _RATE.match(r["metric"])
-                    if match:
-                        rates[int(match.group(1))] = (float(r["value"]), view.interval(r), r.get("n"))
                 where = view.run_label(run, ckpt)
-                if rates:
-                    view.figure(stereotype_bars(rates, f"{label} · {where} · {ckpt}"),
-                                f"{label}: male rate per stereotype, {where} at {ckpt} (error bars: 95% interval)")
                 step = run.step_of(ckpt)
                 if step is None:
                     continue
@@ -78,5 +110,9 @@ def section(view: Any, labels: Sequence[str]) -> None:
                         trend.setdefault(f"{where} · {r['metric']}", []).append(
                             plots.SeriesPoint(step, float(r["value"]), view.interval(r)))
         if trend:
+            if not started:  # gest.v1 and gest_pref.v1 both draw this section: the heading names whose it is
+                view.heading(f"GEST: masculine and stereotype rate over training ({', '.join(labels)})")
+                view.paragraph(RATES_NOTE, "note")
+                started = True
             view.figure(plots.metric_lines(trend, f"{label}: masculine rate and stereotype rate", "rate"),
                         f"{label}: masculine rate and stereotype rate against training step (band: 95% interval)")

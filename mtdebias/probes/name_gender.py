@@ -493,6 +493,12 @@ class NameGenderProbe(BaseProbe):
         return attempt["kind"], attempt["name"], attempt["template"]
 
     @classmethod
+    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
+        from .name_gender_view import figure_of
+
+        figure_of(view, labels)
+
+    @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:
         from .name_gender_view import section
 

@@ -1,4 +1,5 @@
-"""The name-gender probe's report view: Acc_f and Acc_m bars per run and name type."""
+"""The name-gender probe's report view: Acc_f and Acc_m bars per run and name type (its figure)
+and the table of them (its section)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..plots import GENDER_COLOURS, figure, to_png
+from ..plots import GENDER_COLOURS, figure, legend_below
 
 _ACC = re.compile(r"^(?P<type>[\w-]+)\.acc_(?P<g>[fm])$")  # "first.acc_f": a name type's Acc_f
 
 
-def accuracy_bars(rows: Sequence[dict], title: str = "Acc_f and Acc_m per run and name type") -> bytes:
+def accuracy_bars(rows: Sequence[dict], title: str = "Acc_f and Acc_m per run and name type"):
     """Grouped bars: one group per (run, name type), a female and a male bar, CI error bars.
 
     ``rows`` hold ``label`` (e.g. "baseline · first"), ``acc_f``, ``acc_m`` and optional
-    ``acc_f_ci``/``acc_m_ci`` (low, high).
+    ``acc_f_ci``/``acc_m_ci`` (low, high). Returns the Figure.
     """
     fig = figure(max(6.0, 0.9 * len(rows) + 2), 3.8)
     ax = fig.add_subplot()
@@ -34,12 +35,12 @@ def accuracy_bars(rows: Sequence[dict], title: str = "Acc_f and Acc_m per run an
     ax.set_ylabel("accuracy")
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
-    return to_png(fig)
+    legend_below(fig, fontsize=8)
+    return fig
 
 
-def section(view: Any, labels: Sequence[str]) -> None:
-    """Acc_f / Acc_m of every name type at the headline checkpoints, as bars and a table."""
+def _cells(view: Any, labels: Sequence[str]) -> tuple[list[dict], list[dict]]:
+    """Acc_f / Acc_m of every name type at the headline checkpoints: bar rows and table rows."""
     rows, table_rows = [], []
     for run, ckpt in view.picked():
         per_type: dict[str, dict[str, Any]] = {}
@@ -59,9 +60,22 @@ def section(view: Any, labels: Sequence[str]) -> None:
             table_rows.append({"run": view.run_label(run, ckpt), "checkpoint": ckpt, "name_type": name_type,
                                "acc_f": cell.get("acc_f"), "acc_m": cell.get("acc_m"),
                                "acc_f_ci": cell.get("acc_f_ci"), "acc_m_ci": cell.get("acc_m_ci")})
-    if not rows:
+    return rows, table_rows
+
+
+def figure_of(view: Any, labels: Sequence[str]) -> None:
+    """The probe's figure: Acc_f / Acc_m bars of every name type (first and full names)."""
+    rows, _ = _cells(view, labels)
+    if rows:
+        view.figure(accuracy_bars(rows), "Acc_f / Acc_m per run and name type (error bars: 95% interval)")
+
+
+def section(view: Any, labels: Sequence[str]) -> None:
+    """Acc_f / Acc_m of every name type at the headline checkpoints, as a table (the bars are
+    the probe's figure)."""
+    _, table_rows = _cells(view, labels)
+    if not table_rows:
         return
     view.heading("Name gender: Acc_f and Acc_m")
-    view.figure(accuracy_bars(rows), "Acc_f / Acc_m per run and name type (error bars: 95% interval)")
     view.table("name_gender_accuracy", "Acc_f / Acc_m", ["run", "checkpoint", "name_type", "acc_f", "acc_m"],
                table_rows)

@@ -458,6 +458,12 @@ class SentimentProbe(BaseProbe):
         return attempt["filler"], attempt["template"]
 
     @classmethod
+    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
+        from .sentiment_view import group_means_figure
+
+        group_means_figure(view, labels)
+
+    @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:
         from .sentiment_view import section
 

@@ -1,4 +1,6 @@
-"""The sentiment probe's report view: positiveness per name / filler, by group and gender."""
+"""The sentiment probe's report view: its figure (mean t and s per profession group × gender, from
+the stored ``<kind>.<t|s>_mean[<cell>]`` metrics, with their intervals) and positiveness per
+name / filler, by group and gender (from its ``per_filler`` table)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..plots import GENDER_COLOURS, figure, to_png
+from .. import plots
+from ..plots import GENDER_COLOURS, figure, legend_below, to_png
+from .figures import bar, picked_rows
+
+_CELL = re.compile(r"^(?P<kind>names|terms)\.(?P<measure>[ts])_mean\[(?P<cell>[^\]]*)\]$")
 
 
 def positiveness(fillers: Sequence[dict], measure: str, title: str) -> bytes:
@@ -43,8 +49,53 @@ def positiveness(fillers: Sequence[dict], measure: str, title: str) -> bytes:
     ax.set_ylabel(measure)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, title="gender", title_fontsize=8)
+    legend_below(fig, fontsize=8, title="gender", title_fontsize=8)
     return to_png(fig)
+
+
+def _cell_key(kind: str, cell: str) -> tuple[str, str] | None:
+    """(group on the x axis, gender) of a stored cell: "group=doctors,gender=female" → ("doctors",
+    "female"); a name's gender alone → ("all names", gender); a term's → ("terms", gender)."""
+    parts = dict(part.split("=", 1) for part in cell.split(",") if "=" in part)
+    if "gender" not in parts:
+        return None  # a group over both genders: its two halves are drawn instead
+    if kind == "terms":
+        return "terms", parts["gender"]
+    return parts.get("group", "all names"), parts["gender"]
+
+
+def group_means_figure(view: Any, labels: Sequence[str]) -> None:
+    """Mean t and s (one panel each, where stored) per profession group and gender, a bar per
+    gender (and run) at the headline checkpoints, with 95% intervals over fillers."""
+    measures: dict[str, dict[str, dict[str, plots.Bar | None]]] = {}  # measure → series → group → bar
+    for name, rows in picked_rows(view, labels):
+        for metric, row in rows.items():
+            match = _CELL.match(metric)
+            key = _cell_key(match.group("kind"), match.group("cell")) if match else None
+            if key is None:
+                continue
+            group, gender = key
+            series = gender if len(view.picked()) * len(labels) == 1 else f"{name} · {gender}"
+            measures.setdefault(match.group("measure"), {}).setdefault(series, {})[group] = bar(view, row)
+    if not measures:
+        return
+    fig = figure(min(16.0, max(6.0, 0.35 * sum(len(s) for m in measures.values() for s in m.values()) + 2)),
+                 3.9)
+    axes = fig.subplots(1, len(measures), squeeze=False)[0]
+    for ax, (measure, series) in zip(axes, sorted(measures.items(), key=lambda kv: kv[0] != "t")):
+        found = {g for cells in series.values() for g in cells}
+        groups = sorted(found - {"all names", "terms"}) + [g for g in ("all names", "terms") if g in found]
+        plots.interval_bars(ax, groups,
+                            {label: [cells.get(g) for g in groups] for label, cells in sorted(series.items())},
+                            colours={label: GENDER_COLOURS[label] for label in series if label in GENDER_COLOURS})
+        ax.set_ylim(0, 1.05)
+        ax.set_title({"t": "t: positive renderings (mean over fillers)",
+                      "s": "s: sentence sentiment (mean over fillers)"}[measure], fontsize=9)
+    axes[0].set_ylabel("positiveness")
+    fig.suptitle("Sentiment: group means by gender", fontsize=10)
+    legend_below(fig)
+    view.figure(fig, "Sentiment: mean t and s per profession group and gender at the headline checkpoints "
+                     "(error bars: 95% interval over fillers)")
 
 
 def section(view: Any, labels: Sequence[str]) -> None:

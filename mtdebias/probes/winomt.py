@@ -21,6 +21,10 @@ it is left out of every gender metric (not counted as undetected: that would bla
 detector for a model that did not translate). ``valid_rate`` and ``invalid.<reason>`` say how
 many were left out; at or below :data:`~mtdebias.probes.validity.VALID_FLOOR` the result is
 degenerate.
+
+Where the items carry stereotype groups, ``accuracy_pro.<gender>`` and ``accuracy_anti.<gender>``
+(gender: female, male) are the accuracy within each gold gender × stereotype cell: ΔS split by
+gender, the numbers behind the report's WinoMT figure.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ GOLD_GENDERS = ("male", "female", "neutral")
 # Integer codes used in the bootstrap arrays (one row per item).
 _CODE = {"male": 0, "female": 1, "neutral": 2, "undetected": 3}
 _GROUP = {None: 0, "pro": 1, "anti": 2}
+STEREOTYPE_GROUPS = ("pro", "anti")
+CELL_GENDERS = ("female", "male")  # WinoMT's pro/anti files hold no neutral item
 
 
 @dataclass(frozen=True)
@@ -212,10 +218,16 @@ def _metric_functions() -> dict[str, Callable[[np.ndarray], float]]:
 
     def undetected(a): return float(np.mean(a[:, 1] == _CODE["undetected"])) if len(a) else float("nan")
 
+    def acc_cell(a, group, gender):
+        keep = (a[:, 2] == _GROUP[group]) & (a[:, 0] == _CODE[gender])
+        return _accuracy(a[keep, 0], a[keep, 1])
+
     return {"accuracy": acc, "accuracy_male_female": acc_mf, "f1_male": f1_m, "f1_female": f1_f,
             "delta_g": delta_g, "accuracy_pro": lambda a: acc_group(a, "pro"),
             "accuracy_anti": lambda a: acc_group(a, "anti"), "delta_s": delta_s,
-            "undetected_rate": undetected}
+            "undetected_rate": undetected,
+            **{f"accuracy_{group}.{gender}": (lambda a, group=group, gender=gender: acc_cell(a, group, gender))
+               for group in STEREOTYPE_GROUPS for gender in CELL_GENDERS}}
 
 
 def winomt_metrics(golds: Sequence[str], predictions: Sequence[str],
@@ -239,10 +251,13 @@ def winomt_metrics(golds: Sequence[str], predictions: Sequence[str],
     has_groups = bool(np.any(rows[:, 2] == _GROUP["pro"])) and bool(np.any(rows[:, 2] == _GROUP["anti"]))
     n_items = {"accuracy_male_female": int(np.sum(rows[:, 0] != _CODE["neutral"])),
                "accuracy_pro": int(np.sum(rows[:, 2] == _GROUP["pro"])),
-               "accuracy_anti": int(np.sum(rows[:, 2] == _GROUP["anti"]))}
+               "accuracy_anti": int(np.sum(rows[:, 2] == _GROUP["anti"])),
+               **{f"accuracy_{group}.{gender}":
+                  int(np.sum((rows[:, 2] == _GROUP[group]) & (rows[:, 0] == _CODE[gender])))
+                  for group in STEREOTYPE_GROUPS for gender in CELL_GENDERS}}
     metrics = []
     for name, fn in _metric_functions().items():
-        if name in ("accuracy_pro", "accuracy_anti", "delta_s") and not has_groups:
+        if (name.startswith(("accuracy_pro", "accuracy_anti")) or name == "delta_s") and not has_groups:
             continue
         value = fn(rows)
         ci = bootstrap_ci(rows, fn, resamples=resamples, seed=seed) if resamples else None
@@ -299,6 +314,14 @@ class WinoMTProbe(BaseProbe):
                         "read", source="mtdebias"),
              *validity_specs("WinoMT"))
     headline = (Headline("accuracy"), Headline("delta_g"), Headline("delta_s"))  # labelled by their specs
+    # the gender × stereotype cells are drawn as bars by report_figure, not against training step
+    own_plots = ("accuracy_pro.*", "accuracy_anti.*")
+
+    @classmethod
+    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
+        from .winomt_view import winomt_figure
+
+        winomt_figure(view, labels)
 
     def __init__(self, items: Sequence[WinoMTItem], lang: str, *, align_method: str = "fast_align",
                  beam: int = 5, extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),

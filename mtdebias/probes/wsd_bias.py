@@ -51,7 +51,8 @@ from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, Attempts, Bas
                    MetricSpec)
 from .validity import GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 from .wsd_items import WSDItem, item_to_json, load_items
-from .wsd_metrics import BAD, GOOD, MISS, group_accuracies, metrics_by_pos, rows_from_attempts, wsd_metrics
+from .wsd_metrics import (BAD, GOOD, MISS, group_accuracies, metrics_by_pos, pos_accuracies, rows_from_attempts,
+                          wsd_metrics)
 
 PROBE_NAME = "wsd_bias.v1"
 DATA_DIR = data_dir("wsd")
@@ -363,14 +364,18 @@ class WSDBiasProbe(BaseProbe):
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """The DiBiMT metrics, then the accuracy within each μ group (``accuracy_by_mu.<μ>``) and δ
-        group (``accuracy_by_delta.<δ>``): the numbers behind SFII and SPDI; then the gate's
+        group (``accuracy_by_delta.<δ>``): the numbers behind SFII and SPDI; the accuracy within each
+        part of speech (``accuracy_by_pos.<POS>``, the report's figure); then the gate's
         ``valid_rate`` and ``invalid.<reason>``. Only valid translations count in the others."""
-        rows = rows_from_attempts([a for a in attempts if is_valid(a)])
+        valid = [a for a in attempts if is_valid(a)]
+        rows = rows_from_attempts(valid)
         resamples = self.resamples if ci else 0
         metrics = wsd_metrics(rows, resamples=resamples, seed=self.seed)
-        for by in ("mu", "delta"):
+        groups = {by: group_accuracies(rows, by, resamples=resamples, seed=self.seed) for by in ("mu", "delta")}
+        groups["pos"] = pos_accuracies(valid, resamples=resamples, seed=self.seed)
+        for by, found in groups.items():
             metrics += [Metric(f"accuracy_by_{by}.{g['group']}", g["accuracy"], tuple(g["ci"]) if g["ci"] else None,
-                               g["n"]) for g in group_accuracies(rows, by, resamples=resamples, seed=self.seed)]
+                               g["n"]) for g in found]
         return metrics + validity_metrics(attempts, resamples=resamples, seed=self.seed)
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -380,6 +385,12 @@ class WSDBiasProbe(BaseProbe):
     def item_key(self, attempt: dict[str, Any]) -> str:
         return attempt["id"]
 
+
+    @classmethod
+    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
+        from .wsd_view import pos_figure
+
+        pos_figure(view, labels)
 
     @classmethod
     def report_section(cls, view: Any, labels: Sequence[str]) -> None:

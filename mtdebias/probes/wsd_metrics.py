@@ -134,6 +134,25 @@ _POS_METRICS: tuple[tuple[str, Callable[[np.ndarray], float]], ...] = (
     ("spdi", lambda a: grouped_error(a, DELTA)), ("mfs", mfs), ("mfs_plus", mfs_plus))
 
 
+def pos_accuracies(attempts: Sequence[dict], *, resamples: int = 1000, seed: int = 0) -> list[dict]:
+    """Accuracy within each part of speech (the report's per-POS figure): rows as
+    :func:`group_accuracies`' with the POS as ``group``, in :data:`POS_ORDER` and then by name; a
+    POS without a GOOD or BAD item has no accuracy and no row."""
+    by_pos: dict[str, list[dict]] = {}
+    for attempt in attempts:
+        by_pos.setdefault(attempt["pos"], []).append(attempt)
+    out = []
+    for pos in [p for p in POS_ORDER if p in by_pos] + sorted(set(by_pos) - set(POS_ORDER)):
+        rows = rows_from_attempts(by_pos[pos])
+        decided = rows[rows[:, STATUS] != _CODE[MISS]]
+        if not len(decided):
+            continue
+        ci = bootstrap_ci(decided, accuracy, resamples=resamples, seed=seed) if resamples else None
+        out.append({"group": pos, "accuracy": accuracy(decided), "ci": list(ci) if ci else None, "n": len(decided),
+                    "bad": int(np.sum(decided[:, STATUS] == _CODE[BAD]))})
+    return out
+
+
 def rows_from_attempts(attempts: Sequence[dict]) -> np.ndarray:
     """The per-item array of :func:`item_rows` from the probe's attempt records."""
     return item_rows([a["status"] for a in attempts], [a.get("mu") for a in attempts],

@@ -1,6 +1,8 @@
-"""The word-sense probe's report view: accuracy by sense frequency index μ and by polysemy
-degree δ (its ``accuracy_by_mu.<μ>`` / ``accuracy_by_delta.<δ>`` metrics), and its metrics per
-part of speech (its ``by_pos`` table); nothing is re-derived here.
+"""The word-sense probe's report view: its figure, accuracy per part of speech (its
+``accuracy_by_pos.<POS>`` metrics; results stored before them: the ``by_pos`` table, without
+intervals); accuracy by sense frequency index μ and by polysemy degree δ (its
+``accuracy_by_mu.<μ>`` / ``accuracy_by_delta.<δ>`` metrics), and its metrics per part of speech
+(its ``by_pos`` table); nothing is re-derived here.
 """
 
 from __future__ import annotations
@@ -9,7 +11,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..plots import figure, to_png
+from .. import plots
+from ..plots import figure, legend_below, to_png
+from .figures import bar, where
+from .wsd_metrics import POS_ORDER
 
 GROUPINGS = (("mu", "μ: sense frequency index (1 = most frequent sense)"), ("delta", "δ: number of senses of the lemma"))
 
@@ -36,8 +41,7 @@ def accuracy_by_group(series: dict[str, list[dict[str, Any]]], xlabel: str, titl
     ax.set_ylabel("accuracy = GOOD / (GOOD + BAD)")
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    if series:
-        ax.legend(fontsize=7, loc="best")
+    legend_below(fig)
     return to_png(fig)
 
 
@@ -46,6 +50,35 @@ def groups_of(rows: Sequence[dict[str, Any]], by: str) -> list[dict[str, Any]]:
     prefix = f"accuracy_by_{by}."
     return [{"group": int(r["metric"][len(prefix):]), "accuracy": float(r["value"]), "ci": r.get("ci"),
              "n": r.get("n") or 0} for r in rows if r["metric"].startswith(prefix) and r["value"] is not None]
+
+
+def pos_figure(view: Any, labels: Sequence[str]) -> None:
+    """Accuracy = GOOD / (GOOD + BAD) per part of speech and over all items, one bar per run at
+    its headline checkpoint, with 95% intervals where stored."""
+    series: dict[str, dict[str, plots.Bar | None]] = {}
+    from_table = False
+    for run, ckpt in view.picked():
+        for label in labels:
+            rows = view.results(run, ckpt, label)
+            cells = {r["metric"][len("accuracy_by_pos."):]: bar(view, r) for r in rows
+                     if r["metric"].startswith("accuracy_by_pos.")}
+            if not cells:  # stored before the per-POS metrics: the table's accuracies, no interval
+                table = [row for row in view.stored_table(run, ckpt, label, "by_pos") or [] if row.get("pos") != "ALL"]
+                cells = {row["pos"]: plots.Bar(float(row["accuracy"]) if view.finite(row.get("accuracy")) else None)
+                         for row in table}
+                from_table = from_table or bool(cells)
+            if cells:
+                overall = next((r for r in rows if r["metric"] == "accuracy"), None)
+                series[where(view, run, ckpt, label)] = {**cells, "all": bar(view, overall)}
+    if not series:
+        return
+    found = {pos for cells in series.values() for pos in cells} - {"all"}
+    groups = [p for p in POS_ORDER if p in found] + sorted(found - set(POS_ORDER)) + ["all"]
+    fig = plots.bar_figure(groups, {name: [cells.get(pos) for pos in groups] for name, cells in series.items()},
+                           "Word senses: accuracy per part of speech", "accuracy = GOOD / (GOOD + BAD)",
+                           ylim=(0, 1.05))
+    view.figure(fig, "Word-sense accuracy per part of speech at the headline checkpoints (error bars: 95% interval"
+                + ("; none for results stored before the per-POS metrics" if from_table else "") + ")")
 
 
 def section(view: Any, labels: Sequence[str]) -> None:

@@ -6,12 +6,16 @@ Layout (``out.html`` → ``out.md`` and ``out_tables/`` beside it):
 1. headline table: runs (or variants, mean ± t-interval over seeds) × chosen bias metrics at the
    last (or best) checkpoint, with BLEU and chrF beside them, so that a debiasing that costs
    translation quality shows in the same row;
-2. every stored metric against training step, one line per run, bands from the stored intervals;
-   the training log's dev loss / BLEU / chrF curves;
-3. each stored probe's own section (:meth:`mtdebias.probes.base.BaseProbe.report_section`:
+2. a figure per stored probe (:meth:`mtdebias.probes.base.BaseProbe.report_figure`: WinoMT by
+   gender × stereotype, GEST per stereotype, …; a probe that declares none gets its headline
+   metrics as bars with their intervals), also written as PNG files beside the Markdown;
+3. every stored metric against training step, one line per run, bands from the stored intervals;
+   the training log's dev loss / BLEU / chrF curves (no heading where nothing has a step: a
+   translator scored once);
+4. each stored probe's own section (:meth:`mtdebias.probes.base.BaseProbe.report_section`:
    accuracy bars, entropy violins, stereotype bars, …), drawn by the probe through a
    :class:`~mtdebias.report.probe_view.PageView`; this module knows no probe by name;
-4. the signatures of everything shown, and a warning wherever numbers whose signatures differ in
+5. the signatures of everything shown, and a warning wherever numbers whose signatures differ in
    more than the model end up in one plot or table column.
 """
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import html as html_lib
+import re
 import shutil
 import warnings
 from dataclasses import dataclass, field
@@ -27,7 +32,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .. import __version__
-from ..atomic import clean_stale_temporaries, replace_together, temporary_dir, write_text
+from ..atomic import clean_stale_temporaries, replace_together, temporary_dir, write_bytes, write_text
 from ..errors import DiskFull, InputError, disk_full
 from ..significance import seed_interval
 from .. import plots
@@ -35,7 +40,8 @@ from ..store import checkpoint_suffix
 from ..probes.base import Metric, metric_label
 from .collect import TRAINING_LOG, RunData, distinct_runs, finite, load_run, row_key
 from .definitions import definitions_table, key_label
-from .html import Document
+from .headline_figure import headline_figure
+from .html import Document, slug
 from .labels import assign_labels
 from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
                       tables_manifest)
@@ -66,6 +72,7 @@ class ReportSummary:
     exports: list[Path] = field(default_factory=list)
     # results at the headline checkpoints that their probe declares degenerate (they say nothing)
     degenerate: list[str] = field(default_factory=list)
+    figures_dir: Path | None = None  # every figure as a PNG file, beside the Markdown summary
 
     @property
     def images(self) -> int:
@@ -132,6 +139,8 @@ class _Builder:
         self.tables: list[Table] = []
         self.summary_tables: list[Table] = []  # probe tables the Markdown summary repeats
         self.figures: list[str] = []
+        self.figure_files: list[tuple[str, bytes]] = []  # (file name, PNG), in page order
+        self._over_training = False  # whether "Metrics over training" has its heading yet
         self.warnings: list[str] = []
         self.keys = sorted({row_key(r) for run in runs for r in run.results})
         self.probes = stored_probes(runs)  # {probe name: class}, asked for labels, quality and views
@@ -157,9 +166,19 @@ class _Builder:
         else:
             self.doc.table(table)
 
-    def add_figure(self, png: bytes, caption: str) -> None:
+    def add_figure(self, figure: Any, caption: str) -> None:
+        """Embed a figure (a matplotlib Figure or PNG bytes) and keep it for the figures folder."""
+        png = figure if isinstance(figure, bytes) else plots.to_png(figure)
         self.figures.append(caption)
+        self.figure_files.append((f"{len(self.figures):02d}-{slug(caption)[:60].strip('-')}.png", png))
         self.doc.image(png, caption, alt=caption)
+
+    def over_training(self) -> None:
+        """The "Metrics over training" heading, once, before the first thing under it: a
+        translator scored once has nothing with a step to plot, and no empty heading either."""
+        if not self._over_training:
+            self.doc.heading("Metrics over training")
+            self._over_training = True
 
     def _is_quality(self, key: str) -> bool:
         return key.split(":", 1)[0].split("@", 1)[0] in self.quality_probes
@@ -371,6 +390,7 @@ class _Builder:
                     sigs.append(row["signature"])
             if not series:
                 continue
+            self.over_training()
             if probe != current_probe:
                 self.doc.heading(("Translation quality: " if self._is_quality(key) else "Probe: ") + probe, 3)
                 current_probe = probe
@@ -383,7 +403,7 @@ class _Builder:
             if skipped:
                 self.doc.paragraph(f"{key}: {skipped} value(s) at checkpoints without a step number are in the "
                                    "tables only.", "note")
-            self.add_figure(plots.metric_lines(series, key, metric, warning=warning),
+            self.add_figure(plots.metric_figure(series, key, metric, warning=warning),
                             f"{key} against training step (band: 95% interval)")
 
     def log_plots(self) -> None:
@@ -403,16 +423,47 @@ class _Builder:
                         series.setdefault(run.name, []).append(plots.SeriesPoint(step, float(row[name])))
             if series:
                 if not drawn:
+                    self.over_training()
                     self.doc.heading("Training log", 3)
                     drawn = True
-                self.add_figure(plots.metric_lines(series, f"training log: {label}", label),
+                self.add_figure(plots.metric_figure(series, f"training log: {label}", label),
                                 f"training log: {label} against step")
 
-    # ------------------------------------------------------------------ probes' own sections
+    # ------------------------------------------------------------------ probes' figures and sections
+    def _labels(self, name: str) -> list[str]:
+        return list(dict.fromkeys(label_of(r) for run in self.runs for r in run.results if r["probe"] == name))
+
+    def probe_figures(self) -> None:
+        """Each stored probe's figure (its ``report_figure``) under a heading of its own name; a
+        probe whose figure draws nothing (a breakdown its stored results lack), or that has no
+        ``report_figure`` (a plugin not built on BaseProbe), gets its headline metrics as bars."""
+        started = False
+
+        def start() -> None:  # the section's heading, before its first figure (none: no heading)
+            nonlocal started
+            if not started:
+                self.doc.heading("Figures per probe")
+                self.doc.paragraph("One figure per probe at the headline checkpoints (error bars: 95% interval). "
+                                   "Each is also a PNG file in the figures folder beside the Markdown summary.", "note")
+                started = True
+
+        for name, cls in self.probes.items():
+            labels = self._labels(name)
+            view = PageView(self, name, lead=name, before=start)
+            before = len(self.figures)
+            draw = getattr(cls, "report_figure", None)
+            try:
+                if callable(draw):
+                    draw(view, labels)
+                if len(self.figures) == before:
+                    headline_figure(view, cls, labels)
+            except InputError as error:  # stored data the probe cannot read: said, not fatal
+                view.warning(f"{name}: its figure is left out: {error}")
+
     def probe_sections(self) -> None:
         """Each stored probe's own plots and tables, as the probe draws them."""
         for name, cls in self.probes.items():
-            labels = list(dict.fromkeys(label_of(r) for run in self.runs for r in run.results if r["probe"] == name))
+            labels = self._labels(name)
             view = PageView(self, name)
             try:
                 cls.report_section(view, labels)
@@ -512,7 +563,7 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     doc.heading("Definitions")
     builder.add_table(definitions)
 
-    doc.heading("Metrics over training")
+    builder.probe_figures()
     builder.metric_plots()
     builder.log_plots()
     builder.probe_sections()
@@ -534,7 +585,7 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     # the three parts are one report: built in a folder beside it, then renamed into place
     # together (a kill mid-way leaves the old set and a temporary the next report removes)
     paths = report_paths(out_html)
-    tables_dir, markdown_path = paths.tables, paths.markdown
+    tables_dir, markdown_path, figures_dir = paths.tables, paths.markdown, paths.figures
     clean_stale_temporaries(out_html.parent, recursive=False)
     staging = None
     try:
@@ -543,13 +594,18 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
         exports = [tables_dir / path.name for table in builder.tables
                    for path in table.export(staging / tables_dir.name)]
         write_text(staging / tables_dir.name / TABLES_MANIFEST, tables_manifest([p.name for p in exports]))
+        (staging / figures_dir.name).mkdir()
+        for name, png in builder.figure_files:
+            write_bytes(staging / figures_dir.name / name, png)
+        write_text(staging / figures_dir.name / TABLES_MANIFEST, tables_manifest([n for n, _ in builder.figure_files]))
         write_text(staging / markdown_path.name,
                    _markdown(title, runs, headline, per_run, unique_warnings, builder, out_html, at, degenerate,
                              definitions))
         write_text(staging / out_html.name, doc.render(intro))
         with output_lock(out_html.parent):  # checked again: the paths may have changed while the report was built
             check_report_outputs(out_html, force=force, flag=out_flag)
-            replace_together(staging, [tables_dir.name, markdown_path.name, out_html.name], out_html.parent)
+            replace_together(staging, [tables_dir.name, figures_dir.name, markdown_path.name, out_html.name],
+                             out_html.parent)
     except BaseException as exc:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
@@ -558,7 +614,7 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
         raise
     return ReportSummary(out_html, markdown_path, tables_dir, [r.name for r in runs], builder.figures,
                          [t.name for t in builder.tables], unique_warnings, headline.to_markdown(), exports,
-                         degenerate)
+                         degenerate, figures_dir)
 
 
 def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, warnings: list[str],
@@ -569,8 +625,9 @@ def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, 
     lines = [f"# {title}", MARKDOWN_MARKER, "",
              f"Runs: {', '.join(named)}. Headline checkpoint: {at}.",
              f"Full report with {len(builder.figures)} figure{'' if len(builder.figures) == 1 else 's'}: "
-             f"`{out_html.name}`; tables as CSV/JSON in "
-             f"`{out_html.stem}_tables/`.", "", "## Headline", "", headline.note, "", headline.to_markdown(), ""]
+             f"`{out_html.name}`; tables as CSV/JSON in `{out_html.stem}_tables/`, figures as PNG in "
+             f"`{report_paths(out_html).figures.name}/`.", "",
+             "## Headline", "", headline.note, "", headline.to_markdown(), ""]
     if warnings:
         lines += ["## Warnings", ""] + [f"- ⚠ {w}" for w in warnings] + [""]
     if degenerate:
@@ -582,6 +639,12 @@ def _markdown(title: str, runs: list[RunData], headline: Table, per_run: Table, 
         lines += ["## Definitions", "", definitions.note, "", definitions.to_markdown(), ""]
     for table in builder.summary_tables:
         lines += [f"## {table.title}", "", table.note, "", table.to_markdown(), ""]
+    if builder.figure_files:  # linked, not inlined: the files are beside the summary
+        folder = report_paths(out_html).figures.name
+        # a bracket in a caption (names.t_mean[gender=female]) would end the image's alt text
+        alts = [re.sub(r"([][])", r"\\\1", caption) for caption in builder.figures]
+        lines += ["## Figures", ""] + [f"![{alt}]({folder}/{name})\n"
+                                       for alt, (name, _) in zip(alts, builder.figure_files)]
     signatures = next((t for t in builder.tables if t.name == "signatures"), None)
     if signatures is not None:
         lines += ["## Signatures", ""] + [f"- `{r['signature (model: *)']}` ({r['runs']})" for r in signatures.rows]

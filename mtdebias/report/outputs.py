@@ -1,9 +1,10 @@
 """Which paths a report may replace: only what an earlier report wrote, unless told otherwise.
 
-A report is a set of paths beside each other: ``out.html``, ``out.md``, ``out_tables/`` and, from
-``ablate``, ``out-significance.json``. Rerunning a report replaces its previous set; anything else
-at one of those paths belongs to the user and is refused before any run is read (exit 2, naming
-the path), so that ``--out runs`` or ``--out RUN`` can never take a folder of runs with it.
+A report is a set of paths beside each other: ``out.html``, ``out.md``, ``out_tables/``,
+``out_figures/`` and, from ``ablate``, ``out-significance.json``. Rerunning a report replaces its
+previous set; anything else at one of those paths belongs to the user and is refused before any
+run is read (exit 2, naming the path), so that ``--out runs`` or ``--out RUN`` can never take a
+folder of runs with it.
 
 "Written by a report" is read from what it vouches for, not from a list kept beside the report:
 a marker inside the file (or folder) travels with the set when it is copied or moved, a list beside
@@ -14,7 +15,8 @@ it would not, and a stale list could vouch for a file the user has since put in 
 * the Markdown summary has the line ``<!-- generator: mtdebias report -->`` under its title
   (invisible once rendered; the title stays the first line);
 * the tables folder holds ``.mtdebias-report.json`` naming every file the report put there, and
-  is ours only while it holds nothing else: a file the user added would go with the folder;
+  is ours only while it holds nothing else: a file the user added would go with the folder (the
+  figures folder the same);
 * the paired tests (a JSON list, which has no room for a marker) are recognised by their shape:
   a list of the rows :func:`mtdebias.ablation.compare_to_baseline` writes.
 
@@ -53,12 +55,14 @@ class ReportPaths:
     markdown: Path
     tables: Path
     significance: Path
+    figures: Path
 
 
 def report_paths(out_html: str | Path) -> ReportPaths:
     out_html = Path(out_html)
     return ReportPaths(out_html, out_html.with_suffix(".md"), out_html.with_name(out_html.stem + "_tables"),
-                       out_html.with_name(out_html.stem + "-significance.json"))
+                       out_html.with_name(out_html.stem + "-significance.json"),
+                       out_html.with_name(out_html.stem + "_figures"))
 
 
 def tables_manifest(names: list[str]) -> str:
@@ -80,6 +84,7 @@ def check_report_outputs(out_html: str | Path, *, force: bool = False, significa
     for path, role, ours in checks:
         _check_file(path, role, ours, force, flag)
     _check_tables(paths.tables, force, flag)
+    _check_tables(paths.figures, force, flag, role="the figures folder")
 
 
 def _check_file(path: Path, role: str, ours, force: bool, flag: str) -> None:
@@ -97,34 +102,36 @@ def _check_file(path: Path, role: str, ours, force: bool, flag: str) -> None:
                          hint=f"choose another {flag}, or pass --force to replace this file")
 
 
-def _check_tables(path: Path, force: bool, flag: str) -> None:
+def _check_tables(path: Path, force: bool, flag: str, role: str = "the tables folder") -> None:
+    """``role``: the tables or the figures folder (the same rules; only tables had a layout
+    before the manifest, so only they can be a legacy folder)."""
     if not os.path.lexists(path):
         return
     if not path.is_dir() or path.is_symlink():
         if force and not path.is_dir() and not RunStore.is_run_file(path):
             return  # a file where the tables folder goes: --force replaces files
         kind = "a link to a folder" if path.is_dir() else "a file"
-        raise InputError(f"{flag}: the tables folder would replace {kind}; refused", path=path,
+        raise InputError(f"{flag}: {role} would replace {kind}; refused", path=path,
                          hint=f"choose another {flag}" + ("" if path.is_dir() else ", or pass --force to replace it"))
     if RunStore.is_run_folder(path):
-        _refuse_folder(path, "the tables folder", flag)
+        _refuse_folder(path, role, flag)
     try:
         manifest = json.loads((path / TABLES_MANIFEST).read_text(encoding="utf-8"))
         listed = set(manifest["files"]) if manifest.get("generator") == GENERATOR else None
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         listed = None
     if listed is None and _entries(path):  # an empty folder loses nothing when replaced
-        legacy = _is_legacy_tables(path)
+        legacy = role == "the tables folder" and _is_legacy_tables(path)
         if legacy and force:
             return
-        raise InputError(f"{flag}: the tables folder would replace a folder mtdebias report did not write (it has "
+        raise InputError(f"{flag}: {role} would replace a folder mtdebias report did not write (it has "
                          f"no {TABLES_MANIFEST}); refused" + ("" if legacy else ", even with --force"), path=path,
                          hint="it holds the tables of a report by an older mtdebias: pass --force to replace it"
                          if legacy else f"choose another {flag}, or move the folder away yourself")
     foreign = sorted(entry.name for entry in _entries(path) if entry.name != TABLES_MANIFEST
                      and (entry.name not in (listed or ()) or entry.is_dir() or entry.is_symlink()))
     if foreign:
-        raise InputError(f"{flag}: the tables folder holds {foreign[0]!r}, which mtdebias report did not write; "
+        raise InputError(f"{flag}: {role} holds {foreign[0]!r}, which mtdebias report did not write; "
                          "replacing the folder would delete it, so it is refused, even with --force",
                          path=path, hint=f"move {foreign[0]!r} out of the folder, or choose another {flag}")
 

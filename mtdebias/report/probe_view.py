@@ -71,10 +71,22 @@ def label_of(row: dict[str, Any]) -> str:
 class PageView:
     """A probe's window on the report being built (the builder adds figures and tables)."""
 
-    def __init__(self, builder: Any, probe: str):
+    def __init__(self, builder: Any, probe: str, lead: str | None = None,
+                 before: Callable[[], None] | None = None):
         self._builder = builder
         self.probe = probe
         self.runs = builder.runs
+        # what is written before the first thing the probe adds (``before``, then the heading
+        # ``lead``): nothing when it adds nothing, so no heading stands over an empty section
+        self._lead, self._before = lead, before
+
+    def _open(self) -> None:
+        if self._before is not None:
+            self._before()
+            self._before = None
+        if self._lead is not None:
+            self._builder.doc.heading(self._lead, 3)
+            self._lead = None
 
     # -- what is stored
     def picked(self) -> list[tuple[RunData, str]]:
@@ -109,21 +121,27 @@ class PageView:
 
     # -- what goes on the page
     def heading(self, text: str, level: int = 2) -> None:
+        self._open()
         self._builder.doc.heading(text, level)
 
     def paragraph(self, text: str, css: str | None = None) -> None:
+        self._open()
         self._builder.doc.paragraph(text, css or "")
 
     def warning(self, text: str) -> None:
+        self._open()
         self._builder.warn(text)
         self._builder.doc.warning(text)
 
-    def figure(self, png: bytes, caption: str) -> None:
-        self._builder.add_figure(png, caption)
+    def figure(self, figure: Any, caption: str) -> None:
+        """A matplotlib Figure (or PNG bytes), embedded with ``caption`` and written to file."""
+        self._open()
+        self._builder.add_figure(figure, caption)
 
     def table(self, name: str, title: str, columns: list[str], rows: list[dict[str, Any]], note: str = "",
               collapsed: str | None = None, summary: bool = False) -> None:
         """``summary``: the table is also part of the report's Markdown summary."""
+        self._open()
         table = Table(name, title, columns, rows, note)
         self._builder.add_table(table, collapsed=collapsed)
         if summary:
