@@ -34,6 +34,13 @@ it departs (ΔH's aggregation, references outside every cluster, the minimum of 
   paper did not study, and the signature says so), ``"us-lists"`` (or ``true``) rotates through
   the shipped US first-name lists.
 
+The translation-validity gate (:mod:`mtdebias.probes.validity`) checks every drawn sample: one
+that is empty, a runaway repetition, a copy of the source or not in the target language is
+counted (``valid_rate`` over drawn samples, ``invalid.<reason>``), not removed — the entropies
+are defined over the model's whole sample distribution, and dropping samples would change it —
+and a valid rate at or below 0.8 makes the result degenerate: the entropy of samples that are no
+translations measures how the model fails, not how uncertain its translations are.
+
 The steps follow the probe contract: ``decode`` samples (and scores the references), ``judge``
 computes what each item's samples say on their own (SE, GE, S3E at every α of the tuning
 grid, reference surprisals), and ``metrics`` does everything across items — it tunes α on the
@@ -68,6 +75,7 @@ from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, ch
                                       load_embedder)
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs,
                    ProbeResult, spread_sample)
+from .validity import GATE, TooFewTranslations, tallied_metrics, tally
 from .winomt import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
@@ -121,6 +129,8 @@ class _AmbiguityFields(TypedDict):
     s3e: dict[str, float]  # {α: S3E at α} for every α the metrics may choose
     ge_undetected_share: float
     gender_counts: dict[str, int]
+    # the gate over the drawn samples: {"valid": n, "<reason>": n, …} (validity.tally)
+    sample_validity: dict[str, int]
 
 
 class AmbiguityAttempt(_AmbiguityFields, total=False):
@@ -143,8 +153,10 @@ class AmbiguityProbe(BaseProbe):
     needs = ("detector",)  # reads the gender of target words
     # 2: S3E stored at every α of the tuning grid (α is tuned in metrics); 3: reference
     # surprisals without the pseudo-sample (inf outside every cluster), ΔH relative to the
-    # unambiguous mean, ΔI/ΔH undefined below min_items; 4: ΔH undefined where H̄_u < H̄_a/10
-    stored_layout = 4
+    # unambiguous mean, ΔI/ΔH undefined below min_items; 4: ΔH undefined where H̄_u < H̄_a/10;
+    # 5: each variant's sample_validity, valid_rate and invalid.*
+    stored_layout = 5
+    degenerate_when = (TooFewTranslations("they stay in the entropies"),)
     # ranges from the definitions. Entropies are ≥ 0 (entropy() rounds a float's −1e-16 to 0) with
     # no fixed top (log n grows with n). ΔH = (H̄_u − H̄_a)/H̄_u in [−9, 1] (undefined below the
     # floor, DELTA_H_FLOOR); the printed
@@ -162,7 +174,9 @@ class AmbiguityProbe(BaseProbe):
              MetricSpec("delta_i_*_outside_*", NEUTRAL, bounds=(0, math.inf)),  # counts of items
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),
              MetricSpec("ge_undetected_share", LOWER, bounds=(0, 1), nan=True),
-             MetricSpec("dedup_saving", NEUTRAL, bounds=(0, 1)))
+             MetricSpec("dedup_saving", NEUTRAL, bounds=(0, 1)),
+             MetricSpec("valid_rate", HIGHER, bounds=(0, 1)),
+             MetricSpec("invalid.*", LOWER, bounds=(0, math.inf)))  # counts of drawn samples
     headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_h_ge", "ΔH (GE)"), Headline("delta_i_s3e", "ΔI (S3E)"))
     own_plots = ("delta_i_*_outside_*",)  # counts, listed in the section's ΔI/ΔH table
 
@@ -335,6 +349,7 @@ class AmbiguityProbe(BaseProbe):
                 "s3e": {alpha_key(a): s3e(d, cos, a).value for a in alphas},
                 "ge_undetected_share": sum(c for c, lab in zip(d.counts, ge.labels) if lab == UNDETECTED) / d.n,
                 "gender_counts": _gender_counts(d, ge.labels),
+                "sample_validity": tally(item.sentence, d.texts, d.counts, self.lang),
             }
             if out["logprobs"] is not None:
                 attempt["references"] = self._reference_surprisals(
@@ -389,6 +404,7 @@ class AmbiguityProbe(BaseProbe):
         settings["delta_h"] = DELTA_H_AGGREGATION
         settings["min_items"] = self.min_items
         settings["names"] = self.names
+        settings["gate"] = GATE
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     # ------------------------------------------------------------------ metrics
@@ -413,7 +429,10 @@ class AmbiguityProbe(BaseProbe):
                 return {name: values.get(name, (float("nan"), 0))[0] for name in tested}
 
             cis = bootstrap_cis(len(judged), resampled, tested, resamples=DEFAULT_RESAMPLES, seed=self.seed)
-        return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()]
+        # every variant's samples, validation items included: a model that does not translate
+        # fails on both sides of the split
+        checked = tallied_metrics([a["sample_validity"] for a in attempts if "sample_validity" in a])
+        return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()] + checked
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """The cue ANOVA of the test items (see :func:`cue_anova`) and how α was chosen."""
