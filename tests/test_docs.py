@@ -266,3 +266,97 @@ def test_the_check_finds_lists_markdown_did_not_render():
 def test_every_page_renders_its_lists_and_emphasis(page):
     left = unrendered((ROOT / page).read_text(encoding="utf-8"))
     assert not left, f"{page}: Markdown left as text (nest lists by 4 spaces, set lists off by a blank line): {left}"
+
+
+# --------------------------------------------------------------------------- docs agree with the Makefile
+
+DURATION = re.compile(r"(?:~|about |around |near |under )?\b\d+(?:[.,]\d+)?(?:\s*[–-]\s*\d+)?\s*(?:min(?:utes?)?|h|hours?)\b"
+                      r"|\ban hour\b|\ba minute\b|\b\d+-minute\b")
+
+
+def make_durations(makefile: Path = ROOT / "Makefile") -> dict[str, str]:
+    """target → its `# duration:` phrase (the line above the target, comments and variables between)."""
+    out, pending = {}, None
+    for line in makefile.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# duration: "):
+            pending = line.removeprefix("# duration: ").strip()
+        elif pending and (target := re.match(r"^([\w-]+):(?!=)", line)):
+            out[target.group(1)] = pending
+            pending = None
+    return out
+
+
+def doc_pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def duration_claims(text: str) -> list[tuple[str, str]]:
+    """(target, what follows its mention up to the end of the sentence, table cell or paragraph)
+    for every `make TARGET` in ``text`` followed there by a duration."""
+    claims = []
+    for match in re.finditer(r"make ([\w-]+)(?![\w-])", text):
+        rest = text[match.end():match.end() + 240]
+        end = min([i for i in (rest.find("\n\n"), rest.find(". "), rest.find(" |"), rest.find("make "))
+                   if i >= 0] + [len(rest)])
+        window = " ".join(rest[:end].split())
+        if DURATION.search(window):
+            claims.append((match.group(1), window))
+    return claims
+
+
+def test_durations_are_the_makefiles_word_for_word():
+    """issue 43: `make study-llm` was "about an hour", "77 min" and "50 min" on three pages, `make
+    demo` 15 or 20 minutes. A duration said after `make TARGET` is the Makefile's phrase for it."""
+    durations = make_durations()
+    assert {"demo", "test", "study-llm", "real-llms", "llamacpp"} <= set(durations), durations
+    wrong = []
+    for page in doc_pages():
+        for target, window in duration_claims(page.read_text(encoding="utf-8")):
+            phrase = durations.get(target)
+            left = window.replace(phrase, "") if phrase else window
+            if phrase is None or DURATION.search(left):
+                wrong.append(f"{page.relative_to(ROOT)}: make {target} … {window!r} (Makefile: {phrase!r})")
+    assert wrong == []
+
+
+def test_the_duration_check_catches_a_stray_figure(tmp_path):
+    makefile = tmp_path / "Makefile"
+    makefile.write_text("# duration: about 20 min on 2 cores\nX := 1\ndemo: stamp\n\tdo it\n", encoding="utf-8")
+    assert make_durations(makefile) == {"demo": "about 20 min on 2 cores"}
+    assert duration_claims("`make demo` (about 15 minutes) trains models.") == [
+        ("demo", "` (about 15 minutes) trains models.")]
+    assert duration_claims("make demo   # runs it (~20 min on 2 cores)\nmake test") == [
+        ("demo", "# runs it (~20 min on 2 cores)")]
+
+
+def test_sizes_in_the_docs_are_the_suites():
+    """The released-model subsets are said as the suite files set them (not-verified.md said
+    "6 templates × 20 fillers" of a suite with 4)."""
+    import tomllib
+
+    suites = {path.stem: tomllib.loads(path.read_text(encoding="utf-8"))["probe"]
+              for path in (ROOT / "eval" / "released").glob("*.toml")}
+    sentiment = next(p for p in suites["zh"] if p["type"].startswith("sentiment"))
+    said = f"{sentiment['templates_limit']} templates × {sentiment['fillers_limit']} fillers"
+    for page in doc_pages():
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        for found in re.findall(r"\d+ templates × \d+ fillers", text):
+            assert found == said, f"{page.relative_to(ROOT)}: {found!r}, but eval/released/zh.toml: {said!r}"
+    released = " ".join((ROOT / "docs" / "released-models.md").read_text(encoding="utf-8").split())
+    assert said in released
+    for lang in ("de", "es"):
+        probe = next(p for p in suites[lang] if p["type"].startswith("name_gender"))
+        t, n = probe["templates_limit"], probe["names_limit"]
+        assert f"{t} templates × ({n} + {n} first names, {n} + {n} full names)" in released, lang
+
+
+def test_the_docs_do_not_deny_what_the_readme_shows():
+    """Two released models are installed and scored, and the LLM study's table is in the README:
+    no page says no model was downloaded, or that the study has not been run."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "<!-- begin: llm-study-results -->" in readme and "<!-- begin: released-llm-results -->" in readme
+    for page in doc_pages():
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        assert "no model was downloaded" not in text, page
+        for target, window in [(m.group(1), text[m.end():m.end() + 300]) for m in re.finditer(r"make (study-llm)\b", text)]:
+            assert "has not been run" not in window.split(". ")[0], (page, window)
