@@ -142,6 +142,8 @@ class AmbiguityAttempt(_AmbiguityFields, total=False):
 
 
 class AmbiguityProbe(BaseProbe):
+    """``ambiguity.v1``: is the model more uncertain where the source leaves gender open (SE, S3E, GE; ΔH, ΔI)?"""
+
     name = PROBE_NAME
     # where samples are cached, how many go to the model at once, whether bars show: how, not what
     unsigned = ("cache_dir", "batch_size", "progress")
@@ -150,6 +152,28 @@ class AmbiguityProbe(BaseProbe):
                      "cluster_threshold": Range(0, high=1, high_open=False), "batch_size": Range(1),
                      "min_items": Range(1)}
     attempt_type = AmbiguityAttempt
+    option_help = {
+        "lang": "target language code (needs a gender detector, for GE)",
+        "data": "WinoMT's en.txt: every item becomes a he/she/they contrast set",
+        "pro": "en_pro.txt, for the stereotype cue (\"\": none)",
+        "anti": "en_anti.txt, for the stereotype cue",
+        "names": "the names cue: false, \"paper\", \"us-lists\" (or true), or a table {female = […], male = […]}",
+        "references": "TSV of source, correct and incorrect translation, for ΔI and ΔLogProb (\"\": none)",
+        "n": "ε-samples drawn per variant",
+        "epsilon": "ε of ε-sampling: tokens below this probability are not drawn",
+        "temperature": "sampling temperature",
+        "similarity": "how samples are compared: \"paper\" (the paper's NLI and E5 models) or \"cosine-e5-small\"",
+        "nli_model": "NLI model folder or hub id for SE's clusters (replaces the paper's)",
+        "embedder": "sentence-embedding model folder or hub id for S3E (replaces the paper's)",
+        "alpha": "S3E's α: a positive number, or \"tune\" (chosen on a validation split to agree best with GE)",
+        "validation_fraction": "share of contrast sets α is tuned on (left out of the metrics)",
+        "cluster_threshold": "cosine similarity at which two samples share a cluster (the cosine fallback's SE)",
+        "cache_dir": "folder where samples are cached per checkpoint, so a rerun does not draw them again",
+        "align_method": "word aligner that finds the focus noun in each sample, for GE (fast_align, eflomal)",
+        "batch_size": "sources sent to the model at once when sampling",
+        "progress": "show a bar while sampling and building contrast sets",
+        "surprisal": "a reference's surprisal: \"paper\" (inf outside every cluster) or \"pseudo-sample\"",
+        "min_items": "the fewest items a ΔI or ΔH rests on; fewer: undefined"}
     needs = ("detector",)  # reads the gender of target words
     # 2: S3E stored at every α of the tuning grid (α is tuned in metrics); 3: reference
     # surprisals without the pseudo-sample (inf outside every cluster), ΔH relative to the

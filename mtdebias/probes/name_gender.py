@@ -271,6 +271,16 @@ class NameGenderProbe(BaseProbe):
     option_ranges = {"names_limit": Range(1, why="leave it out to use every name"),
                      "templates_limit": Range(1, why="leave it out to use every template")}
 
+    option_help = {"lang": "target language code (needs a gender detector)",
+                   "templates": "template TSV (id, template, male, female forms) replacing the shipped one",
+                   "first_female": "female first names, one a line (default: the shipped list)",
+                   "first_male": "male first names, one a line (default: the shipped list)",
+                   "full_female": "female full names, one a line (default: the shipped list)",
+                   "full_male": "male full names, one a line (default: the shipped list)",
+                   "names_limit": "keep the first N names of each list",
+                   "templates_limit": "keep the first N templates",
+                   "seen_in": "the model's training source text: metrics also split by names seen / unseen there",
+                   "pronoun_filter": "which templates measure names: two-forms (the paper's he/she rule) or strict"}
     name = PROBE_NAME
     attempt_type = NameGenderAttempt
     needs = ("detector",)  # reads the gender of target words

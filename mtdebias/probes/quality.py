@@ -58,6 +58,11 @@ class QualityProbe(BaseProbe):
     name = "quality.v1"
     option_ranges = {"max_sentences": Range(1, why="leave it out to use every pair")}
     attempt_type = QualityAttempt
+    option_help = {"src": "source side of the test set, one sentence per line",
+                   "ref": "reference translations, line by line with src",
+                   "lang": "target language (sets sacrebleu's tokenizer: zh for Chinese; and the validity gate's language)",
+                   "tgt_lang": "the same as lang (give one of them)",
+                   "max_sentences": "keep the first N sentence pairs"}
     stored_layout = 2  # 2: each attempt's validity verdict, valid_rate and invalid.*
     degenerate_when = (TooFewTranslations("BLEU and chrF still score them"),)
     specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP, bounds=(0, 100)),

@@ -343,6 +343,11 @@ class SentimentProbe(BaseProbe):
     option_ranges = {"fillers_limit": Range(1, why="leave it out to use every filler"),
                      "templates_limit": Range(1, why="leave it out to use every template")}
 
+    option_help = {"lang": "target language code (sentence-level s for zh only, with SnowNLP)",
+                   "templates": "template TSV (id, template, word, positive and negative renderings)",
+                   "fillers": "filler TSV (names and terms with kind, group and gender)",
+                   "fillers_limit": "keep the first N fillers",
+                   "templates_limit": "keep the first N templates"}
     name = PROBE_NAME
     attempt_type = SentimentAttempt
     degenerate_when = (Degenerate("unmatched_rate", "most renderings are in neither inventory (unmatched)",
