@@ -455,7 +455,9 @@ class AmbiguityProbe(BaseProbe):
             cis = bootstrap_cis(len(judged), resampled, tested, resamples=DEFAULT_RESAMPLES, seed=self.seed)
         # every variant's samples, validation items included: a model that does not translate
         # fails on both sides of the split
-        checked = tallied_metrics([a["sample_validity"] for a in attempts if "sample_validity" in a])
+        # (attempts stored before the gate carry no tally: nothing was checked, nothing is said)
+        tallies = [a["sample_validity"] for a in attempts if "sample_validity" in a]
+        checked = tallied_metrics(tallies) if tallies else []
         return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()] + checked
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
