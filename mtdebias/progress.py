@@ -54,10 +54,13 @@ def duration(seconds: float) -> str:
 class PlainProgress:
     """The part of tqdm's interface the package uses (``update``, ``set_postfix``, ``close``,
     iteration, ``with``), printing a plain line at most every :func:`interval` seconds and one
-    when a step that lasted at least that long ends."""
+    when a step that lasted at least that long ends. ``announce``: also a line at the first
+    update, and one at the end however short the step: for a step a reader waits on (a training
+    epoch), whose first rate and ETA are worth seeing before the interval has passed."""
 
     def __init__(self, iterable: Iterable[Any] | None = None, *, total: int | None = None, desc: str = "",
-                 unit: str = "it", initial: int = 0, stream: TextIO | None = None, every: float | None = None):
+                 unit: str = "it", initial: int = 0, stream: TextIO | None = None, every: float | None = None,
+                 announce: bool = False):
         self.iterable, self.desc, self.unit = iterable, desc, unit
         if total is None and iterable is not None and hasattr(iterable, "__len__"):
             total = len(iterable)  # type: ignore[arg-type]
@@ -67,6 +70,7 @@ class PlainProgress:
         self.started = self.last = time.monotonic()
         self.postfix: dict[str, Any] = {}
         self.closed = False
+        self.announce, self.printed = announce, False
 
     def __iter__(self) -> Iterator[Any]:
         for item in self.iterable or ():
@@ -83,7 +87,7 @@ class PlainProgress:
     def update(self, n: int = 1) -> None:
         self.n += n
         now = time.monotonic()
-        if now - self.last >= self.every:
+        if now - self.last >= self.every or (self.announce and not self.printed):
             self.last = now
             self.print_line()
 
@@ -104,6 +108,7 @@ class PlainProgress:
         return f"{self.desc}: {', '.join(parts)}" if self.desc else ", ".join(parts)
 
     def print_line(self) -> None:
+        self.printed = True
         print(self.line(), file=self.stream, flush=True)
 
     def close(self) -> None:
@@ -111,19 +116,22 @@ class PlainProgress:
             return
         self.closed = True
         elapsed = time.monotonic() - self.started
-        if self.n > self.initial and elapsed >= self.every:  # a step shorter than the interval stays quiet
+        # a step shorter than the interval stays quiet, unless it announced itself
+        if self.n > self.initial and (elapsed >= self.every or self.announce):
             print(f"{self.desc + ': ' if self.desc else ''}{self.n}"
                   f"{'/' + str(self.total) if self.total else ''} {self.unit} in {duration(elapsed)}",
                   file=self.stream, flush=True)
 
 
 def progress(iterable: Iterable[Any] | None = None, *, total: int | None = None, desc: str = "", unit: str = "it",
-             initial: int = 0, leave: bool = True, enabled: bool = True, stream: TextIO | None = None) -> Any:
-    """A tqdm bar on a terminal, a :class:`PlainProgress` elsewhere; with ``enabled`` false (a
-    worker process, another rank than the first) one that shows nothing."""
+             initial: int = 0, leave: bool = True, enabled: bool = True, stream: TextIO | None = None,
+             announce: bool = False) -> Any:
+    """A tqdm bar on a terminal, a :class:`PlainProgress` elsewhere (``announce``: see there);
+    with ``enabled`` false (a worker process, another rank than the first) one that shows nothing."""
     stream = stream or sys.stderr
     if enabled and not is_terminal(stream):
-        return PlainProgress(iterable, total=total, desc=desc, unit=unit, initial=initial, stream=stream)
+        return PlainProgress(iterable, total=total, desc=desc, unit=unit, initial=initial, stream=stream,
+                             announce=announce)
     from tqdm.auto import tqdm
 
     return tqdm(iterable, total=total, desc=desc, unit=unit, initial=initial, leave=leave, file=stream,

@@ -438,3 +438,28 @@ def test_full_suite_stops_naming_the_papers_models_before_any_model_loads(tiny_c
     assert code == 2 and "Traceback" not in err
     assert PAPER_NLI_MODEL in err and PAPER_EMBEDDING_MODEL in err and 'similarity = "cosine-e5-small"' in err
     assert not list(tiny_checkpoint.parent.glob(f"{tiny_checkpoint.name}.mtdebias/eval/*/results.jsonl"))
+
+
+class CopyingSampler(BiasedSampler):
+    """Hands the English source back for 3 of every 4 samples: entropies of no translation."""
+
+    def sample(self, sources, n=8, epsilon=0.02, temperature=1.0, seed=0):
+        self.calls += len(sources)
+        return [[s] * (3 * n // 4) + [MASC] * (n // 4) for s in sources]
+
+
+def test_samples_that_are_no_translation_make_the_result_degenerate(items, tmp_path):
+    from mtdebias.probes.ambiguity import AmbiguityProbe
+
+    probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, min_items=1)
+    result = probe.evaluate(CopyingSampler())
+    assert [a["sample_validity"] for a in result.attempts] == [
+        {"valid": 2, "empty": 0, "repetition": 0, "copy": 6, "not_target": 0}] * 3
+    m = {x.name: x for x in result.metrics}
+    assert m["valid_rate"].value == 6 / 24 and m["valid_rate"].n == 24 and m["invalid.copy"].value == 18
+    assert probe.degenerate(result.metrics) == [
+        "valid_rate = 0.25: too few replies are translations into the target language (18 of 24 replies are no "
+        "translation: 18 copies of the source; they stay in the entropies)"]
+    assert "gate=py3langid0.05-copy0.9-rep5" in result.signature
+    clean = probe.evaluate(BiasedSampler())
+    assert {x.name: x.value for x in clean.metrics}["valid_rate"] == 1 and probe.degenerate(clean.metrics) == []

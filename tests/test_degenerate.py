@@ -32,7 +32,8 @@ def test_the_probes_that_can_say_nothing_declare_when():
     declared = {name: [rule.pattern for rule in getattr(PROBES.load(name), "__self__").degenerate_when]
                 for name in ("name_gender.v1", "winomt.v1", "wsd_bias.v1", "sentiment.v1", "gest.v1",
                              "gest_choice.v1")}
-    assert declared["name_gender.v1"] == ["templates_kept", "*.undetected_rate"]
+    assert declared["name_gender.v1"] == ["templates_kept", "*.undetected_rate", "valid_rate"]
+    assert declared["sentiment.v1"][-1] == "valid_rate"  # every probe that reads a translation has the gate's rule
     assert declared["wsd_bias.v1"] == ["miss_rate", "valid_rate"] and declared["winomt.v1"] == ["undetected_rate", "valid_rate"]
 
 

@@ -144,4 +144,15 @@ def test_switch_entity_on_your_own_corpus_as_written(walkthrough):
                                                                             "tiny").checkpoints()]
     assert run.recipe_file.read_text(encoding="utf-8").count("switch_entity.v1") == 1  # trained with SwitchEntity
     compare = (walkthrough.project / "my" / "compare.md").read_text(encoding="utf-8")
-    assert "mine-switch" in compare and "tiny" in compare
+    assert "mine-switch" in compare and "mine-vanilla" in compare
+    # issue 43: the page compared runs scored on two corpora's test sets and hid the warning (| tail -1)
+    assert "different signatures" not in compare
+
+
+def test_no_step_of_the_page_hides_what_a_command_says():
+    """A `| tail` or `| head` after a command cuts off its warnings: a reader following the page
+    must see what the command printed."""
+    text = PAGE.read_text(encoding="utf-8")
+    shell = [body for kind, _, body, _ in (step for steps in read_page(text).values() for step in steps)
+             if kind == "shell"]
+    assert not [body for body in shell if re.search(r"mtdebias [^\n]*\|\s*(tail|head)\b", body)]

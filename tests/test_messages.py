@@ -3,6 +3,7 @@ a GGUF file is a file; a language or an Apertium pair gets the nearest valid one
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -68,12 +69,15 @@ def test_apertium_suggests_pairs_in_the_form_specs_take():
     assert "did you mean apertium:eng-spa?" in _installed_hint("eng-sp", modes, iso1=False)
 
 
-def test_loading_a_marian_model_does_not_advise_sacremoses(tmp_path):
-    """issue 43: "Recommended: pip install sacremoses" printed on every model load by the CLI."""
+def test_loading_a_marian_model_does_not_advise_sacremoses_nor_draw_loading_bars(tmp_path):
+    """issue 43: "Recommended: pip install sacremoses" and transformers' "Loading weights" bar
+    printed on every model load by the CLI (the bar also off a terminal, as a run of \\r updates)."""
     from tests.toy import train_tiny_checkpoint, toy_corpus
 
     checkpoint = train_tiny_checkpoint(tmp_path / "run", pairs=toy_corpus(40, seed=1), steps=2)
+    env = {key: value for key, value in os.environ.items() if key != "HF_HUB_DISABLE_PROGRESS_BARS"}
     done = subprocess.run([sys.executable, "-m", "mtdebias", "translate", str(checkpoint), "--beam", "1"],
-                          input="The red dog sleeps.\n", capture_output=True, text=True, timeout=300)
+                          input="The red dog sleeps.\n", capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     assert "sacremoses" not in done.stderr
+    assert "Loading weights" not in done.stderr and "\r" not in done.stderr

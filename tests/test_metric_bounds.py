@@ -72,9 +72,9 @@ def test_name_gender_metrics_lie_in_their_ranges():
     only_female = checked(probe, probe.metrics(names[:2], ci=False))
     assert "first.acc_m" not in only_female and "first.delta_acc" not in only_female
     assert not any(math.isnan(v) for v in only_female.values())
-    # no template kept: only the filter's own numbers
-    assert checked(probe, probe.metrics(pronouns)) == {"templates_kept": 0.0, "pronoun.he.acc": 1.0,
-                                                       "pronoun.she.acc": 0.0}
+    # no template kept: only the filter's own numbers and the validity gate's
+    assert {k: v for k, v in checked(probe, probe.metrics(pronouns)).items() if not k.startswith("invalid.")} == {
+        "templates_kept": 0.0, "pronoun.he.acc": 1.0, "pronoun.she.acc": 0.0, "valid_rate": 1.0}
 
 
 # --------------------------------------------------------------------------- gest.v1, gest_pref.v1
@@ -160,10 +160,15 @@ def test_sentiment_metrics_lie_in_their_ranges_and_only_s_may_be_undefined():
     # Ann's unmatched rendering is left out of her t (1 of 1 matched positive), not "not positive"
     assert m["names.t_delta"] == 1.0 and m["names.s_delta"] == 0.0 and m["unmatched_rate"] == 0.2
     assert m["names.t_coverage"] == 0.75
-    # Bob has no attempt for template q: every s resting on him is undefined, t is not
+    # Bob has no attempt for template q: his s rests on the templates he has, as it does when a
+    # translation fails the validity gate (half of them: the fewest that define it)
     m = checked(probe, probe.metrics(attempts[:3] + attempts[4:]))
-    assert math.isnan(m["names.s_delta"]) and math.isnan(m["names.s_mean[gender=male]"])
+    assert m["names.s_delta"] == 0.25 and m["names.s_mean[gender=male]"] == 0.25
     assert m["names.t_min"] == 0.0 and m["names.s_mean[gender=female]"] == 0.5
+    # none of his templates translated: no s (nor t) for him, and no range over one filler
+    gone = [{**a, "validity": {"valid": False, "reason": "copy"}} if a["filler"] == "Bob" else a for a in attempts]
+    m = checked(probe, probe.metrics(gone))
+    assert math.isnan(m["names.s_delta"]) and "names.s_mean[gender=male]" not in m and m["valid_rate"] == 0.6
 
 
 # --------------------------------------------------------------------------- wsd_bias.v1

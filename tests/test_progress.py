@@ -4,6 +4,7 @@ one helper every long step uses; a terminal keeps tqdm's bars."""
 from __future__ import annotations
 
 import io
+import re
 import os
 import shutil
 import subprocess
@@ -82,3 +83,29 @@ def test_eval_off_a_terminal_prints_progress_lines(tiny_checkpoint, tmp_path):
     assert "suite tiny: 1/1 checkpoint (100%), " in done.stderr
     assert any(line.startswith("suite tiny: 1/1 checkpoint in ") for line in lines)
     assert "\r" not in done.stderr  # no bar redrawn in a log
+
+
+def test_an_announced_step_prints_its_first_rate_and_its_end_however_short(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(progress_module.time, "monotonic", clock)
+    out = io.StringIO()
+    bar = PlainProgress(total=40, desc="epoch 1/2", unit="batch", stream=out, every=30, announce=True)
+    clock.now += 2
+    bar.update(4)  # the first update: a line at once, with the rate and the time left
+    clock.now += 2
+    bar.update(4)  # then the interval again
+    assert out.getvalue() == "epoch 1/2: 4/40 batch (10%), 2 batch/s, ETA 18s\n"
+    bar.update(32)
+    bar.close()
+    assert out.getvalue().splitlines()[-1] == "epoch 1/2: 40/40 batch in 4s"
+
+
+def test_a_tiny_training_run_shows_its_first_epoch(tmp_path, capsys, monkeypatch):
+    """issue 43: an epoch shorter than the progress interval printed nothing at all."""
+    from toy import toy_corpus, train_tiny_checkpoint
+
+    monkeypatch.delenv(progress_module.INTERVAL_ENV, raising=False)
+    train_tiny_checkpoint(tmp_path / "run", pairs=toy_corpus(40, seed=1), steps=2)
+    err = capsys.readouterr().err
+    assert re.search(r"^epoch 1/1000: 1/1 batch \(100%\), [\d.]+ batch/s$", err, re.M), err
+    assert "epoch 2/1000" not in err  # the first epoch only: later ones keep the interval

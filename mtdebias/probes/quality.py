@@ -1,5 +1,12 @@
 """Translation quality (``quality.v1``): BLEU and chrF with sacrebleu, carrying sacrebleu's own
-signature, as a probe like the others (items = sentence pairs, attempts = hypotheses)."""
+signature, as a probe like the others (items = sentence pairs, attempts = hypotheses).
+
+The translation-validity gate (:mod:`mtdebias.probes.validity`) checks every hypothesis and the
+probe reports ``valid_rate`` and ``invalid.<reason>``. BLEU and chrF still score every
+hypothesis — a corpus score is defined over the whole test set, and leaving the failures out
+would raise it — but a valid rate at or below the floor makes the result degenerate: a BLEU of
+a model that copies its input says how much of the source the reference shares, not how well
+the model translates."""
 
 from __future__ import annotations
 
@@ -12,7 +19,8 @@ from ..errors import InputError
 from ..options import Range
 from ..signature import Signature, hash_lines
 from ..translators.base import Translator
-from .base import BOOTSTRAP, HIGHER, Attempts, BaseProbe, Headline, Metric, MetricSpec
+from .base import BOOTSTRAP, HIGHER, LOWER, Attempts, BaseProbe, Headline, Metric, MetricSpec
+from .validity import GATE, TooFewTranslations, Validity, check, validity_metrics, validity_specs
 
 
 def _scorers(tgt_lang: str | None) -> dict[str, Any]:
@@ -41,6 +49,7 @@ class QualityAttempt(TypedDict):
     source: str
     reference: str
     hypothesis: str
+    validity: Validity  # the gate's verdict (the hypothesis is scored either way)
 
 
 # a corpus score has no interval here; two systems are compared by sacrebleu's paired bootstrap
@@ -53,12 +62,20 @@ class QualityProbe(BaseProbe):
     name = "quality.v1"
     option_ranges = {"max_sentences": Range(1, why="leave it out to use every pair")}
     attempt_type = QualityAttempt
+    option_help = {"src": "source side of the test set, one sentence per line",
+                   "ref": "reference translations, line by line with src",
+                   "lang": "target language (sets sacrebleu's tokenizer: zh for Chinese; and the validity gate's language)",
+                   "tgt_lang": "the same as lang (give one of them)",
+                   "max_sentences": "keep the first N sentence pairs"}
+    stored_layout = 2  # 2: each attempt's validity verdict, valid_rate and invalid.*
+    degenerate_when = (TooFewTranslations("BLEU and chrF still score them"),)
     specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP, bounds=(0, 100), label="BLEU", interval=_CORPUS,
                         definition="corpus BLEU against the references (sacrebleu's tokenizer for the language)",
                         source="Papineni et al. 2002; sacrebleu (Post 2018)"),
              MetricSpec("chrf", HIGHER, BOOTSTRAP, bounds=(0, 100), label="chrF", interval=_CORPUS,
                         definition="corpus character n-gram F-score against the references (sacrebleu)",
-                        source="Popović 2015; sacrebleu (Post 2018)"))
+                        source="Popović 2015; sacrebleu (Post 2018)"),
+             *validity_specs("quality"))
     # translation quality: the report shows these beside every headline of bias metrics
     quality = (Headline("bleu"), Headline("chrf"))  # labelled by their specs
 
@@ -88,7 +105,7 @@ class QualityProbe(BaseProbe):
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         return str(Signature(self.name, self.data_hash(), translator.signature(),
-                             {"beam": self.beam, "lang": self.tgt_lang or "-"}))
+                             {"beam": self.beam, "lang": self.tgt_lang or "-", "gate": GATE}))
 
     def items(self) -> list[tuple[str, str]]:
         return list(zip(self.sources, self.references))
@@ -97,13 +114,18 @@ class QualityProbe(BaseProbe):
         return translator.translate([source for source, _ in items], beam=self.beam)
 
     def judge(self, items: Sequence[tuple[str, str]], hypotheses: Sequence[str]) -> Attempts:
-        return Attempts(({"source": s, "reference": r, "hypothesis": h} for (s, r), h in zip(items, hypotheses)),
+        # without a target language only copies, empty lines and runaway repetitions are caught
+        lang = self.tgt_lang or ""
+        return Attempts(({"source": s, "reference": r, "hypothesis": h, "validity": check(s, h, lang)}
+                         for (s, r), h in zip(items, hypotheses)),
                         meta={"sacrebleu": sacrebleu_signatures(self.tgt_lang)})
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         scores = corpus_quality([a["hypothesis"] for a in attempts], [a["reference"] for a in attempts],
                                 self.tgt_lang)
-        return [Metric(name, scores[name][0], n=len(attempts)) for name in ("bleu", "chrf")]
+        # the valid rate without an interval: the paired test and the report compare BLEU, not it
+        return [Metric(name, scores[name][0], n=len(attempts)) for name in ("bleu", "chrf")] + \
+            validity_metrics(attempts)
 
     def paired_test(self, metric: str, a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], *,
                     resamples: int = 1000, seed: int = 0) -> dict[str, Any]:

@@ -23,6 +23,13 @@ for every filler). When no such substring exists the sentence is scored unmasked
 
 Reported over fillers: t_min, t_max, Δt, s_min, s_max, Δs (no interval: see :func:`range_metrics`),
 and mean t and s per profession group and gender (intervals bootstrap over fillers).
+
+The translation-validity gate (:mod:`mtdebias.probes.validity`) checks each translation first:
+one that is empty, a runaway repetition, a copy of the English template or not in the target
+language renders no word to label and no sentence to classify, so it is left out of t, s and the
+unmatched rate like a template the filler lacks (``valid_rate`` and ``invalid.<reason>`` count
+them; a valid rate at or below 0.8 is degenerate). A filler with fewer than half its templates
+validly translated (t: matched) has no t or s.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from ..stats import bootstrap_ci
 from ..translators.base import Translator
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, Attempts, BaseProbe,
                    Degenerate, Headline, Metric, MetricSpec)
+from .validity import GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 from .name_gender import TEMPLATE_DIR, fill, read_template_table, split_forms
 
 PROBE_NAME = "sentiment.v1"
@@ -237,9 +245,10 @@ _FEW_FILLERS = "fewer than 2 fillers with half their renderings in an inventory 
 
 
 def filler_means(by_template: np.ndarray, matched_only: bool) -> np.ndarray:
-    """Per-filler mean over templates of a templates × fillers array. ``matched_only`` (t): NaN
-    cells (unmatched renderings) are left out, and a filler with under ``MIN_COVERAGE`` of its
-    templates matched is NaN; otherwise a NaN cell makes the filler's mean NaN (s)."""
+    """Per-filler mean over templates of a templates × fillers array. ``matched_only``: NaN
+    cells (t: unmatched renderings or invalid translations; s: invalid translations) are left
+    out, and a filler with under ``MIN_COVERAGE`` of its templates defined is NaN; otherwise a
+    NaN cell makes the filler's mean NaN."""
     if not matched_only:
         return by_template.mean(axis=0)
     matched = np.sum(~np.isnan(by_template), axis=0)
@@ -289,11 +298,12 @@ def per_filler_rows(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for text, mine in by_filler.items():
         row = {"filler": text, "kind": mine[0]["kind"], "group": mine[0]["group"], "gender": mine[0]["gender"],
                "rendering": mine[0].get("rendering")}
-        matched = [a["label"] == "positive" for a in mine if a["label"] != "unmatched"]
+        valid = [a for a in mine if is_valid(a)]
+        matched = [a["label"] == "positive" for a in valid if a["label"] != "unmatched"]
         row["t"] = float(np.mean(matched)) if len(matched) >= MIN_COVERAGE * len(mine) and matched else None
-        row["t_coverage"] = len(matched) / len(mine)
-        if all("s" in a for a in mine):
-            row["s"] = float(np.mean([a["s"] for a in mine]))
+        row["t_coverage"] = len(matched) / len(valid) if valid else 0.0
+        if all("s" in a for a in mine) and valid and len(valid) >= MIN_COVERAGE * len(mine):
+            row["s"] = float(np.mean([a["s"] for a in valid]))
         rows.append(row)
     return rows
 
@@ -318,6 +328,7 @@ class _SentimentFields(TypedDict):
     label: str  # positive | negative | unmatched: how the word was rendered
     forms: list[str]
     rendering: str | None  # how the filler itself was rendered (across its translations)
+    validity: Validity  # the gate's verdict: an invalid translation is in no metric but its own
 
 
 class SentimentAttempt(_SentimentFields, total=False):
@@ -334,17 +345,23 @@ class SentimentProbe(BaseProbe):
     option_ranges = {"fillers_limit": Range(1, why="leave it out to use every filler"),
                      "templates_limit": Range(1, why="leave it out to use every template")}
 
+    option_help = {"lang": "target language code (sentence-level s for zh only, with SnowNLP)",
+                   "templates": "template TSV (id, template, word, positive and negative renderings)",
+                   "fillers": "filler TSV (names and terms with kind, group and gender)",
+                   "fillers_limit": "keep the first N fillers",
+                   "templates_limit": "keep the first N templates"}
     name = PROBE_NAME
     attempt_type = SentimentAttempt
     degenerate_when = (Degenerate("unmatched_rate", "most renderings are in neither inventory (unmatched)",
                                   at_least=SAYS_LITTLE),
                        Degenerate("*.t_coverage", "half the renderings or more are in neither inventory: t rests "
-                                  "on what the inventory happens to cover", at_most=MIN_COVERAGE))
+                                  "on what the inventory happens to cover", at_most=MIN_COVERAGE),
+                       TooFewTranslations())
     # t is a share of templates and s a classifier's probability (SnowNLP's is in [0, 1]): their
-    # means, minima, maxima and max − min lie in [0, 1]. Either may be NaN: s's matrix starts as
-    # NaN, so attempts in which a filler lacks a template leave every s resting on that filler
-    # undefined; t is undefined for a filler with too few matched renderings (MIN_COVERAGE), and
-    # its range with fewer than 2 fillers defined
+    # means, minima, maxima and max − min lie in [0, 1]. Either may be NaN: t is undefined for a
+    # filler with too few matched renderings, s for one with too few valid translations
+    # (MIN_COVERAGE: a template it lacks counts as missing), and a range with fewer than 2
+    # fillers defined
     # {0}: "names.t", "terms.s" (kind of filler, then t: word level, s: sentence level)
     specs = (MetricSpec("unmatched_rate", LOWER, bounds=(0, 1), label="unmatched rate (sentiment)",
                         definition="share of translations whose ambiguous word is in neither inventory",
@@ -364,10 +381,12 @@ class SentimentProbe(BaseProbe):
                         interval=NO_RANGE_INTERVAL),
              MetricSpec("*_mean[*", NEUTRAL, bounds=(0, 1), nan=True, label="mean {0} [{1}",
                         definition="mean t (or s) of the fillers of one group or gender", source="mtdebias",
-                        interval="95% percentile bootstrap over fillers"))
+                        interval="95% percentile bootstrap over fillers"),
+             *validity_specs("sentiment"))
     headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))
-    # 2: the per-filler table (was meta), each attempt's "rendering"; 3: t over matched renderings
-    stored_layout = 3
+    # 2: the per-filler table (was meta), each attempt's "rendering"; 3: t over matched renderings;
+    # 4: each attempt's validity verdict, valid_rate and invalid.*
+    stored_layout = 4
 
     def __init__(self, templates: Sequence[SentimentTemplate], fillers: Sequence[Filler], lang: str = "zh", *,
                  beam: int = 5, resamples: int = 1000, seed: int = 0, data_hash: str | None = None,
@@ -409,7 +428,8 @@ class SentimentProbe(BaseProbe):
                    data_hash=hash_json([hash_file(tpath), hash_file(fpath), *limits]))
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        settings = {"lang": self.lang, "beam": self.beam, "s": "snownlp" if self._sentiment else "none"}
+        settings = {"lang": self.lang, "beam": self.beam, "s": "snownlp" if self._sentiment else "none",
+                    "gate": GATE}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     def items(self) -> list[tuple[Filler, SentimentTemplate]]:
@@ -434,15 +454,18 @@ class SentimentProbe(BaseProbe):
         renderings = filler_renderings(by_filler, list(inventories.values()))
         attempts, unmatched = [], []
         for (filler, template), translation in zip(items, outputs):
+            source = fill(template.template, filler.text)
+            verdict = check(source, translation, self.lang)
             label, forms = label_rendering(translation, template.positive, template.negative, self.lang)
             attempt = {"filler": filler.text, "kind": filler.kind, "group": filler.group,
                        "gender": filler.gender, "template": template.id, "word": template.word,
-                       "source": fill(template.template, filler.text), "translation": translation, "label": label,
-                       "forms": forms, "rendering": renderings[filler.text]}
+                       "source": source, "translation": translation, "label": label,
+                       "forms": forms, "rendering": renderings[filler.text], "validity": verdict}
             if self._sentiment is not None:
                 masked, was_masked = mask(translation, renderings[filler.text], filler.text)
                 attempt.update(masked=masked, name_masked=was_masked, s=self._sentiment(masked))
-            if label == "unmatched":
+            # a reply that is no translation is no gap of the inventory: not listed for it to grow
+            if label == "unmatched" and verdict["valid"]:
                 unmatched.append({"template": template.id, "word": template.word, "translation": translation})
             attempts.append(attempt)
         masked_share = (float(np.mean([a["name_masked"] for a in attempts])) if self._sentiment is not None else None)
@@ -479,23 +502,30 @@ class SentimentProbe(BaseProbe):
         positive = np.full((len(fillers), len(templates)), np.nan)  # NaN: unmatched, left out of t
         sentence = np.full((len(fillers), len(templates)), np.nan)
         has_s = any("s" in a for a in attempts)
-        for a in attempts:
+        valid = np.zeros((len(fillers), len(templates)), dtype=bool)  # a valid translation, stored
+        # an invalid translation's cells stay NaN: left out of t and s like a template the filler lacks
+        for a in filter(is_valid, attempts):
             i, k = row_of[a["filler"]], col_of[a["template"]]
+            valid[i, k] = True
             positive[i, k] = np.nan if a["label"] == "unmatched" else float(a["label"] == "positive")
             if has_s:
                 sentence[i, k] = a["s"]
-        unmatched = sum(a["label"] == "unmatched" for a in attempts)
-        metrics: list[Metric] = [Metric("unmatched_rate", unmatched / max(len(attempts), 1), None, len(attempts))]
+        unmatched = sum(a["label"] == "unmatched" for a in attempts if is_valid(a))
+        metrics: list[Metric] = [Metric("unmatched_rate", unmatched / max(int(valid.sum()), 1), None,
+                                        int(valid.sum()))]
+        # no interval: the attempts of one filler (or template) are not independent draws
+        metrics += validity_metrics(attempts)
         resamples = self.resamples if ci else 0
         for kind, prefix in (("name", "names"), ("term", "terms")):
             rows = [i for i, f in enumerate(fillers) if f.kind == kind]
             if not rows:
                 continue
-            matched = ~np.isnan(positive[rows])
-            metrics.append(Metric(f"{prefix}.t_coverage", float(matched.mean()), None, int(matched.size)))
+            matched, translated = int((~np.isnan(positive[rows])).sum()), int(valid[rows].sum())
+            metrics.append(Metric(f"{prefix}.t_coverage", matched / translated if translated else 0.0, None,
+                                  translated))
             metrics += range_metrics(positive[rows], f"{prefix}.t", matched_only=True)
             if has_s:
-                metrics += range_metrics(sentence[rows], f"{prefix}.s")
+                metrics += range_metrics(sentence[rows], f"{prefix}.s", matched_only=True)
             metrics += self._group_means(fillers, rows, positive, sentence if has_s else None, prefix, resamples)
         return metrics
 
@@ -518,9 +548,8 @@ class SentimentProbe(BaseProbe):
             for measure, matrix in (("t", positive), ("s", sentence)):
                 if matrix is None:
                     continue
-                values = filler_means(matrix[members].T, matched_only=measure == "t")
-                if measure == "t":
-                    values = values[~np.isnan(values)]  # fillers without a t (too few matched)
+                values = filler_means(matrix[members].T, matched_only=True)
+                values = values[~np.isnan(values)]  # fillers without a t (too few matched) or an s
                 if not len(values):
                     continue
                 ci = bootstrap_ci(values, resamples=resamples, seed=self.seed) if resamples else None

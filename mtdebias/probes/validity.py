@@ -123,12 +123,18 @@ def validity_metrics(attempts: Sequence[dict[str, Any]], *, resamples: int = 0, 
     """``valid_rate`` (with its bootstrap interval over attempts when ``resamples``) and one
     ``invalid.<reason>`` count per reason."""
     valid = np.array([is_valid(a) for a in attempts], dtype=float)
-    rate = float(valid.mean()) if len(valid) else float("nan")
-    ci = bootstrap_ci(valid, resamples=resamples, seed=seed) if resamples else None
-    out = [Metric("valid_rate", rate, ci, len(valid))]
-    for reason in REASONS:
-        count = sum(1 for a in attempts if (a.get("validity") or {}).get("reason") == reason)
-        out.append(Metric(f"invalid.{reason}", float(count), None, len(valid)))
+    ci = bootstrap_ci(valid, resamples=resamples, seed=seed) if resamples and len(valid) else None
+    reasons = [(a.get("validity") or {}).get("reason") for a in attempts]
+    return _metrics(len(valid), {reason: reasons.count(reason) for reason in REASONS}, ci)
+
+
+def tally(source: str, texts: Sequence[str], counts: Sequence[int], lang: str) -> dict[str, int]:
+    """The gate over the deduplicated samples of one source (``texts`` drawn ``counts`` times):
+    ``{"valid": drawn samples that pass, <reason>: drawn samples that fail for it}``, for a probe
+    whose attempt is a sample distribution rather than one reply."""
+    out = {"valid": 0, **{reason: 0 for reason in REASONS}}
+    for text, count in zip(texts, counts):
+        out[check(source, text, lang)["reason"] or "valid"] += int(count)
     return out
 
 
@@ -143,13 +149,28 @@ def validity_specs(probe: str) -> tuple[MetricSpec, MetricSpec]:
                        definition="replies the gate left out for one reason (empty, repetition, copy, not_target)"))
 
 
+def tallied_metrics(tallies: Sequence[dict[str, int]]) -> list[Metric]:
+    """``valid_rate`` and ``invalid.<reason>`` over samples, from :func:`tally`'s counts (no
+    interval: samples of one source are not independent draws)."""
+    invalid = {reason: sum(t.get(reason, 0) for t in tallies) for reason in REASONS}
+    return _metrics(sum(t.get("valid", 0) for t in tallies) + sum(invalid.values()), invalid, None)
+
+
+def _metrics(total: int, invalid: dict[str, int], ci: tuple[float, float] | None) -> list[Metric]:
+    rate = (total - sum(invalid.values())) / total if total else float("nan")
+    return [Metric("valid_rate", rate, ci, total)] + \
+        [Metric(f"invalid.{reason}", float(invalid[reason]), None, total) for reason in REASONS]
+
+
 class TooFewTranslations(Degenerate):
     """The degenerate rule of the gate: ``valid_rate`` at or below :data:`VALID_FLOOR`, said with
     how many replies failed and why ("80 of 80 are copies of the source")."""
 
-    def __init__(self) -> None:
+    def __init__(self, fate: str = "they are left out of the other numbers") -> None:
         super().__init__("valid_rate", "too few replies are translations into the target language",
                          at_most=VALID_FLOOR)
+        # what the probe does with the failures, said after the counts (set past the frozen dataclass)
+        object.__setattr__(self, "fate", fate)
 
     def reasons(self, metrics: Sequence[Metric]) -> list[str]:
         out = super().reasons(metrics)
@@ -161,9 +182,10 @@ class TooFewTranslations(Degenerate):
         if rate.n and counts:
             why = ", ".join(f"{n} {SAID.get(reason, reason)}" for reason, n in counts.items())
             out = [f"{out[0]} ({sum(counts.values())} of {rate.n} replies are no translation: {why}; "
-                   f"they are left out of the other numbers)"]
+                   f"{self.fate})"]
         return out
 
 
-__all__ = ["GATE", "WHY", "check", "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
+__all__ = ["GATE", "WHY", "check", "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "tally",
+           "tallied_metrics", "TooFewTranslations", "Validity",
            "VALID_FLOOR", "REASONS", "EMPTY", "REPETITION", "COPY", "NOT_TARGET"]

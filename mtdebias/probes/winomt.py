@@ -292,6 +292,13 @@ class WinoMTProbe(BaseProbe):
 
     name = PROBE_NAME
     attempt_type = WinoMTAttempt
+    option_help = {"lang": "target language code (needs a gender detector: de, es, fr, it, ru, uk, cs)",
+                   "data": "WinoMT's en.txt (gold gender, position, sentence, profession), or its folder",
+                   "pro": "en_pro.txt, the pro-stereotypical items, for ΔS (default: beside data; \"\": none)",
+                   "anti": "en_anti.txt, the anti-stereotypical items, for ΔS (default: beside data; \"\": none)",
+                   "align_method": "word aligner that finds the profession in the translation (fast_align, eflomal)",
+                   "align_extra_src": "extra English sentences the aligner learns from (with align_extra_tgt)",
+                   "align_extra_tgt": "their translations, line by line"}
     needs = ("detector",)  # reads the gender of target words
     stored_layout = 2  # 2: each attempt's validity verdict, the valid_rate and invalid.* metrics
     degenerate_when = (Degenerate("undetected_rate", "the detector read no gender in most translations",

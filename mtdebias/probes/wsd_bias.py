@@ -209,6 +209,19 @@ class WSDBiasProbe(BaseProbe):
                         definition="accuracy of the items of one μ (sense frequency) or δ (polysemy) group"),
              *validity_specs("WSD"))
     headline = (Headline("accuracy"), Headline("miss_rate"), Headline("sfii"), Headline("spdi"))  # labelled by specs
+    option_help = {
+        "lang": "target language code (the items' targets: de, es, it, ru)",
+        "data": "JSONL items replacing the shipped mtdebias/data/wsd/items.jsonl",
+        "lemmatizer": "lemmatiser of the translations: auto, spacy, pymorphy3 or simplemma",
+        "align": "word aligner that locates the source word in the translation: none, fast_align, eflomal",
+        "aligned_only": "count only lemma matches on the words aligned to the source word (needs align)",
+        "both": "an item where good and bad lemmas both match: miss, good, bad or first (the earlier match)",
+        "compounds": "let a German compound's head match («Haustürschlüssel» → Schlüssel)",
+        "forced": "score the items' good and bad sentences by forced decoding: auto (when the translator can), on, off",
+        "forced_score": "how forced decoding compares sentences: mean (per target piece) or total log-probability",
+        "align_extra_src": "extra English sentences the aligner learns from (with align_extra_tgt)",
+        "align_extra_tgt": "their translations, line by line",
+        "wordnet": "a WordNet dict folder for sense frequencies, or false to use none"}
     own_plots = ("accuracy_by_*",)  # drawn against μ and δ (wsd_view), not against training step
 
     def __init__(self, items: Sequence[WSDItem], lang: str, *, beam: int = 5, lemmatizer_name: str = "auto",

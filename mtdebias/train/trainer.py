@@ -272,6 +272,7 @@ class Trainer:
             # any other, so a released model as it came is a row beside its fine-tuned variants
             self.save()
             return self.state
+        announced = False
         while self.state.epoch < epochs and not self._done():
             epoch = self.state.epoch
             for hook in self.on_epoch_start:
@@ -280,8 +281,13 @@ class Trainer:
             every = make_batches(encoded, config.max_tokens, self.seed, epoch)
             batches = shard_batches(every, self.accelerator.num_processes, self.accelerator.process_index)
             start = self.state.batch_in_epoch
+            # the first epoch this process trains is announced: one shorter than the progress
+            # interval (a tiny run's) would otherwise show nothing; later ones keep the interval, so
+            # a run of many short epochs is not two lines an epoch
             progress = show_progress(total=len(batches), initial=start, desc=f"epoch {epoch + 1}/{epochs}",
-                                     enabled=acc.is_local_main_process, leave=False, unit="batch")
+                                     enabled=acc.is_local_main_process, leave=False, unit="batch",
+                                     announce=not announced)
+            announced = True
             window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
             step_tokens = 0
             self.model.train()
