@@ -191,7 +191,8 @@ llamacpp: $(STAMP)
 # and name, GEST and GestTranslation, every word-sense item, every sentiment template and filler;
 # each size is on the probe's `size:` line), greedy, max_new_tokens 64, three few-shot examples per
 # language. Gemma 3 270M is the model measured; SmolLM2-135M-Instruct, which does not translate, is
-# the negative control: its results should all say nothing (the validity gate flags them).
+# the negative control: the report lists all its results as saying nothing (--control; the validity
+# gate alone passes its fluent-looking German nonsense as German).
 # One target per language, `make real-llms-de ROUTE=ct2-causal` (ROUTE: how the GGUF file runs,
 # hf-causal by default); `make real-llms` runs them all, then the table. A target killed and started
 # again skips every probe already stored and resumes the probe it was in at its last decoded batch
@@ -232,7 +233,7 @@ real-llms: $(REAL_LLMS)
 # where `mtdebias eval ROUTE:FILE` stores its results (RunStore.for_translator)
 RELEASED_RUNS := $(foreach f,$(GEMMA_GGUF) $(SMOL_GGUF),runs/translators/$(ROUTE)_$(subst /,_,$(f)))
 # report keys are PROBE@LABEL:METRIC; the suites label every probe by language
-# (the valid rate beside WinoMT's accuracy shows why the control's rows say nothing)
+# (the valid rate beside WinoMT's accuracy: how many replies were translations at all)
 RELEASED_METRICS := '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:valid_rate' '*@name_gender_*:templates_kept' \
   '*@name_gender_*:first.delta_acc' '*@gest_ru:masculine_rate' '*@gest_ru:undetected_rate' \
   '*@gest_choice_ru:masculine_rate' '*@gest_choice_ru:option_a_rate_masculine_first' \
@@ -241,7 +242,7 @@ RELEASED_METRICS := '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:valid
   '*@sentiment_zh:unmatched_rate'
 real-llms-table: $(STAMP)
 	$(BIN)/mtdebias report $(RELEASED_RUNS) --out $(RELEASED)/report.html --title "Released LLMs" \
-	  --metrics $(RELEASED_METRICS)
+	  --metrics $(RELEASED_METRICS) --control $(lastword $(RELEASED_RUNS))
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results
 

@@ -27,6 +27,9 @@ def add_parser(subparsers) -> None:
                              "other files is refused even then. Without it, only the report's own earlier "
                              "output is replaced")
     parser.add_argument("--title", default="mtdebias report", help="the report's title (default 'mtdebias report')")
+    parser.add_argument("--control", action="append", default=[], metavar="RUN_DIR",
+                        help="a run (one of RUN_DIR) that is a negative control, a model that cannot do the task: "
+                             "all its results are listed as saying nothing (repeatable)")
     parser.set_defaults(func=run)
 
 
@@ -40,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     for repeat in repeats:
         print(f"warning: {repeat}", file=sys.stderr)
     summary = build_report(runs, Path(args.out), title=args.title, metrics=args.metrics,
-                           at=args.at, force=args.force)
+                           at=args.at, force=args.force, controls=args.control)
     print(summary.headline_markdown)
     print()
     for warning in summary.warnings:
