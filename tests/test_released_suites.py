@@ -48,8 +48,14 @@ def test_every_language_with_a_winomt_detector_has_a_full_winomt_suite():
     detectors = {code for code, language in LANGUAGES.items() if language.detector}
     with_winomt = {path.stem for path in SUITES if 'type = "winomt.v1"' in path.read_text(encoding="utf-8")}
     assert with_winomt == detectors
-    for lang in detectors:
-        assert (REPO / "eval" / "released" / f"examples_{lang}.tsv").is_file()
+    from mtdebias.translators.llm_prompt import load_examples
+
+    english = None
+    for path in SUITES:  # every suite's few-shot file: the same three English sentences, translated
+        examples = load_examples(str(REPO / "eval" / "released" / f"examples_{path.stem}.tsv"))
+        assert len(examples) == 3 and all(target.strip() for _, target in examples)
+        english = english or [source for source, _ in examples]
+        assert [source for source, _ in examples] == english
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
