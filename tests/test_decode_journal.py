@@ -129,12 +129,13 @@ def _eval(folder: Path, tiny_llm: Path, calls: Path, kill_at: int | None) -> sub
                           cwd=folder, env=env, capture_output=True, text=True, timeout=600)
 
 
-def _stored(folder: Path, tiny_llm: Path) -> tuple[list[dict], str]:
+def _stored(folder: Path, tiny_llm: Path) -> tuple[list[str], str]:
+    """The stored result rows (as JSON text: an undefined metric's NaN equals itself there) and attempts."""
     relative, (checkpoint,) = RunStore.for_translator(f"hf-causal:{tiny_llm}")  # under the eval's folder
     store, checkpoint = RunStore(folder / relative.dir), folder / checkpoint
-    rows = [{k: row[k] for k in ("signature", "metric", "value", "ci", "n", "request")}
+    rows = [json.dumps({k: row[k] for k in ("signature", "metric", "value", "ci", "n", "request")}, sort_keys=True)
             for row in store.results(checkpoint)]
-    return sorted(rows, key=json.dumps), store.attempts_path(checkpoint, "winomt_de").read_text(encoding="utf-8")
+    return sorted(rows), store.attempts_path(checkpoint, "winomt_de").read_text(encoding="utf-8")
 
 
 def test_an_eval_killed_mid_probe_resumes_and_stores_the_uninterrupted_result(tiny_llm, tmp_path):
