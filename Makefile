@@ -194,23 +194,56 @@ llamacpp: $(STAMP)
 	    -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_OPENSSL=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 \
 	    $(BIN)/python -m pip install --no-deps 'llama-cpp-python==$(LLAMA_CPP_VERSION)' diskcache; }
 
-# Both released models scored on every probe that applies, on fixed subsets (eval/released/*.toml:
-# sizes in each file), through hf-causal with three few-shot examples per language; then the
-# report and the README/docs table.
-RELEASED_LANGS := de es fr ru zh
-# duration: about 45 min on 2 cores
-real-llms: $(STAMP) released-llms $(BIBLE_DATA)/summary.json
-	@for model in $(GEMMA_GGUF) $(SMOL_GGUF); do for lang in $(RELEASED_LANGS); do \
-	  echo "== $$model en-$$lang"; \
-	  $(BIN)/mtdebias eval hf-causal:$$model --suite eval/released/$$lang.toml --set src_lang=en --set tgt_lang=$$lang \
-	    --translator-option examples=eval/released/examples_$$lang.tsv --translator-option max_new_tokens=64 || exit 1; \
-	done; done
+# Both released models scored at full size on every probe that applies (eval/released/<lang>.toml:
+# every WinoMT sentence for each language with a WinoMT gender detector, every name-gender template
+# and name, GEST and GestTranslation, every word-sense item, every sentiment template and filler;
+# each size is on the probe's `size:` line), greedy, max_new_tokens 64, three few-shot examples per
+# language. Gemma 3 270M is the model measured; SmolLM2-135M-Instruct, which does not translate, is
+# the negative control: the report lists all its results as saying nothing (--control; the validity
+# gate alone passes its fluent-looking German nonsense as German).
+# One target per language, `make real-llms-de ROUTE=ct2-causal` (ROUTE: how the GGUF file runs,
+# hf-causal by default); `make real-llms` runs them all, then the table. A target killed and started
+# again skips every probe already stored and resumes the probe it was in at its last decoded batch
+# (the run store's decode journal); each probe prints its progress and ETA.
+#
+# How long, on 2 idle cores with ROUTE=hf-causal (the one place these estimates live): Gemma's
+# per-item costs measured on the de suite (issue 44: WinoMT 0.77 s a sentence with alignment,
+# name-gender 0.27 s a sentence, a word-sense item 0.42 s, an ambiguity item 0.96 s), GEST and
+# sentiment costed as name-gender-length sentences (0.5 and 0.27 s), and name-gender templates kept
+# by the he/she check in the share the subsets kept (de 1/3, es 1/2, fr all, ru and uk assumed 1/2);
+# SmolLM2 is costed at Gemma's rate per sentence (half the parameters, but a 49k vocabulary against
+# 262k, and replies of about the same length), and almost nothing on name-gender (it keeps no template):
+#   real-llms-de  Gemma ~80 min (WinoMT 50, name-gender 27, word senses 2, ambiguity 2) + SmolLM2 ~55 min
+#   real-llms-es  Gemma ~85 min (WinoMT 50, name-gender 35, word senses 2)             + SmolLM2 ~55 min
+#   real-llms-fr  Gemma ~115 min (WinoMT 50, name-gender 65)                            + SmolLM2 ~50 min
+#   real-llms-it  Gemma ~52 min (WinoMT 50, word senses 2)                              + SmolLM2 ~52 min
+#   real-llms-ru  Gemma ~110 min (WinoMT 50, name-gender 29, GEST 30, word senses 2)   + SmolLM2 ~85 min
+#   real-llms-uk  Gemma ~83 min (WinoMT 50, name-gender 33)                             + SmolLM2 ~50 min
+#   real-llms-cs  Gemma ~50 min (WinoMT)                                                + SmolLM2 ~50 min
+#   real-llms-zh  Gemma ~31 min (sentiment 6,916 sentences)                             + SmolLM2 ~31 min
+# about 17 hours in all on hf-causal: a faster route divides each line by its speed-up.
+ROUTE ?= hf-causal
+RELEASED_LANGS := de es fr it ru uk cs zh
+REAL_LLMS := $(addprefix real-llms-,$(RELEASED_LANGS))
+.PHONY: $(REAL_LLMS)
+released_eval = $(BIN)/mtdebias eval $(ROUTE):$(1) --suite eval/released/$(2).toml --set src_lang=en \
+  --set tgt_lang=$(2) --translator-option examples=eval/released/examples_$(2).tsv --translator-option max_new_tokens=64
+
+$(REAL_LLMS): real-llms-%: $(STAMP) released-llms
+	$(call released_eval,$(GEMMA_GGUF),$*)
+	$(call released_eval,$(SMOL_GGUF),$*)
+
+real-llms-es: $(BIBLE_DATA)/summary.json  # its suite scores the Bible test split too
+
+# duration: about 17 hours on 2 idle cores with ROUTE=hf-causal
+real-llms: $(REAL_LLMS)
 	$(MAKE) real-llms-table
 
-RELEASED_RUNS := runs/translators/hf-causal_runs_released_gemma-3-270m-q4_k_m.gguf \
-  runs/translators/hf-causal_runs_released_smollm2-135m-instruct-q4_1.gguf
+# where `mtdebias eval ROUTE:FILE` stores its results (RunStore.for_translator)
+RELEASED_RUNS := $(foreach f,$(GEMMA_GGUF) $(SMOL_GGUF),runs/translators/$(ROUTE)_$(subst /,_,$(f)))
 # report keys are PROBE@LABEL:METRIC; the suites label every probe by language
-RELEASED_METRICS := '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@name_gender_*:templates_kept' \
+# (the valid rate beside WinoMT's accuracy: how many replies were translations at all)
+RELEASED_METRICS := '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:valid_rate' '*@name_gender_*:templates_kept' \
   '*@name_gender_*:first.delta_acc' '*@gest_ru:masculine_rate' '*@gest_ru:undetected_rate' \
   '*@gest_choice_ru:masculine_rate' '*@gest_choice_ru:option_a_rate_masculine_first' \
   '*@gest_choice_ru:option_a_rate_feminine_first' '*@gest_choice_ru:same_letter_every_time' '*@wsd_*:miss_rate' \
@@ -218,7 +251,7 @@ RELEASED_METRICS := '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@name_gender_*:
   '*@sentiment_zh:unmatched_rate'
 real-llms-table: $(STAMP)
 	$(BIN)/mtdebias report $(RELEASED_RUNS) --out $(RELEASED)/report.html --title "Released LLMs" \
-	  --metrics $(RELEASED_METRICS)
+	  --metrics $(RELEASED_METRICS) --control $(lastword $(RELEASED_RUNS))
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results
 

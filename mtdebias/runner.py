@@ -5,7 +5,8 @@ the probe type, its options (with the content of the files they name) and the ch
 content hash — known before anything is loaded. A checkpoint whose results are all stored is
 skipped without loading its model, and its hash is cached by file stat, so ``--watch`` costs
 nothing per poll for scored checkpoints. A killed evaluation loses at most the probe in
-progress; a checkpoint that fails to load is reported and skipped.
+progress, and of that probe only the batch being decoded (the others are kept in the run store's
+decode journal and reused); a checkpoint that fails to load is reported and skipped.
 """
 
 from __future__ import annotations
@@ -190,9 +191,14 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Probe, request: str
         if request in _believed_requests(store, checkpoint, [(spec, probe)]):
             outcome.skipped.append(label)
             return
+        # each decoded batch is kept until the result is stored: a kill costs the batch in progress,
+        # not the probe (3,888 WinoMT sentences take an LLM about an hour)
+        journal = store.decode_journal(checkpoint, request)
+        if len(journal):
+            _say(f"{label}: resuming: {len(journal)} batch(es) decoded before an interruption are reused")
         with heartbeat(f"eval {label}"):  # a probe can decode for minutes: say so off a terminal
             # and count its sentences, with an ETA: an LLM takes seconds each, hours in all
-            result = evaluate_probe(probe, ProgressTranslator(translator, f"eval {label}"))
+            result = evaluate_probe(probe, ProgressTranslator(translator, f"eval {label}", journal))
         if result.meta.get("degenerate"):
             print(f"warning: {label}: the result says nothing: {'; '.join(result.meta['degenerate'])}",
                   file=sys.stderr, flush=True)
@@ -209,6 +215,7 @@ def _score_claimed(checkpoint: Path, spec: ProbeSpec, probe: Probe, request: str
             "n": 0, "meta": result.meta}]
         store.add_results(checkpoint, [{**row, "label": spec.label, "request": request} for row in rows],
                           label=spec.label)
+        journal.drop()
         outcome.scored.append(label)
     finally:
         claim.release()

@@ -11,6 +11,7 @@
       eval/step-0000400/results.jsonl   one line per metric, each with a signature
       eval/step-0000400/<label>.attempts.jsonl   per-item logs, to recompute metrics
       eval/step-0000400/<label>.<kind>.json      a probe's extra table (anova, per_name, counts, …)
+      eval/step-0000400/.decoded/<request>/      a probe's decoded batches while it runs (DecodeJournal)
       finished.json            written when training (and post-hoc debiasing) is done
       .train.lock              held by the `train` process of the run (one trainer at a time)
 
@@ -32,6 +33,7 @@ import math
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import warnings
@@ -41,12 +43,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .atomic import enumerate_jsonl, json_line, read_jsonl, write_json, write_jsonl
-from .errors import NotWritable
+from .errors import InputError, NotWritable
 from .locking import FileLock, check_lock_folder
 from .textio import open_append, open_regular, read_bytes
 
 CHECKPOINTS = "checkpoints"
 EVAL = "eval"
+DECODED = ".decoded"
 COMPLETE_MARKER = "trainer_state.json"
 FINISHED = "finished.json"
 RECIPE = "recipe.toml"
@@ -403,6 +406,13 @@ class RunStore:
         milliseconds; a run is trained for hours)."""
         return FileLock(self.dir / ".train.lock", timeout=0)
 
+    def decode_journal(self, checkpoint: str | Path, request: str) -> "DecodeJournal":
+        """Where the evaluator of ``request`` keeps each batch it has decoded, so that a killed
+        evaluation resumes from its last batch instead of decoding the probe again (:class:`DecodeJournal`)."""
+        self.check_places(checkpoint)
+        name = hashlib.sha256(request.encode("utf-8")).hexdigest()[:24]
+        return DecodeJournal(self.eval_dir(checkpoint) / DECODED / name)
+
     def attempts_path(self, checkpoint: str | Path, label: str) -> Path:
         return self.eval_dir(checkpoint) / f"{label}.attempts.jsonl"
 
@@ -499,6 +509,52 @@ class RunStore:
 
     def read_log(self) -> list[dict[str, Any]]:
         return read_jsonl(self.dir / LOG)
+
+
+class DecodeJournal:
+    """The batches one evaluation request has decoded so far: one file per batch, keyed by what
+    was asked (call, sources, options), holding what the model answered.
+
+    A probe decodes for hours on an LLM (3,888 WinoMT sentences), and its result is stored only
+    when it is complete; without this a kill lost all of it. Each batch is written atomically
+    (a kill leaves it whole or absent) under a lock, so the old holder of a claim taken over as
+    abandoned and its successor never interleave a file. Decoding is deterministic for the same
+    request (greedy, or seeded per source), so replaying stored batches gives the result an
+    uninterrupted run gives. The folder is removed once the probe's result is stored."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def _file(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def get(self, key: str) -> Any | None:
+        """The record stored for ``key``, or None (never decoded, or unreadable: decoded again)."""
+        path = self._file(key)
+        if not path.is_file():
+            return None
+        try:
+            rows = read_jsonl(path)
+        except (InputError, OSError):  # a damaged batch costs its decoding again, never the evaluation
+            return None
+        return rows[0]["record"] if len(rows) == 1 and isinstance(rows[0], dict) and "record" in rows[0] else None
+
+    def put(self, key: str, record: Any) -> None:
+        path = self._file(key)
+        with _writing(path):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with FileLock(self.folder / ".lock"):
+                write_jsonl(path, [{"record": record}])
+
+    def __len__(self) -> int:
+        return len(list(self.folder.glob("*.json"))) if self.folder.is_dir() else 0
+
+    def drop(self) -> None:
+        """Remove the batches once the result they add up to is stored (they are the evaluator's
+        own scratch files, never the user's)."""
+        if self.folder.is_dir() and not self.folder.is_symlink():
+            with _writing(self.folder):
+                shutil.rmtree(self.folder, ignore_errors=True)
 
 
 # How long a claim's heartbeat may be silent before the claim counts as abandoned. Its holder

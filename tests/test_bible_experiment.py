@@ -143,6 +143,14 @@ def test_readme_table_is_copied_from_the_report(tmp_path):
     assert "| vanilla | 0.5 [0.4, 0.6] |" in text and "| 0.1 |" in text
     assert text.startswith("intro\n<!-- begin: t -->\n<!-- generated from") and text.endswith("<!-- end: t -->\nafter\n")
     assert main([str(report), str(readme), "--marker", "missing"]) == 2
+    # a result its probe calls degenerate is flagged under the table, headline-only too
+    report.write_text(report.read_text(encoding="utf-8").replace(
+        "## Runs", "## Results that say nothing\n\nTheir probe calls them degenerate.\n\n- ⚠ control: winomt: "
+        "valid rate 0.10\n\n## Runs"), encoding="utf-8")
+    assert main([str(report), str(readme), "--marker", "t", "--headline-only"]) == 0
+    text = readme.read_text(encoding="utf-8")
+    assert "**Results that say nothing**" in text and "- ⚠ control: winomt: valid rate 0.10" in text
+    assert "| 0.1 |" not in text
     with pytest.raises(InputError, match="no '## Headline'"):
         from mtdebias.report.readme import excerpt
 

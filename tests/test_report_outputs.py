@@ -253,3 +253,21 @@ def test_a_plot_of_300_runs_shows_every_label_inside_the_figure():
     styles = {(line.get_color(), line.get_linestyle(), line.get_marker()) for line in fig.axes[0].get_lines()}
     assert len(styles) == 300
 
+
+
+def test_a_negative_control_is_listed_as_saying_nothing_and_must_be_a_run_given(tmp_path, capsys):
+    """Fluent nonsense passes every probe's own degeneracy check (SmolLM2's made-up German is
+    German to the validity gate), so a run scored as a negative control is named by --control."""
+    measured, control = _run(tmp_path, "gemma"), _run(tmp_path, "smollm2")
+    out = tmp_path / "report.html"
+    assert main(["report", str(measured), str(control), "--out", str(out), "--control", str(control)]) == 0
+    stdout = capsys.readouterr().out
+    assert "warning: the result says nothing: smollm2: every result: a negative control" in stdout
+    assert "the result says nothing: gemma" not in stdout
+    summary = out.with_suffix(".md").read_text(encoding="utf-8")
+    assert "## Results that say nothing" in summary and "- ⚠ smollm2: every result: a negative control" in summary
+    # a control that is not among the runs reported is a mistake in the command, refused before any work
+    other = tmp_path / "other.html"
+    rc = main(["report", str(measured), "--out", str(other), "--control", str(control)])
+    _clear_error(rc, capsys.readouterr().err, "--control", "not one of the runs given")
+    assert not other.exists()

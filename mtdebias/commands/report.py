@@ -31,6 +31,9 @@ def add_parser(subparsers) -> None:
                         help="what the report calls a run (repeatable; RUN as given or its folder name). Without "
                              "it a run is named by its folder, or for a system eval named itself by the model's "
                              "short name and kind, e.g. 'smollm2-135m-instruct-q4_1 (hf-causal)'")
+    parser.add_argument("--control", action="append", default=[], metavar="RUN_DIR",
+                        help="a run (one of RUN_DIR) that is a negative control, a model that cannot do the task: "
+                             "all its results are listed as saying nothing (repeatable)")
     parser.set_defaults(func=run)
 
 
@@ -46,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     for repeat in repeats:
         print(f"warning: {repeat}", file=sys.stderr)
     summary = build_report(runs, Path(args.out), title=args.title, metrics=args.metrics,
-                           at=args.at, force=args.force, labels=labels)
+                           at=args.at, force=args.force, labels=labels, controls=args.control)
     print(summary.headline_markdown)
     print()
     for warning in summary.warnings:

@@ -530,7 +530,7 @@ class _Builder:
 def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: str = "mtdebias report", *,
                  metrics: Sequence[str] | None = None, at: str = "last", force: bool = False,
                  metrics_source: str = "--metrics", out_flag: str = "--out",
-                 labels: Mapping[str, str] | None = None) -> ReportSummary:
+                 labels: Mapping[str, str] | None = None, controls: Sequence[str | Path] = ()) -> ReportSummary:
     """Write ``out_html`` (self-contained), ``out.md`` and ``out_tables/*.csv|json`` from stored runs.
 
     ``metrics``: headline metrics as ``probe:metric`` patterns (``probe*:delta_g``; a bare
@@ -540,12 +540,20 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     ``metrics_source`` and ``out_flag`` name where ``metrics`` and ``out_html`` came from in errors.
     ``labels``: {run (as given, or its folder name): the name the report shows}; runs without one
     get a short default (:mod:`mtdebias.report.labels`).
+    ``controls``: runs among ``run_dirs`` that are negative controls (a model that cannot do the
+    task, scored to show what that looks like): every result of theirs is listed as saying nothing,
+    since a probe's own degeneracy checks cannot tell fluent nonsense from a translation.
     """
     if not run_dirs:
         raise InputError("no run directories given", hint="pass one or more directories `mtdebias train` created")
     check_report_outputs(out_html, force=force, flag=out_flag)  # before any run is read
     check = stored_value_check()
     run_dirs, repeats = distinct_runs(run_dirs)
+    given = {Path(d).resolve() for d in run_dirs}
+    for control in controls:  # before any run is read
+        if Path(control).resolve() not in given:
+            raise InputError(f"--control {control}: not one of the runs given", path=control,
+                             hint="name a RUN_DIR that is also passed to report")
     for repeat in repeats:  # `report` names them itself, before it gets here
         warnings.warn(repeat, stacklevel=2)
     runs = [load_run(d, check) for d in run_dirs]
@@ -572,7 +580,9 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
 
     # warnings gathered from every section, listed once near the top as well
     unique_warnings = list(dict.fromkeys(builder.warnings))
-    degenerate = builder.degenerate()
+    control_dirs = {Path(c).resolve() for c in controls}
+    degenerate = [f"{run.name}: every result: a negative control, scored to show what a system that cannot do the "
+                  "task gets" for run in runs if run.dir.resolve() in control_dirs] + builder.degenerate()
     intro = (f'<p class="note">mtdebias {html_lib.escape(__version__)} · runs: '
              + ", ".join(html_lib.escape(r.name) for r in runs) + f" · headline checkpoint: {html_lib.escape(at)}</p>")
     if unique_warnings:

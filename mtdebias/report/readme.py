@@ -2,9 +2,10 @@
 
 ``python -m mtdebias.report.readme runs/bible/report.md README.md --marker bible-results``
 replaces everything between ``<!-- begin: bible-results -->`` and ``<!-- end: bible-results -->``
-in README.md (or any Markdown file) with the report's headline table and its paired tests (the sections
-``## Headline`` and ``## Paired tests…`` of the Markdown summary that ``mtdebias ablate`` writes),
-preceded by a line naming the report. Nothing is recomputed or rounded here.
+in README.md (or any Markdown file) with the report's headline table, the results in it that say
+nothing, and its paired tests (the sections ``## Headline``, ``## Results that say nothing`` and
+``## Paired tests…`` of the Markdown summary that ``mtdebias ablate`` writes), preceded by a line
+naming the report. Nothing is recomputed or rounded here.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from ..atomic import write_bytes, write_text
 from ..errors import InputError, MtdebiasError
 
 
+NOTHING = "Results that say nothing"  # the report's section of results their probe calls degenerate
+
+
 def sections(markdown: str) -> dict[str, str]:
     """``## Title`` → the text under it (up to the next ``## ``)."""
     out: dict[str, str] = {}
@@ -28,7 +32,9 @@ def sections(markdown: str) -> dict[str, str]:
 
 
 def excerpt(report_md: str | Path, tests: bool = True) -> str:
-    """The headline table and (``tests``) the paired tests of a report's Markdown summary."""
+    """The headline table, the results in it that say nothing, and (``tests``) the paired tests
+    of a report's Markdown summary. The flags go wherever the table goes, even with ``tests`` off:
+    a negative control's numbers (SmolLM2 in the released-model table) look like findings without them."""
     path = Path(report_md)
     if not path.is_file():
         raise InputError("report summary not found", path=path, hint="run `mtdebias ablate` (or make demo-real) first")
@@ -37,6 +43,8 @@ def excerpt(report_md: str | Path, tests: bool = True) -> str:
         raise InputError("no '## Headline' section: not a report summary written by mtdebias", path=path)
     chunks = [f"<!-- generated from {path} by `python -m mtdebias.report.readme`; do not edit by hand -->",
               parts["Headline"]]
+    if NOTHING in parts:
+        chunks += [f"**{NOTHING}**", parts[NOTHING]]
     title = next((t for t in parts if t.startswith("Paired tests")), None) if tests else None
     if title:
         chunks += [f"**{title}**", parts[title]]
