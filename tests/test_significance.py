@@ -122,7 +122,8 @@ def test_paired_bootstrap_quality_agrees_with_sacrebleu_paired_test():
 
     # two systems that differ only a little, so that the p-value is far from its floor
     slightly = [r.replace(".", " !") if i % 12 == 0 else r for i, r in enumerate(GOOD)]
-    ours = paired_bootstrap_quality(GOOD, slightly, REFERENCES, "bleu", resamples=1000, seed=12345)
+    ours = paired_bootstrap_quality(GOOD, slightly, REFERENCES, "bleu", resamples=1000, seed=12345,
+                                    p_value="sacrebleu")
     test = PairedTest([("baseline", GOOD), ("system", slightly)], {"BLEU": BLEU(references=[REFERENCES])},
                       references=None, test_type="bs", n_samples=1000)
     _, scores = test()
