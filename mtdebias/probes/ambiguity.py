@@ -62,7 +62,7 @@ from ..uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants,
 from ..uncertainty.cues import annotate_cues, load_stereotypes
 from ..uncertainty.entropy import (ALPHAS, UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
                                    pick_alpha, pseudo_sample_surprisal, s3e, s3e_surprisal_of, surprisal_of)
-from ..uncertainty.metrics import (DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set, delta_i_items,
+from ..uncertainty.metrics import (BELOW_FLOOR, DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set, delta_i_items,
                                    delta_i_of_means, finite_mean, norm_h)
 from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
@@ -157,7 +157,7 @@ class AmbiguityProbe(BaseProbe):
              MetricSpec("delta_h_*_of_means", LOWER, bounds=(-2, 2), nan=True),
              MetricSpec("delta_h_*_per_set", LOWER, BOOTSTRAP, (-2, 2), nan=True),
              MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (1 - 1 / DELTA_H_FLOOR, 1), nan=True,
-                        undefined="H̄_unamb under a tenth of H̄_amb (ΔH < −9), or too few items"),
+                        undefined=f"{BELOW_FLOOR}, or too few items"),
              MetricSpec("delta_i_*_of_means", LOWER),
              MetricSpec("delta_i_*_outside_*", NEUTRAL, bounds=(0, math.inf)),  # counts of items
              MetricSpec("delta_i_*", LOWER, BOOTSTRAP), MetricSpec("delta_logprob", LOWER),

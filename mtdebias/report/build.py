@@ -36,7 +36,8 @@ from .collect import RunData, distinct_runs, finite, load_run, row_key
 from .html import Document
 from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
                       tables_manifest)
-from .probe_view import PageView, label_of, probe_class, run_label, stored_probes, stored_value_check
+from .probe_view import (PageView, label_of, probe_class, run_label, stored_probes, stored_value_check,
+                         undefined_reason)
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
 
@@ -84,9 +85,8 @@ def _with_ci(value: Any, ci: Any) -> str:
 
 def _why_undefined(cell: dict[str, Any]) -> str:
     """"; <why>" for a NaN metric whose probe says why it can be undefined, else ""."""
-    spec = next((s for s in getattr(probe_class(cell.get("probe", "")), "specs", ())
-                 if s.matches(cell.get("metric", ""))), None)
-    return f"; {spec.undefined}" if spec is not None and spec.undefined else ""
+    why = undefined_reason(cell.get("probe", ""), cell.get("metric", ""))
+    return f"; {why}" if why else ""
 
 
 def _unique_names(runs: list[RunData]) -> None:
