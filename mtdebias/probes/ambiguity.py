@@ -62,8 +62,8 @@ from ..uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants,
 from ..uncertainty.cues import annotate_cues, load_stereotypes
 from ..uncertainty.entropy import (ALPHAS, UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
                                    pick_alpha, pseudo_sample_surprisal, s3e, s3e_surprisal_of, surprisal_of)
-from ..uncertainty.metrics import (BELOW_FLOOR, DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set, delta_i_items,
-                                   delta_i_of_means, finite_mean, norm_h)
+from ..uncertainty.metrics import (BELOW_FLOOR, DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set,
+                                   delta_i_items, delta_i_of_means, finite_mean, norm_h)
 from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, Attempts, BaseProbe, Headline, Metric, MetricSpec, Outputs,
