@@ -289,7 +289,10 @@ class _Builder:
             series: dict[str, list[plots.SeriesPoint]] = {}
             sigs: list[str] = []
             skipped = 0
+            undefined: list[str] = []  # points a line cannot draw: said beside the plot, with n and why
             for run in self.runs:
+                undefined += [f"{run_label(run, r['checkpoint'])} {r['checkpoint']} (n={r.get('n')}{_why_undefined(r)})"
+                              for r in run.results if row_key(r) == key and not finite(r["value"])]
                 rows = [r for r in run.results if row_key(r) == key and finite(r["value"])]
                 groups = sorted({comparability_key(r["signature"]) for r in rows})
                 for row in rows:
@@ -319,6 +322,8 @@ class _Builder:
             if skipped:
                 self.doc.paragraph(f"{key}: {skipped} value(s) at checkpoints without a step number are in the "
                                    "tables only.", "note")
+            if undefined:
+                self.doc.paragraph(f"{key}: undefined, so not drawn, at " + "; ".join(undefined) + ".", "note")
             self.add_figure(plots.metric_lines(series, key, metric, warning=warning),
                             f"{key} against training step (band: 95% interval)")
 
