@@ -225,6 +225,7 @@ def significance_markdown(rows: list[dict]) -> str:
     # baseline/variant values are the metric on the items both systems have (``items``)
     lines = ["| seed | variant | probe | metric | items | baseline | variant | p | p (Holm) | test |",
              "|---|---|---|---|---|---|---|---|---|---|"]
+
     def number(value: float | None, digits: int) -> str:
         return "undefined" if value is None else f"{value:.{digits}f}"
 

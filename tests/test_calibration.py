@@ -344,7 +344,7 @@ def test_wsd_intervals_cover_the_true_values(errors, sims, resamples):
     from 1 to 4 (skewed towards 1, as in WordNet) and δ = μ + 0–2 senses; 10 % MISS, an error rate
     by μ (the null: the same for every μ, so SFII has no frequency effect to find), a BAD item's
     chosen sense uniform among the others, forced decoding preferring the BAD one in 30 %, 5 % of
-    translations invalid. True values from 200,000 items through the same metric functions."""
+    translations invalid. True values from 50,000 items through the same metric functions."""
     from mtdebias.probes.wsd_bias import WSDBiasProbe
 
     probe = WSDBiasProbe.__new__(WSDBiasProbe)  # metrics need no items
@@ -356,14 +356,15 @@ def test_wsd_intervals_cover_the_true_values(errors, sims, resamples):
         delta[delta < 2] = 2
         status = np.where(rng.random(items) < 0.1, "MISS",
                           np.where(rng.random(items) < np.asarray(errors)[mu - 1], "BAD", "GOOD"))
-        chosen = [int(rng.choice([x for x in range(1, d + 1) if x != m])) for m, d in zip(mu, delta)]
+        other = rng.integers(1, delta)  # 1 … δ − 1, then past μ: uniform over the senses but μ
+        chosen = other + (other >= mu)
         valid = rng.random(items) >= 0.05
-        return [{"status": str(st), "mu": int(m), "delta": int(d), "chosen_mu": c, "validity": {"valid": bool(v)},
+        return [{"status": str(st), "mu": int(m), "delta": int(d), "chosen_mu": int(c), "validity": {"valid": bool(v)},
                  "forced": {"bad_preferred": bool(rng.random() < 0.3)}} for st, m, d, c, v
                 in zip(status, mu, delta, chosen, valid)]
 
     probe.seed = 0
-    truth = {m.name: m.value for m in probe.metrics(attempts(np.random.default_rng(14), 200_000), ci=False)
+    truth = {m.name: m.value for m in probe.metrics(attempts(np.random.default_rng(14), 50_000), ci=False)
              if not m.name.startswith("invalid.")}
     truth |= {"miss_rate": 0.1, "sfii": float(np.mean(errors)), "valid_rate": 0.95, "forced_bad_preferred": 0.3}
 
@@ -372,6 +373,18 @@ def test_wsd_intervals_cover_the_true_values(errors, sims, resamples):
         return {m.name: m.ci for m in probe.metrics(attempts(rng, 300))}
 
     assert_calibrated(truth, sims, 15, intervals)
+
+
+def test_a_small_group_s_accuracy_gets_wilson_s_interval():
+    # 8 items, all right: a bootstrap can only redraw eight GOOD ones ([1, 1], never covering a
+    # true accuracy under 1); Wilson's, by hand with z = 1.96: centre (1 + z²/16)/(1 + z²/8) =
+    # 0.8378, half-width z/(1 + z²/8)·√(z²/256) = 0.1622
+    from mtdebias.probes.wsd_metrics import group_accuracies, item_rows
+
+    rows = item_rows(["GOOD"] * 8, [3] * 8, [4] * 8, [None] * 8)
+    (group,) = group_accuracies(rows, "mu", resamples=200)
+    assert group["accuracy"] == 1.0 and group["n"] == 8
+    assert group["ci"] == pytest.approx([0.6756, 1.0], abs=1e-4)
 
 
 # --------------------------------------------------------------------------- quality.v1 (BLEU, chrF)
@@ -498,6 +511,25 @@ def test_a_unit_resample_draws_whole_units():
     bootstrap_cis(6, statistics, ["mean"], resamples=50, seed=0, units=["a", "a", "b", "b", "c", "c"])
     assert all(len(idx) == 6 and all(idx.count(2 * u) == idx.count(2 * u + 1) for u in range(3)) for idx in seen)
     assert any(idx.count(0) == 2 for idx in seen)  # a unit drawn twice brings both items twice
+
+
+def test_the_ambiguity_probe_resamples_whole_contrast_sets(monkeypatch):
+    import mtdebias.probes.ambiguity as ambiguity
+
+    drawn = []
+
+    def spy(*args, **kwargs):
+        drawn.append(kwargs.get("units"))
+        return bootstrap_cis(*args, **kwargs)
+
+    monkeypatch.setattr(ambiguity, "bootstrap_cis", spy)
+    monkeypatch.setattr(ambiguity, "DEFAULT_RESAMPLES", 20)
+    probe = ambiguity.AmbiguityProbe.__new__(ambiguity.AmbiguityProbe)
+    probe.surprisal, probe.min_items, probe.seed = "paper", 1, 0
+    attempts = ambiguity_attempts(np.random.default_rng(0), 4, 1.0, 1.3)
+    probe.metrics(attempts)
+    assert [list(units) for units in drawn] == [[0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]]
+    assert [probe.unit(a, i) for i, a in enumerate(attempts[:4])] == ["0", "0", "0", "1"]  # paired tests too
 
 
 def test_a_contrast_set_drawn_twice_counts_twice_for_delta_h_per_set():
