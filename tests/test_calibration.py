@@ -167,14 +167,16 @@ def test_winomt_intervals_cover_the_true_values(acc_pro, acc_anti, sims, resampl
 @pytest.mark.parametrize("sims, resamples", SIZES)
 @pytest.mark.parametrize("t_female, t_male", [(0.6, 0.6), (0.5, 0.7)], ids=["null", "gap-0.2"])
 def test_sentiment_group_means_cover_the_true_values(t_female, t_male, sims, resamples):
-    """Per-group mean t (intervals over fillers): 20 + 20 names, 14 templates, each name with its
-    own share of positive renderings around its gender's mean, 30 % of renderings unmatched (left
-    out of t). The ranges (t_delta) carry no interval: see range_metrics."""
+    """Per-group mean t and s (intervals over fillers): 20 + 20 names, 14 templates, each name with
+    its own share of positive renderings around its gender's mean, 30 % of renderings unmatched
+    (left out of t), and a sentence score s around the name's own mean (the same means as t).
+    The ranges (t_delta, s_delta) carry no interval: see range_metrics."""
     from mtdebias.probes.sentiment import Filler, SentimentProbe, SentimentTemplate
 
     probe = SentimentProbe([SentimentTemplate("t0", "[PERSON] is proud.", "proud", ("自豪",), ("骄傲",))],
                            [Filler("f", "name", "g", "female")], "zh", resamples=resamples, sentiment=lambda text: 0.5)
-    truth = {"names.t_mean[gender=female]": t_female, "names.t_mean[gender=male]": t_male}
+    truth = {"names.t_mean[gender=female]": t_female, "names.t_mean[gender=male]": t_male,
+             "names.s_mean[gender=female]": t_female, "names.s_mean[gender=male]": t_male}
 
     def intervals(rng, sim):
         probe.seed = sim
@@ -184,7 +186,7 @@ def test_sentiment_group_means_cover_the_true_values(t_female, t_male, sims, res
                 for k in range(14):
                     label = "unmatched" if rng.random() < 0.3 else ("positive" if rng.random() < p else "negative")
                     attempts.append({"filler": f"{gender}{i}", "kind": "name", "group": "g", "gender": gender,
-                                     "template": f"t{k}", "label": label})
+                                     "template": f"t{k}", "label": label, "s": p + rng.normal(0, 0.1)})
         return {m.name: m.ci for m in probe.metrics(attempts)}
 
     assert_calibrated(truth, sims, 6, intervals)
