@@ -2,8 +2,8 @@
 true value (a null and a non-null), must cover that value about as often as it claims (95 %),
 and every paired test must reject a true null about as rarely as its level (5 %).
 
-The fast versions run in `make test` (a few seconds); the full ones (`make test-slow`) run more
-simulations at the probes' own resample count. Tolerance: a calibrated 95 % interval's coverage
+The fast versions run in `make test` (seconds each, under a minute for the costliest probes);
+the full ones (`make test-slow`) run 100 simulations at 200–1000 resamples. Tolerance: a calibrated 95 % interval's coverage
 over N simulations has a binomial sd of √(0.95·0.05/N) (0.034 at N = 40, 0.022 at N = 100), so
 we ask for ≥ 0.95 − 3 sd (≥ 34 of 40, ≥ 89 of 100): a calibrated interval fails that about once
 in 700 seeds, while the old |gap| interval (0 of 60 under the null) fails at any N. A test that
