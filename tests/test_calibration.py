@@ -479,7 +479,7 @@ def test_ambiguity_intervals_cover_the_true_values(monkeypatch, mean_u, mean_a, 
     set, the undetected share, ΔI and ΔLogProb) through the probe's own metrics. True values:
     the means and ΔH from the simulation's parameters; ΔH per set and ΔI, which have no closed
     form here, from 5,000 sets through the same metrics. The probe resamples whole contrast
-    sets: resampled item by item, the means covered in 89 of 100 at this correlation, and ΔH
+    sets: resampled item by item, the unambiguous means covered in 83–88 of 100, and ΔH
     per set, which merged a set drawn twice into one, in 81–86."""
     import mtdebias.probes.ambiguity as ambiguity
 

@@ -416,8 +416,9 @@ class AmbiguityProbe(BaseProbe):
                 return {name: values.get(name, (float("nan"), 0))[0] for name in tested}
 
             # whole contrast sets: a sentence's he/she/they variants share its difficulty, and
-            # resampled apart they gave the mean entropies too narrow an interval (89 % coverage
-            # at a within-set correlation of about 0.5; tests/test_calibration.py)
+            # resampled apart they gave the unambiguous mean entropies (he and she of each set)
+            # too narrow an interval: 83–88 of 100 at a within-set correlation of about 0.5
+            # (tests/test_calibration.py's simulation)
             cis = bootstrap_cis(len(judged), resampled, tested, resamples=DEFAULT_RESAMPLES, seed=self.seed,
                                 units=judged.group)
         return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()]
