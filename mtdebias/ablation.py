@@ -214,8 +214,9 @@ def with_holm(rows: list[dict]) -> list[dict]:
     """``rows`` with ``p_holm``: Holm's adjustment over all of them (see HOLM_FAMILY), the raw
     ``p_value`` kept. An ablation runs dozens of paired tests; at α = 0.05 each, some come out
     "significant" by chance alone, and Holm's keeps the chance of any false one at α."""
-    adjusted = holm([row["p_value"] for row in rows])
-    return [{**row, "p_holm": p} for row, p in zip(rows, adjusted)]
+    tested = [i for i, row in enumerate(rows) if row.get("p_value") is not None]  # "not tested" rows: no p
+    adjusted = dict(zip(tested, holm([rows[i]["p_value"] for i in tested])))
+    return [{**row, "p_holm": adjusted.get(i)} for i, row in enumerate(rows)]
 
 
 def significance_markdown(rows: list[dict]) -> str:
@@ -224,13 +225,21 @@ def significance_markdown(rows: list[dict]) -> str:
     # baseline/variant values are the metric on the items both systems have (``items``)
     lines = ["| seed | variant | probe | metric | items | baseline | variant | p | p (Holm) | test |",
              "|---|---|---|---|---|---|---|---|---|---|"]
+
+    def number(value: float | None, digits: int) -> str:
+        return "undefined" if value is None else f"{value:.{digits}f}"
+
     for r in rows:
-        holm_p = f"{r['p_holm']:.4f}" if r.get("p_holm") is not None else "—"  # rows stored before Holm
+        holm_p = f"{r['p_holm']:.4f}" if r.get("p_holm") is not None else "—"  # untested, or stored before Holm
+        p = "—" if r["p_value"] is None else f"{r['p_value']:.4f}"
+        test = f"{r['test']}: {r['why']}" if r.get("why") else r["test"]
         lines.append(f"| {r['seed']} | {r['variant']} | {r['probe']} | {r['metric']} | {r.get('items', '')} "
-                     f"| {r['baseline_value']:.3f} | {r['variant_value']:.3f} | {r['p_value']:.4f} | {holm_p} "
-                     f"| {r['test']} |")
+                     f"| {number(r['baseline_value'], 3)} | {number(r['variant_value'], 3)} | {p} | {holm_p} "
+                     f"| {test} |")
+    tested = sum(r["p_value"] is not None for r in rows)
     return ("\n".join(lines) + f"\n\np: each test's own; p (Holm): Holm-adjusted over {HOLM_FAMILY}, "
-            f"{len(rows)} tests. Read p (Holm) < 0.05 as a difference; a raw p < 0.05 alone is one test of many.\n")
+            f"{tested} tests. Read p (Holm) < 0.05 as a difference; a raw p < 0.05 alone is one test of many. "
+            "A metric undefined for either system (a ΔH below its floor) is not tested.\n")
 
 
 @dataclass

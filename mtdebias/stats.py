@@ -38,18 +38,24 @@ def _percentile_interval(data: np.ndarray, draws: np.ndarray, statistic: Callabl
 
 
 def bootstrap_cis(items: int, statistics: Callable[[np.ndarray], Mapping[str, float]], names: Iterable[str],
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-                  level: float = 0.95) -> dict[str, tuple[float, float] | None]:
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0, level: float = 0.95,
+                  units: Sequence[Any] | np.ndarray | None = None) -> dict[str, tuple[float, float] | None]:
     """Percentile intervals of several statistics computed from the same resamples of ``items``
     items: ``statistics(idx)`` gets one resample's item indices and returns every value by name.
-    ``None`` for a name without a finite value in any resample, and for all under 2 items."""
+    ``None`` for a name without a finite value in any resample, and for all under 2 items.
+
+    ``units`` (one label per item): resample the units, each drawn unit bringing all its items,
+    instead of single items. Items of one unit that share a cause (the three pronoun variants
+    of one sentence) vary together; resampling them apart treats them as independent and
+    makes the interval too narrow."""
     cis: dict[str, tuple[float, float] | None] = {name: None for name in names}
     if not resamples or items < 2:
         return cis
     rng = np.random.default_rng(seed)
+    draw = (lambda: rng.integers(0, items, size=items)) if units is None else _unit_draw(units, items, rng)
     draws: dict[str, list[float]] = {name: [] for name in cis}
     for _ in range(resamples):
-        for name, value in statistics(rng.integers(0, items, size=items)).items():
+        for name, value in statistics(draw()).items():
             draws[name].append(value)
     alpha = (1 - level) / 2
     for name, values in draws.items():
@@ -58,6 +64,16 @@ def bootstrap_cis(items: int, statistics: Callable[[np.ndarray], Mapping[str, fl
         if len(array):
             cis[name] = (float(np.quantile(array, alpha)), float(np.quantile(array, 1 - alpha)))
     return cis
+
+
+def _unit_draw(units: Sequence[Any] | np.ndarray, items: int, rng: np.random.Generator) -> Callable[[], np.ndarray]:
+    """A function drawing one resample of whole units: as many units as there are, with
+    replacement, as the item indices of the units drawn."""
+    codes = np.unique(np.asarray(units), return_inverse=True)[1].reshape(-1)
+    if len(codes) != items:
+        raise ValueError(f"one unit per item: {items} items, {len(codes)} units")
+    members = [np.flatnonzero(codes == code) for code in range(int(codes.max()) + 1)]
+    return lambda: np.concatenate([members[u] for u in rng.integers(0, len(members), size=len(members))])
 
 
 def stratified_bootstrap_ci(values: Sequence[float] | np.ndarray, strata: Sequence[Any] | np.ndarray,
@@ -79,6 +95,23 @@ def stratified_bootstrap_ci(values: Sequence[float] | np.ndarray, strata: Sequen
     draws = np.concatenate([group[rng.integers(0, len(group), size=(resamples, len(group)))] for group in groups],
                            axis=1)
     return _percentile_interval(data, draws, statistic, level)
+
+
+def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float] | None:
+    """Wilson's score interval of a proportion, ``successes`` of ``n`` independent trials; None
+    for n = 0. For a share of a few items the percentile bootstrap is too narrow (it can only
+    resample the few outcomes seen: of 8 items with 6 right, it never draws a share outside
+    what 8 items can show, and a group of all-right items gets [1, 1]); Wilson's interval keeps
+    near its level down to a handful of items (tests/test_calibration.py)."""
+    if n <= 0:
+        return None
+    from scipy.stats import norm
+
+    z = float(norm.ppf(1 - (1 - level) / 2))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * float(np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def folded_interval(signed: tuple[float, float] | None) -> tuple[float, float] | None:

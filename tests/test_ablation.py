@@ -180,13 +180,26 @@ def test_the_paired_test_table_shows_raw_and_holm_p_and_names_the_family():
     assert HOLM_FAMILY in table and "2 tests" in table
 
 
-def test_an_undefined_delta_h_is_never_tested():
-    """ΔH below its floor is NaN for both systems: no paired test row, while ΔH per set is tested."""
+def test_an_undefined_delta_h_is_never_tested_and_the_table_says_so():
+    """ΔH below its floor is NaN for both systems: its row says "not tested" and why, with no
+    p-value and no place in Holm's family, while ΔH per set is tested."""
+    from mtdebias.ablation import significance_markdown, with_holm
     from mtdebias.probes.compare import paired_tests
+    from mtdebias.stats import holm
     from tests.test_metric_bounds import _ambiguity_attempt, ambiguity_probe
 
     probe = ambiguity_probe(min_items=1)
     a = [_ambiguity_attempt(i, i % 2 == 1, 0.01 if i % 2 == 0 else 3.0, 0.2 + 0.1 * (i % 2), 0.5) for i in range(12)]
     b = [_ambiguity_attempt(i, i % 2 == 1, 0.02 if i % 2 == 0 else 2.0, 0.3, 0.5) for i in range(12)]
-    tested = {row["metric"] for row in paired_tests(probe, a, b, resamples=50)}
-    assert "delta_h_se_per_set" in tested and "delta_h_se" not in tested and "delta_h_ge" in tested
+    rows = {row["metric"]: row for row in paired_tests(probe, a, b, resamples=50)}
+    assert rows["delta_h_se_per_set"]["p_value"] is not None and rows["delta_h_ge"]["p_value"] is not None
+    assert rows["delta_h_se"] == {"metric": "delta_h_se", "better": "lower", "test": "not tested",
+                                  "baseline_value": None, "variant_value": None, "p_value": None,
+                                  "why": "undefined for the baseline and the variant"}
+    table = with_holm([{"seed": 1, "variant": "b", "probe": "ambiguity", "items": 12, **row} for row in rows.values()])
+    assert next(r for r in table if r["metric"] == "delta_h_se")["p_holm"] is None
+    tested = [r for r in table if r["p_value"] is not None]
+    assert [r["p_holm"] for r in tested] == holm([r["p_value"] for r in tested])
+    markdown = significance_markdown(table)
+    assert ("| delta_h_se | 12 | undefined | undefined | — | — | not tested: undefined for the baseline and the "
+            "variant |") in markdown and f"{len(tested)} tests." in markdown

@@ -152,6 +152,11 @@ _PAIR = re.compile(r"(-?\d+(?:\.\d+)?)\s+→\s+(-?\d+(?:\.\d+)?)|from\s+(-?\d+(?
 _TESTED_PAGES = ("README.md", "docs/quickstart.md", "docs/llm-finetuning.md", "docs/bible.md")
 
 
+def _prose_pages() -> list[str]:
+    """README and every page under docs/: any may quote a p-value, each is checked."""
+    return ["README.md"] + sorted(str(path.relative_to(ROOT)) for path in (ROOT / "docs").rglob("*.md"))
+
+
 def _paired_rows(markdown: str) -> list[tuple[float, float, float]]:
     """(baseline, variant, p) of every row of a generated paired-test table."""
     rows = []
@@ -166,6 +171,8 @@ def _paired_rows(markdown: str) -> list[tuple[float, float, float]]:
                 header = cells
             elif {"baseline", "variant", "p"} <= set(header):
                 values = dict(zip(header, cells))
+                if values["p"] == "—":  # a metric undefined for a system: not tested, no p to quote
+                    continue
                 rows.append((float(values["baseline"]), float(values["variant"]), float(values["p"])))
     return rows
 
@@ -190,11 +197,12 @@ def _quoted_p_values(markdown: str) -> list[tuple[str, tuple[float, float] | Non
 def test_every_p_value_in_the_prose_sits_beside_the_two_values_its_test_compared():
     """A p-value belongs to the two values of one paired test: "ΔAcc 0.161 → 0.097 (p = 0.028)"
     is wrong when the test compared 0.156 and 0.097 on the items both models kept."""
-    pages = {name: (ROOT / name).read_text(encoding="utf-8") for name in _TESTED_PAGES}
+    pages = {name: (ROOT / name).read_text(encoding="utf-8") for name in _prose_pages()}
     everywhere = [row for text in pages.values() for row in _paired_rows(text)]
     wrong = []
     for name, text in pages.items():
-        rows = everywhere if name == "README.md" else _paired_rows(text)
+        # a page with paired-test tables quotes its own; the README and the others, anyone's
+        rows = _paired_rows(text) if name != "README.md" and _paired_rows(text) else everywhere
         for sentence, pair, p in _quoted_p_values(text):
             digits = len(p.split(".")[1]) if "." in p else 0
             ok = pair is not None and any(
@@ -212,6 +220,13 @@ def test_the_prose_p_value_check_finds_a_p_value_beside_the_wrong_values():
     assert _quoted_p_values(table + "\nIt takes ΔAcc 0.115 → 0.003 (paired p = 0.007).\n")[0][1] == (0.115, 0.003)
     assert _quoted_p_values(table + "\nΔAcc from 0.101 to 0.015 (p = 0.007).\n")[0][1] == (0.101, 0.015)
     assert _quoted_p_values("BLEU is lower (p = 0.14).")[0][1] is None
+    assert _paired_rows(table.replace("| 1 | a | 0.101 | 0.015 | 0.0070 |", "| 1 | a | undefined | 0.015 | — |")) == []
+
+
+def test_the_prose_p_value_check_reads_every_page_of_the_docs():
+    pages = _prose_pages()
+    assert {"README.md", "docs/quickstart.md", "docs/papers.md", "docs/reports.md"} <= set(pages)
+    assert set(_TESTED_PAGES) <= set(pages) and len(pages) == 1 + len(list((ROOT / "docs").rglob("*.md")))
 
 
 def _outside_generated_blocks(markdown: str) -> str:

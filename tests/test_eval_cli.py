@@ -76,3 +76,31 @@ def test_mt_gender_file_scores_without_allow_missing_and_warns(shared_data, caps
     metrics = json.loads(captured.out)["metrics"]
     # the two lines given no translation are empty replies, left out of the gender metrics
     assert metrics["accuracy"]["n"] == 3886 and metrics["invalid.empty"]["value"] == 2
+
+
+def test_an_undefined_metric_prints_as_undefined_with_n_and_why():
+    """A ΔH below its floor is NaN in the result: the printout says "undefined (n=…; why)", not
+    "nan", and --json writes null with the same reason (JSON has no NaN)."""
+    from mtdebias.commands.eval import _lines, _summary
+
+    metrics = [{"metric": "delta_h_se", "value": float("nan"), "ci": None, "n": 90},
+               {"metric": "delta_h_ge", "value": -0.25, "ci": [-0.4, -0.1], "n": 90}]
+    summary = _summary("ambiguity.v1", "sig", metrics, 0)
+    text = _lines(summary)
+    assert "delta_h_se               undefined (n=90; H̄_unamb under a tenth of H̄_amb (ΔH < −9)" in text
+    assert "nan" not in text and "-0.2500  [-0.4000, -0.1000]" in text
+    printed = json.loads(json.dumps(summary, allow_nan=False))["metrics"]
+    assert printed["delta_h_se"]["value"] is None and printed["delta_h_se"]["undefined"].startswith("n=90; H̄_unamb")
+    assert printed["delta_h_ge"] == metrics[1]
+
+
+def test_the_report_delta_table_says_why_a_delta_h_on_enough_items_is_undefined():
+    # 90 items, above min_items 10: the floor, not the count, left it undefined
+    from mtdebias.probes.ambiguity_view import delta_cell
+    from mtdebias.signature import Signature
+
+    sig = str(Signature("ambiguity.v1", "0123456789ab", "m", {"min_items": 10}, 0))
+    assert delta_cell({"metric": "delta_h_se", "value": float("nan"), "n": 90, "signature": sig}) == \
+        "undefined (n = 90; H̄_unamb under a tenth of H̄_amb (ΔH < −9))"
+    assert delta_cell({"metric": "delta_i_se", "value": float("nan"), "n": 3, "signature": sig}) == \
+        "undefined (n = 3 < 10)"

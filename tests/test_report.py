@@ -338,3 +338,19 @@ def test_a_delta_resting_on_too_few_items_shows_as_undefined_with_its_count(tmp_
     rows = json.loads((summary.tables_dir / "ambiguity_deltas.json").read_text())["rows"]
     cells = {r["metric"]: (r["value"], r["n"]) for r in rows}
     assert cells == {"delta_i_se": ("undefined (n = 1 < 10)", 1), "delta_i_s3e": ("-0.250", 60)}
+
+
+def test_a_plot_says_where_a_delta_h_is_undefined_and_why(tmp_path):
+    """ΔH(SE) defined at step 200 and below its floor at step 100: the line has one point, and a
+    note beside the plot names the checkpoint left out, its n and why."""
+    store = RunStore(tmp_path / "run")
+    store.dir.mkdir(parents=True)
+    sig = str(Signature("ambiguity.v1", DATA["ambiguity.v1"], "m", {"min_items": 10}, 0))
+    store.add_results("step-0000100", [
+        {"probe": "ambiguity.v1", "metric": "delta_h_se", "value": float("nan"), "ci": None, "n": 90, "signature": sig}])
+    store.add_results("step-0000200", [
+        {"probe": "ambiguity.v1", "metric": "delta_h_se", "value": -0.5, "ci": [-0.7, -0.3], "n": 90, "signature": sig}])
+    build_report([store.dir], tmp_path / "report.html", metrics=["ambiguity.v1:delta_h_se"])
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "ambiguity.v1:delta_h_se: undefined, so not drawn, at run step-0000100 (n=90; H̄_unamb under a tenth" in html
+    assert "step-0000200 (n=90" not in html

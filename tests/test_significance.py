@@ -122,7 +122,8 @@ def test_paired_bootstrap_quality_agrees_with_sacrebleu_paired_test():
 
     # two systems that differ only a little, so that the p-value is far from its floor
     slightly = [r.replace(".", " !") if i % 12 == 0 else r for i, r in enumerate(GOOD)]
-    ours = paired_bootstrap_quality(GOOD, slightly, REFERENCES, "bleu", resamples=1000, seed=12345)
+    ours = paired_bootstrap_quality(GOOD, slightly, REFERENCES, "bleu", resamples=1000, seed=12345,
+                                    p_value="sacrebleu")
     test = PairedTest([("baseline", GOOD), ("system", slightly)], {"BLEU": BLEU(references=[REFERENCES])},
                       references=None, test_type="bs", n_samples=1000)
     _, scores = test()
@@ -130,6 +131,23 @@ def test_paired_bootstrap_quality_agrees_with_sacrebleu_paired_test():
     assert ours.score_b == pytest.approx(theirs.score, abs=1e-4)
     assert ours.p_value == pytest.approx(theirs.p_value, abs=1e-9)
     assert 0.01 < ours.p_value < 1.0
+
+
+def test_the_quality_probe_tests_with_the_centered_p_value():
+    """sacrebleu's p-value rejected two equally good systems in 13 of 100 simulations
+    (tests/test_calibration.py); the probe's paired test reports the centered one."""
+    from mtdebias.probes.quality import QualityProbe
+
+    # better on some sentences, worse on others: the resampled differences straddle 0, where the
+    # two p-values part (p = 0.74 centered, 0.22 sacrebleu's, for a difference near 0)
+    mixed = [REFERENCES[i] if i % 4 == 1 else r.replace(".", " !") if i % 6 == 0 else r for i, r in enumerate(GOOD)]
+    a = [{"reference": r, "hypothesis": h} for r, h in zip(REFERENCES, GOOD)]
+    b = [{"reference": r, "hypothesis": h} for r, h in zip(REFERENCES, mixed)]
+    row = QualityProbe([], []).paired_test("bleu", a, b, resamples=300, seed=0)
+    centered = paired_bootstrap_quality(GOOD, mixed, REFERENCES, "bleu", resamples=300)
+    sacrebleu = paired_bootstrap_quality(GOOD, mixed, REFERENCES, "bleu", resamples=300, p_value="sacrebleu")
+    assert row["p_value"] == centered.p_value == pytest.approx(0.744, abs=1e-3)
+    assert sacrebleu.p_value == pytest.approx(0.219, abs=1e-3)
 
 
 def test_paired_bootstrap_of_a_delta_metric():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -235,11 +236,24 @@ def _run_single(args: argparse.Namespace) -> int:
 
 def _summary(probe: str, signature: str, metrics: list[dict], truncated: int,
              degenerate: list[str] | None = None) -> dict:
-    """What ``--json`` prints of one result (``metrics``: rows as :meth:`Metric.to_dict` writes them)."""
-    return {"probe": probe, "signature": signature, "metrics": {m["metric"]: m for m in metrics},
+    """What ``--json`` prints of one result (``metrics``: rows as :meth:`Metric.to_dict` writes them;
+    one without a finite value has value null and ``undefined``: its n and why, as the report says it)."""
+    return {"probe": probe, "signature": signature, "metrics": {m["metric"]: _defined(probe, m) for m in metrics},
             # a result that says nothing says so in its JSON too, not only on stderr
             **({"degenerate": degenerate} if degenerate else {}),
             **({"truncated_inputs": truncated} if truncated else {})}
+
+
+def _defined(probe: str, metric: dict) -> dict:
+    """``metric`` as it is, or, without a finite value (a ΔH below its floor, a t without
+    coverage), with value null — JSON has no NaN, and a "nan" reads as a number — and why."""
+    value = metric.get("value")
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return metric
+    from ..report.probe_view import undefined_reason
+
+    why = undefined_reason(probe, metric["metric"])
+    return {**metric, "value": None, "ci": None, "undefined": f"n={metric.get('n')}" + (f"; {why}" if why else "")}
 
 
 def _lines(summary: dict) -> str:
@@ -247,7 +261,8 @@ def _lines(summary: dict) -> str:
     for name, metric in summary["metrics"].items():
         ci = f"  [{metric['ci'][0]:.4f}, {metric['ci'][1]:.4f}]" if metric.get("ci") else ""
         value = metric.get("value")
-        lines.append(f"{name:<24} {value:.4f}{ci}" if value is not None else f"{name:<24} -")
+        shown = f"{value:.4f}{ci}" if value is not None else f"undefined ({metric['undefined']})"
+        lines.append(f"{name:<24} {shown}")
     return "\n".join(lines + [summary["signature"]])
 
 

@@ -45,7 +45,7 @@ The steps follow the probe contract: ``decode`` samples (and scores the referenc
 computes what each item's samples say on their own (SE, GE, S3E at every α of the tuning
 grid, reference surprisals), and ``metrics`` does everything across items — it tunes α on the
 validation split and averages the test split — so stored attempts are re-scored without
-decoding and a bootstrap over items re-tunes α in every resample. norm-H (entropy over the
+decoding and a bootstrap over contrast sets re-tunes α in every resample. norm-H (entropy over the
 contrast set's mean) and the cue ANOVA come from the attempts too (:func:`test_values`,
 :func:`cue_anova`, :func:`attempts_frame`).
 """
@@ -69,8 +69,8 @@ from ..uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants,
 from ..uncertainty.cues import annotate_cues, load_stereotypes
 from ..uncertainty.entropy import (ALPHAS, UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
                                    pick_alpha, pseudo_sample_surprisal, s3e, s3e_surprisal_of, surprisal_of)
-from ..uncertainty.metrics import (DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set, delta_i_items,
-                                   delta_i_of_means, finite_mean, norm_h)
+from ..uncertainty.metrics import (BELOW_FLOOR, DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set,
+                                   delta_i_items, delta_i_of_means, finite_mean, norm_h)
 from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, OVER_ITEMS, UNCERTAINTY_PAPER, Attempts, BaseProbe,
@@ -202,7 +202,7 @@ class AmbiguityProbe(BaseProbe):
                         definition="the printed ΔH equation per contrast set, averaged over sets",
                         source=f"{UNCERTAINTY_PAPER}, §3"),
              MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (1 - 1 / DELTA_H_FLOOR, 1), nan=True,
-                        undefined="H̄_unamb under a tenth of H̄_amb (ΔH < −9), or too few items", label="ΔH ({0})",
+                        undefined=f"{BELOW_FLOOR}, or too few items", label="ΔH ({0})",
                         definition="(H̄_unamb − H̄_amb) / H̄_unamb: below 0 when ambiguous sources get more "
                                    "uncertainty, as they should", source=f"{UNCERTAINTY_PAPER}, §3, Tables 4 and 15",
                         interval=OVER_ITEMS + ", α re-tuned in each resample"),
@@ -438,6 +438,9 @@ class AmbiguityProbe(BaseProbe):
                 np.array([1.0 if gender_of[(item.id, t)] == g else 0.0 for t in d.texts]), d.probs)
         return row
 
+    def unit(self, attempt: dict[str, Any], index: int) -> str:
+        return str(attempt.get("group", attempt["id"]))  # a contrast set is one unit (see metrics)
+
     def item_key(self, attempt: dict[str, Any]) -> str:
         return str(attempt["id"])  # a contrast variant (the sentence alone repeats across name variants)
 
@@ -466,8 +469,8 @@ class AmbiguityProbe(BaseProbe):
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """Means of SE/S3E/GE on unambiguous and ambiguous test items, ΔH, the undetected share,
         the dedup saving and — where references were scored — ΔI and ΔLogProb, with α tuned on
-        the validation items first. Intervals: one bootstrap over all items that re-tunes α in
-        every resample (so the interval carries the tuning's own noise)."""
+        the validation items first. Intervals: one bootstrap over contrast sets that re-tunes α
+        in every resample (so the interval carries the tuning's own noise)."""
         judged = JudgedItems(attempts, self.surprisal, self.min_items)
         everything = np.arange(len(judged))
         # a full run whose α cannot be tuned is an error; a paired test's resample (ci=False) that
@@ -482,7 +485,12 @@ class AmbiguityProbe(BaseProbe):
                 values = judged.values(idx)  # a resample without references has no ΔI: NaN, dropped
                 return {name: values.get(name, (float("nan"), 0))[0] for name in tested}
 
-            cis = bootstrap_cis(len(judged), resampled, tested, resamples=DEFAULT_RESAMPLES, seed=self.seed)
+            # whole contrast sets: a sentence's he/she/they variants share its difficulty, and
+            # resampled apart they gave the unambiguous mean entropies (he and she of each set)
+            # too narrow an interval: 83–88 of 100 at a within-set correlation of about 0.5
+            # (tests/test_calibration.py's simulation)
+            cis = bootstrap_cis(len(judged), resampled, tested, resamples=DEFAULT_RESAMPLES, seed=self.seed,
+                                units=judged.group)
         # every variant's samples, validation items included: a model that does not translate
         # fails on both sides of the split
         # (attempts stored before the gate carry no tally: nothing was checked, nothing is said)
@@ -546,8 +554,10 @@ class JudgedItems:
         self.ambiguous = np.array([bool(a["ambiguous"]) for a in attempts], dtype=bool)
         self.in_group = np.array([bool(a["in_group"]) for a in attempts], dtype=bool)
         # contrast sets as integer codes (ΔH per set groups by them in every resample)
-        self.group = np.unique([str(a.get("group", a["id"])) for a in attempts], return_inverse=True)[1] \
-            if attempts else np.zeros(0, dtype=int)
+        # (a set a paired test's resample drew twice brings each variant twice: two sets, see copy_numbers)
+        copies = copy_numbers(np.unique([str(a["id"]) for a in attempts], return_inverse=True)[1].reshape(-1))
+        self.group = np.unique([f"{a.get('group', a['id'])}\x00{c}" for a, c in zip(attempts, copies)],
+                               return_inverse=True)[1].reshape(-1) if attempts else np.zeros(0, dtype=int)
         self.entropy = {kind: np.array([_num(a["entropy"][kind]) for a in attempts], dtype=float)
                         for kind in ("se", "ge")}
         self.s3e = np.array([[_num(a["s3e"][k]) for k in keys] for a in attempts], dtype=float).reshape(-1, len(keys))
@@ -597,6 +607,8 @@ class JudgedItems:
         entropy = {"se": self.entropy["se"], "s3e": at_alpha(self.s3e), "ge": self.entropy["ge"]}
         test = idx[self.test[idx]]
         scored = test[self.in_group[test]]
+        # a contrast set a resample drew twice is two sets for ΔH per set (see copy_numbers)
+        sets = (self.group[idx] * max(len(idx), 1) + copy_numbers(idx))[self.test[idx] & self.in_group[idx]]
         out: dict[str, tuple[float, int]] = {}
         for kind in ENTROPIES:
             side = {"unambiguous": list(entropy[kind][scored[~self.ambiguous[scored]]]),
@@ -607,7 +619,7 @@ class JudgedItems:
             out[f"delta_h_{kind}"] = self._enough(delta_h(side["unambiguous"], side["ambiguous"]), both)
             out[f"delta_h_{kind}_of_means"] = self._enough(delta_h_of_means(side["unambiguous"], side["ambiguous"]),
                                                            both)
-            out[f"delta_h_{kind}_per_set"] = self._enough(*delta_h_per_set(entropy[kind][scored], self.group[scored],
+            out[f"delta_h_{kind}_per_set"] = self._enough(*delta_h_per_set(entropy[kind][scored], sets,
                                                                            self.ambiguous[scored]))
         out["ge_undetected_share"] = (finite_mean(list(self.undetected[test])), len(test))
         drawn = self.drawn[test].sum()
@@ -641,6 +653,22 @@ class JudgedItems:
             both = sum(1 for c, w in zip(correct, incorrect) if math.isfinite(c) and math.isfinite(w))
             out[f"{name}_of_means"] = self._enough(delta_i_of_means(correct, incorrect), both)
         return out
+
+
+def copy_numbers(keys: np.ndarray) -> np.ndarray:
+    """For each entry of ``keys`` (integers), how many equal entries come before it: 0, 1, … for
+    the first, second, … copy. A bootstrap that draws a contrast set twice must count it twice
+    for ΔH per set; grouping by the set alone would merge the copies, so a resample would hold
+    only the ~63 % of sets drawn at least once, each once: a subsample without replacement,
+    whose spread is narrower than the mean's own (coverage 81–86 % of 100 simulations)."""
+    keys = np.asarray(keys).reshape(-1)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ranks = np.arange(len(keys)) - np.repeat(starts, np.diff(np.r_[starts, len(keys)]))
+    out = np.empty(len(keys), dtype=int)
+    out[order] = ranks
+    return out
 
 
 def _check_scoring(surprisal: str, min_items: Any) -> None:

@@ -109,14 +109,23 @@ def delta_figure(view: Any, labels: Sequence[str]) -> None:
 
 def delta_cell(row: dict[str, Any]) -> str:
     """A stored ΔI/ΔH row as the report prints it: the value, or "undefined" with the items it
-    would rest on and the probe's minimum (from the signature) when the probe left it NaN."""
+    would rest on and why — under the probe's minimum (from the signature), or for a ΔH on
+    enough items, its floor — when the probe left it NaN."""
     from ..signature import Signature
+    from ..uncertainty.metrics import BELOW_FLOOR
 
     value, n = row.get("value"), row.get("n")
     if isinstance(value, (int, float)) and math.isfinite(value):
         return f"{value:.0f}" if "_outside_" in row["metric"] else f"{value:.3f}"
     minimum = Signature.parse(row["signature"]).settings.get("min_items")
-    return "undefined" + (f" (n = {n}" + (f" < {minimum}" if minimum else "") + ")" if n is not None else "")
+    if n is None:
+        return "undefined"
+    if minimum and n < int(minimum):  # the signature's settings are text
+        return f"undefined (n = {n} < {minimum})"
+    # enough items: a ΔH of the means is undefined only below its floor (the per-set mean and ΔI
+    # of enough items are always defined)
+    return f"undefined (n = {n}; {BELOW_FLOOR})" if re.fullmatch(r"delta_h_[a-z0-9]+", row["metric"]) \
+        else f"undefined (n = {n})"
 
 
 def _deltas(view: Any, labels: Sequence[str]) -> None:

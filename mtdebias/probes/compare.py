@@ -7,7 +7,9 @@
   (:meth:`BaseProbe.unit`) are resampled with replacement, the same draw for both systems,
   and every tested metric is recomputed with :meth:`BaseProbe.metrics` on both resamples; the
   p-value is :func:`mtdebias.significance.centered_p_value` (calibrated under the null by
-  tests/test_calibration.py). A metric undefined (NaN) for either system is not tested.
+  tests/test_calibration.py). A metric undefined (NaN) for either system is not tested, and
+  says so: its row has ``test`` "not tested", ``p_value`` None and ``why`` (which system left it
+  undefined); an undefined value is None, never a number to compare.
   A probe with a faster exact equivalent (BLEU from sufficient statistics) provides
   ``paired_test(metric, a, b, resamples=, seed=)`` and is asked first.
 """
@@ -49,6 +51,12 @@ def paired_tests(probe: BaseProbe, a: Sequence[dict[str, Any]], b: Sequence[dict
         spec = probe.spec(name)
         if spec is None or spec.test is None or name not in value_b:
             continue
+        undefined = [side for side, value in (("baseline", value_a[name]), ("variant", value_b[name]))
+                     if math.isnan(value)]
+        if undefined:  # a ΔH below its floor, a t without coverage: no number to test
+            rows.append(untested(name, spec.better, value_a[name], value_b[name],
+                                 f"undefined for the {' and the '.join(undefined)}"))
+            continue
         custom = getattr(probe, "paired_test", None)
         if custom is not None:
             row = custom(name, a, b, resamples=resamples, seed=seed)
@@ -72,6 +80,15 @@ def paired_tests(probe: BaseProbe, a: Sequence[dict[str, Any]], b: Sequence[dict
     return rows
 
 
+def untested(metric: str, better: str, baseline: float, variant: float, why: str) -> dict[str, Any]:
+    """The row of a metric left untested, and ``why``."""
+    def shown(value: float) -> float | None:
+        return None if math.isnan(value) else value
+
+    return {"metric": metric, "better": better, "test": "not tested", "baseline_value": shown(baseline),
+            "variant_value": shown(variant), "p_value": None, "why": why}
+
+
 def _paired_bootstrap(probe: BaseProbe, a, b, names: list[str], value_a: dict[str, float],
                       value_b: dict[str, float], resamples: int, seed: int) -> list[dict[str, Any]]:
     units = _units(probe, a)
@@ -92,7 +109,9 @@ def _paired_bootstrap(probe: BaseProbe, a, b, names: list[str], value_a: dict[st
     for name in names:
         observed = value_b[name] - value_a[name]
         sample = np.asarray(deltas[name], dtype=float)
-        if len(sample) == 0 or math.isnan(observed):
+        if len(sample) == 0:  # defined on all items, on no resample of them
+            rows.append(untested(name, probe.spec(name).better, value_a[name], value_b[name],
+                                 "undefined on every resample"))
             continue
         rows.append({"metric": name, "better": probe.spec(name).better, "test": "paired bootstrap",
                      "baseline_value": value_a[name], "variant_value": value_b[name],
@@ -100,4 +119,4 @@ def _paired_bootstrap(probe: BaseProbe, a, b, names: list[str], value_a: dict[st
     return rows
 
 
-__all__ = ["paired_tests"]
+__all__ = ["paired_tests", "untested"]

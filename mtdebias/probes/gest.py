@@ -52,7 +52,7 @@ from ..errors import InputError
 from ..options import Range
 from ..resources import data_path
 from ..signature import Signature, hash_file, hash_json
-from ..stats import bootstrap_cis
+from ..stats import bootstrap_cis, folded_interval
 from ..textio import read_text
 from ..translators.base import DEFAULT_EPSILON, Translator
 from .base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
@@ -214,6 +214,14 @@ def _all_values(stereo, male, female, undetected) -> dict[str, float]:
     return values
 
 
+def disparity_interval(masculine: tuple[float, float] | None) -> tuple[float, float] | None:
+    """The interval of the disparity |0.5 − m| from the masculine rate m's interval, folded at
+    0.5 (:func:`mtdebias.stats.folded_interval`). A bootstrap of |0.5 − m| itself sits above 0
+    in every resample, so under a true rate of 0.5 it covered 0 in 0 of 40 simulations
+    (tests/test_calibration.py); the folded one holds 0 whenever m's interval holds 0.5."""
+    return None if masculine is None else folded_interval((masculine[0] - 0.5, masculine[1] - 0.5))
+
+
 def gest_metrics(stereotypes: Sequence[int], male: Sequence[float], female: Sequence[float],
                  undetected: Sequence[float] | None = None, *, resamples: int = 1000, seed: int = 0,
                  suffix: str = "", per_stereotype: bool = True) -> list[Metric]:
@@ -235,6 +243,8 @@ def gest_metrics(stereotypes: Sequence[int], male: Sequence[float], female: Sequ
     values = _all_values(stereo, male_a, female_a, undet_a)
     cis = bootstrap_cis(len(stereo), lambda idx: _all_values(stereo[idx], male_a[idx], female_a[idx], undet_a[idx]),
                         values, resamples, seed)
+    for agg in ("", "_genderbench"):  # |0.5 − m|: see disparity_interval
+        cis["disparity" + agg] = disparity_interval(cis["masculine_rate" + agg])
     detected_by_s = np.bincount(stereo, weights=male_a + female_a, minlength=17)[1:17]
     n_detected = float(np.sum(male_a + female_a))
     n_all = float(np.sum(male_a + female_a + undet_a))

@@ -61,7 +61,8 @@ from ..stats import bootstrap_cis
 from ..translators.base import Translator, UnsupportedCall
 from .base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe,
                    Degenerate, Headline, Metric, MetricSpec, spread_sample)
-from .gest import FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv, load_variants
+from .gest import (FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv,
+                   disparity_interval, load_variants)
 
 PROBE_NAME = "gest_choice.v1"
 # GenderBench's question, with its placeholder names
@@ -365,6 +366,7 @@ class GestChoiceProbe(BaseProbe):
         cis = bootstrap_cis(len(score), lambda idx: choice_values(
             groups, group, stereo, score, np.bincount(idx, minlength=len(score)).astype(float)),
             values, self.resamples if ci else 0, self.seed)
+        cis["disparity"] = disparity_interval(cis["masculine_rate"])  # |0.5 − m|: see disparity_interval
         detected = ~np.isnan(score)
         detected_items = int(np.sum(detected))
         # a per-stereotype rate rests on that stereotype's detected items, not on all of them

@@ -45,7 +45,8 @@ from .html import Document, slug
 from .labels import assign_labels
 from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
                       tables_manifest)
-from .probe_view import PageView, label_of, probe_class, run_label, stored_probes, stored_value_check
+from .probe_view import (PageView, label_of, probe_class, run_label, stored_probes, stored_value_check,
+                         undefined_reason)
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
 
@@ -109,9 +110,8 @@ def _with_ci(value: Any, ci: Any, n: Any = None) -> str:
 
 def _why_undefined(cell: dict[str, Any]) -> str:
     """Why a NaN metric is undefined, as its probe says it (a generic reason when it says none)."""
-    spec = next((s for s in getattr(probe_class(cell.get("probe", "")), "specs", ())
-                 if s.matches(cell.get("metric", ""))), None)
-    return spec.undefined if spec is not None and spec.undefined else "its probe could not compute it from these items"
+    return (undefined_reason(cell.get("probe", ""), cell.get("metric", ""))
+            or "its probe could not compute it from these items")
 
 
 def _put(row: dict[str, Any], column: str, value: float | None, ci: Any, n: Any) -> None:
@@ -372,7 +372,10 @@ class _Builder:
             series: dict[str, list[plots.SeriesPoint]] = {}
             sigs: list[str] = []
             skipped = 0
+            undefined: list[str] = []  # points a line cannot draw: said beside the plot, with n and why
             for run in self.runs:
+                undefined += [f"{run_label(run, r['checkpoint'])} {r['checkpoint']} (n={r.get('n')}; {_why_undefined(r)})"
+                              for r in run.results if row_key(r) == key and not finite(r["value"])]
                 rows = [r for r in run.results if row_key(r) == key and finite(r["value"])]
                 groups = sorted({comparability_key(r["signature"]) for r in rows})
                 for row in rows:
@@ -403,6 +406,8 @@ class _Builder:
             if skipped:
                 self.doc.paragraph(f"{key}: {skipped} value(s) at checkpoints without a step number are in the "
                                    "tables only.", "note")
+            if undefined:
+                self.doc.paragraph(f"{key}: undefined, so not drawn, at " + "; ".join(undefined) + ".", "note")
             self.add_figure(plots.metric_figure(series, key, metric, warning=warning),
                             f"{key} against training step (band: 95% interval)")
 

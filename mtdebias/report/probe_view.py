@@ -20,6 +20,12 @@ from .collect import RunData, finite
 from .tables import Table
 
 
+def undefined_reason(probe: str, metric: str) -> str:
+    """Why a NaN of ``metric`` is undefined, as its probe's spec says it ("" when it says nothing)."""
+    spec = next((s for s in getattr(probe_class(probe), "specs", ()) if s.matches(metric)), None)
+    return spec.undefined if spec is not None else ""
+
+
 def probe_class(name: str) -> type | None:
     """The class registered under a stored probe name (``name.v1``), or None for a name this
     version does not know (its numbers are still drawn, it just has no views of its own)."""

@@ -81,6 +81,8 @@ def delta_logprob(correct_logprobs: Sequence[float], incorrect_logprobs: Sequenc
 # this share of the larger side's mean the denominator is too small to divide by, and ΔH is
 # undefined: ΔH ≥ 1 − 1/DELTA_H_FLOOR = −9 wherever it is defined.
 DELTA_H_FLOOR = 0.1
+# why a ΔH is undefined when it rests on enough items: what the report and the CLI print beside it
+BELOW_FLOOR = "H̄_unamb under a tenth of H̄_amb (ΔH < −9)"
 
 
 def delta_h(unambiguous: Sequence[float], ambiguous: Sequence[float]) -> float:
