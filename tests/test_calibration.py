@@ -361,9 +361,10 @@ def test_wsd_intervals_cover_the_true_values(errors, sims, resamples):
         other = rng.integers(1, delta)  # 1 … δ − 1, then past μ: uniform over the senses but μ
         chosen = other + (other >= mu)
         valid = rng.random(items) >= 0.05
+        pos = rng.choice(["NOUN", "VERB", "ADJ"], items, p=[0.6, 0.3, 0.1])  # the per-POS accuracies too
         return [{"status": str(st), "mu": int(m), "delta": int(d), "chosen_mu": int(c), "validity": {"valid": bool(v)},
-                 "forced": {"bad_preferred": bool(rng.random() < 0.3)}} for st, m, d, c, v
-                in zip(status, mu, delta, chosen, valid)]
+                 "pos": str(p), "forced": {"bad_preferred": bool(rng.random() < 0.3)}} for st, m, d, c, v, p
+                in zip(status, mu, delta, chosen, valid, pos)]
 
     probe.seed = 0
     truth = {m.name: m.value for m in probe.metrics(attempts(np.random.default_rng(14), 50_000), ci=False)
