@@ -234,11 +234,8 @@ class HFCausalTranslator:
         every prompt keeps at least its last token, whose logits start the reply."""
         if not self.share_prefix or len(prompts) < 2:
             return None
-        length = min(len(p) for p in prompts) - 1
-        first = prompts[0]
-        for prompt in prompts[1:]:
-            length = next((k for k in range(length) if prompt[k] != first[k]), length)
-        return _Prefix(self.model, list(first[:length])) if length > 0 else None
+        length = shared_length(prompts)
+        return _Prefix(self.model, list(prompts[0][:length])) if length > 0 else None
 
     def _shares(self, prefix: "_Prefix | None", longest: int) -> bool:
         """Whether a batch whose rows (prompt and what is generated) reach ``longest`` tokens may
@@ -364,6 +361,16 @@ class HFCausalTranslator:
 
     def signature(self) -> str:
         return self._identity
+
+
+def shared_length(prompts: Sequence[Sequence[int]]) -> int:
+    """How many leading tokens every prompt shares, leaving each at least its last token (whose
+    logits start the reply)."""
+    length = min(len(p) for p in prompts) - 1
+    first = prompts[0]
+    for prompt in prompts[1:]:
+        length = next((k for k in range(length) if prompt[k] != first[k]), length)
+    return max(length, 0)
 
 
 class _Prefix:
