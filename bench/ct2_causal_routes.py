@@ -14,7 +14,7 @@ the GGUF file dequantized by transformers, converted once by CTranslate2's conve
 prefix given as ``static_prompt`` so that its state is computed once.
 
     python bench/ct2_causal_routes.py [--model FILE.gguf] [--sentences 48] [--rounds 1]
-        [--routes hf-float32 hf-bfloat16 ct2-int8 ct2-int8_bfloat16 ct2-bfloat16 ct2-float32] [--out FILE.json]
+        [--routes hf-float32 hf-bfloat16 ct2-int8 ct2-int8-whole ct2-float32] [--out FILE.json]
 
 No test asserts a timing.
 """
@@ -34,7 +34,9 @@ sys.path.insert(0, str(REPO / "bench"))
 from prefix_sharing import _count_generated, _spread  # noqa: E402  (a sibling script)
 
 WINOMT = REPO.parent / "shared" / "data" / "winomt" / "en.txt"
-ROUTES = ("hf-float32", "hf-bfloat16", "ct2-int8", "ct2-int8_bfloat16", "ct2-bfloat16", "ct2-float32")
+# ENGINE-COMPUTE[-whole]: "-whole" runs every prompt whole (share_prefix = false). CTranslate2's
+# bfloat16 and int8_bfloat16 are not in this build's CPU compute types (get_supported_compute_types)
+ROUTES = ("hf-float32", "hf-bfloat16", "ct2-int8", "ct2-int8-whole", "ct2-float32")
 
 
 def _sources(count: int) -> list[str]:
@@ -45,11 +47,11 @@ def _sources(count: int) -> list[str]:
 def _translator(route: str, model: str, lang: str):
     from mtdebias.translators.specs import load_spec
 
-    engine, _, kind = route.partition("-")
+    engine, kind, *whole = route.split("-")
     options = dict(tgt_lang=lang, max_new_tokens=64, examples=str(REPO / "eval" / "released" / f"examples_{lang}.tsv"))
     if engine == "hf":
         return load_spec(f"hf-causal:{model}", device="cpu", dtype=kind, **options)
-    return load_spec(f"ct2-causal:{model}", compute_type=kind, **options)
+    return load_spec(f"ct2-causal:{model}", compute_type=kind, share_prefix=not whole, **options)
 
 
 def _timed_translate(translator, sources: list[str]) -> tuple[list[str], float, int]:

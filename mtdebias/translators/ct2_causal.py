@@ -41,7 +41,7 @@ BACKEND = "ct2-causal"
 OPTIONS = tuple(o for o in HF_OPTIONS if o not in ("device", "dtype", "batch_tokens")) + (
     "compute_type", "threads", "batch_size")
 COMPUTE_TYPES = ("int8", "int8_float32", "int8_bfloat16", "bfloat16", "float32")
-DEFAULT_COMPUTE_TYPE = "int8_float32"
+DEFAULT_COMPUTE_TYPE = "int8"
 # sources whose prompts give the translation template's own prefix (their shared tokens)
 _PROBES = ("A", "Zwei", "3.")
 
@@ -136,12 +136,21 @@ class CT2CausalTranslator(HFCausalTranslator):
         self.generated_tokens = 0  # what the decoder produced, end tokens included (bench/)
         super().__init__(model, device="cpu", **options)
         probes = self._encode_prompts([self._prompt_text(s) for s in _PROBES])
-        self._static = list(probes[0][:shared_length(probes)]) if self.share_prefix else []
+        # the last shared token is left out: it may be a space that a source's first word takes
+        # into its own token ("English: A" ends in " ", "English: The" in " The")
+        self._static = list(probes[0][:max(shared_length(probes) - 1, 0)]) if self.share_prefix else []
 
     # -- the engine --------------------------------------------------------------------------
     def _open_model(self, dtype: str):
         ctranslate2 = require_ctranslate2()
+        supported = ctranslate2.get_supported_compute_types("cpu")
+        if self.compute_type not in supported:  # bfloat16 needs a CPU and a build that run it
+            raise ConfigError(f"compute_type = {self.compute_type!r}: this CTranslate2 build runs "
+                              f"{', '.join(sorted(supported))} on this CPU", hint="set compute_type = \"int8\"")
         self.model_config = json.loads((Path(self.model_dir) / "config.json").read_text(encoding="utf-8"))
+        from transformers import AutoConfig
+
+        ct2_loader(AutoConfig.from_pretrained(self.model_dir))  # refused before anything is converted
         self.ct2_dir = ct2_folder(self.source, Path(self.model_dir))
         return ctranslate2.Generator(str(self.ct2_dir), device="cpu", compute_type=self.compute_type,
                                      intra_threads=self.threads)
