@@ -163,3 +163,28 @@ def test_a_ct2_causal_spec_decodes_greedily_in_probes_and_translate():
     from mtdebias.runner import decoder_only
 
     assert decoder_only("ct2-causal:model.gguf") and "ct2-causal" in DECODER_ONLY
+
+
+def test_every_probe_of_a_suite_runs_on_a_ct2_causal_spec(tiny_copy, tmp_path, monkeypatch):
+    """``mtdebias eval ct2-causal:MODEL --suite …``: every probe kind, its rows signed by the route."""
+    from mtdebias.runner import evaluate
+    from mtdebias.signature import Signature
+    from mtdebias.store import RunStore
+    from tests.test_hf_causal import _probe_data
+
+    monkeypatch.chdir(tmp_path)
+    suite, overrides = _probe_data(tmp_path)
+    spec = f"ct2-causal:{tiny_copy}"
+    outcome = evaluate([spec], suite, overrides, translator_options={"tgt_lang": "de", "compute_type": "float32"})
+    assert outcome.failed == {} and len(outcome.scored) == 7
+    store, checkpoints = RunStore.for_translator(spec)
+    rows = store.results(checkpoints[0])
+    assert {r["label"] for r in rows} == {"winomt", "name_gender", "gest", "gest_pref", "wsd_bias", "ambiguity",
+                                          "gest_choice"}
+    models = {Signature.parse(r["signature"]).model for r in rows}
+    assert len(models) == 1 and models.pop().startswith("ct2-causal-float32+hf-causal-sample:")
+    values = {(r["label"], r["metric"]): r["value"] for r in rows}
+    # as on hf-causal (tests/test_hf_causal.py): the taught translations win in forced decoding
+    assert values[("wsd_bias", "forced_bad_preferred")] == 0.0
+    assert values[("gest_pref", "masculine_rate")] == 1.0
+    assert values[("gest_choice", "masculine_rate")] == 0.5 and values[("gest_choice", "option_a_rate")] == 0.0
