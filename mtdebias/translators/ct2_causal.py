@@ -147,7 +147,7 @@ class CT2CausalTranslator(HFCausalTranslator):
         supported = ctranslate2.get_supported_compute_types("cpu")
         if self.compute_type not in supported:  # bfloat16 needs a CPU and a build that run it
             raise ConfigError(f"compute_type = {self.compute_type!r}: this CTranslate2 build runs "
-                              f"{', '.join(sorted(supported))} on this CPU", hint="set compute_type = \"int8\"")
+                              f"{', '.join(sorted(supported))} on this CPU", hint="set compute_type = \"float32\"")
         self.model_config = json.loads((Path(self.model_dir) / "config.json").read_text(encoding="utf-8"))
         from transformers import AutoConfig
 

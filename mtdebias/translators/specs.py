@@ -46,7 +46,7 @@ def kinds() -> dict[str, str]:
 
 # options that change how a system is reached, not what it answers: left out of its identity
 OPERATIONAL = frozenset({"cache_dir", "backoff", "retries", "timeout", "concurrency", "api_key_env", "device",
-                         "batch_tokens", "n_threads"})
+                         "batch_tokens", "n_threads", "threads", "batch_size"})
 # kinds that call a server: they keep a response cache in the run store (cache_dir)
 CACHED_KINDS = ("openai",)
 _KIND = re.compile(r"[a-z][a-z0-9_-]*")
