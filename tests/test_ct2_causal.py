@@ -23,22 +23,15 @@ import pytest
 
 pytest.importorskip("ctranslate2")
 
-from mtdebias.errors import CheckpointError, ConfigError  # noqa: E402
+from mtdebias.errors import ConfigError  # noqa: E402
 from mtdebias.translators import ct2_causal  # noqa: E402
 from mtdebias.translators.ct2_causal import CT2CausalTranslator  # noqa: E402
 from mtdebias.translators.hf_causal import HFCausalTranslator  # noqa: E402
 from tests.llm_fixture import CHOICE_TEMPLATE, CHOICES, DE_PAIRS  # noqa: E402
+from tests.test_prefix_sharing import WINOMT_LIKE  # noqa: E402
 
 SCORE_TOLERANCE = 1e-4  # |Δ log p| per token, float32 CTranslate2 against float32 torch
 REPO = Path(__file__).resolve().parents[1]
-WINOMT_LIKE = ["The developer argued with the designer because she did not like the design.",
-               "The mechanic gave the clerk a present because he won the lottery.",
-               "The nurse notified the patient that his shift would be ending in an hour.",
-               "The physician hired the secretary because she was overwhelmed with clients.",
-               "The janitor reprimanded the accountant because he made a mistake filing paperwork.",
-               "The chief hired the assistant because she needed help with paperwork.",
-               "The lawyer yelled at the hairdresser because he did a bad job.",
-               "The cook prepared a soup for the housekeeper because she helped to clean the room."]
 
 
 def assert_scores_agree(ct2, hf, sources, targets):
