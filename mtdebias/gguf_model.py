@@ -24,6 +24,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .errors import CheckpointError, InputError
 
@@ -106,17 +107,18 @@ def gguf_identity(path: str | Path) -> str:
     return f"gguf:{hash_checkpoint_cached(Path(path))}"
 
 
-def converted_dir(path: str | Path) -> Path:
-    """Where the float folder of ``path`` lives (whether or not it exists yet)."""
+def converted_dir(path: str | Path, kind: str = "hf") -> Path:
+    """Where the conversion of ``path`` lives (whether or not it exists yet): ``kind`` ``hf`` is
+    the float folder, ``ct2`` the CTranslate2 model made from it (:mod:`.translators.ct2_causal`)."""
     from .signature import hash_checkpoint_cached
 
     path = Path(path).expanduser().resolve()
-    key = hash_checkpoint_cached(path)
+    name = f"{path.name}.{kind}-{hash_checkpoint_cached(path)}"
     if os.environ.get("MTDEBIAS_GGUF_CACHE"):
-        return Path(os.environ["MTDEBIAS_GGUF_CACHE"]).expanduser() / f"{path.name}.hf-{key}"
+        return Path(os.environ["MTDEBIAS_GGUF_CACHE"]).expanduser() / name
     if os.access(path.parent, os.W_OK):
-        return path.parent / f"{path.name}.hf-{key}"
-    return Path("~/.cache/mtdebias/gguf").expanduser() / f"{path.name}.hf-{key}"
+        return path.parent / name
+    return Path("~/.cache/mtdebias/gguf").expanduser() / name
 
 
 def float_folder(path: str | Path, progress: bool = True) -> Path:
@@ -127,29 +129,43 @@ def float_folder(path: str | Path, progress: bool = True) -> Path:
         return target
     header = read_header(path)
     check_readable(header)
+    return build_once(target, "config.json", lambda staging: _convert(header, staging, target, progress))
+
+
+def build_once(target: Path, marker: str, write: Callable[[Path], None]) -> Path:
+    """``target``, built by ``write(staging)`` unless it holds ``marker`` already. The build runs
+    in a temporary folder renamed into place, under a lock: two processes building the same
+    target at once build it once, and a build that fails or is killed leaves nothing that looks
+    finished (a killed one's temporary folder is removed by the next build)."""
+    if (target / marker).is_file():
+        return target
+    from .atomic import clean_stale_temporaries, temporary_dir
     from .locking import FileLock
 
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(target.parent / f".{target.name}.lock"):
-        if (target / "config.json").is_file():  # another process converted it while we waited
+        if (target / marker).is_file():  # another process built it while we waited
             return target
-        from .atomic import clean_stale_temporaries
-
-        # a conversion killed mid-way (SIGKILL, the OOM killer) left its staging folder, as big as
-        # the model; only temporaries named as mtdebias names them, of writers that ended on this host, go
+        # a build killed mid-way (SIGKILL, the OOM killer) left its staging folder, as big as the
+        # model; only temporaries named as mtdebias names them, of writers that ended on this host, go
         clean_stale_temporaries(target.parent, recursive=False)
-        _convert(header, target, progress)
+        staging = temporary_dir(target)
+        try:
+            write(staging)
+            os.replace(staging, target)
+        finally:
+            if staging.exists():
+                import shutil
+
+                shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
-def _convert(header: GGUFHeader, target: Path, progress: bool) -> None:
-    from .atomic import temporary_dir
-
+def _convert(header: GGUFHeader, staging: Path, target: Path, progress: bool) -> None:
     started = time.monotonic()
     if progress:
         print(f"converting {header.path.name} ({header.architecture}, {header.name or 'unnamed'}) to a float32 "
               f"folder, once: {target}", file=sys.stderr, flush=True)
-    staging = temporary_dir(target)
     try:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -165,12 +181,8 @@ def _convert(header: GGUFHeader, target: Path, progress: bool) -> None:
             del model.config.quantization_config
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
-        os.replace(staging, target)
-    except BaseException as exc:
-        import shutil
-
-        shutil.rmtree(staging, ignore_errors=True)
-        if isinstance(exc, OSError) or not isinstance(exc, Exception):
+    except Exception as exc:
+        if isinstance(exc, OSError):
             raise
         raise CheckpointError(f"{header.path}: GGUF conversion failed ({type(exc).__name__}: "
                               f"{str(exc).splitlines()[0][:300] if str(exc) else ''})") from exc

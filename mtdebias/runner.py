@@ -493,7 +493,7 @@ def single_suite(probe_type: str, options: dict[str, Any], flags: dict[str, str]
 
 def decoder_only(target: Path | str) -> bool:
     """Whether ``target`` is a decoder-only LM asked to translate by a prompt (an ``hf-causal``,
-    ``llamacpp`` or ``openai`` spec, a causal run or one of its checkpoints): the targets whose
+    ``ct2-causal``, ``llamacpp`` or ``openai`` spec, a causal run or one of its checkpoints): the targets whose
     probes decode greedily unless asked for a beam, as the LLM suites do (a beam of 5 costs an LLM
     five times the time, and is not how LLMs are used)."""
     if is_spec(target):
@@ -506,7 +506,7 @@ def decoder_only(target: Path | str) -> bool:
     return Path(target).is_dir() and is_causal_checkpoint(Path(target))
 
 
-DECODER_ONLY_KINDS = ("hf-causal", "llamacpp", "openai")
+DECODER_ONLY_KINDS = ("hf-causal", "ct2-causal", "llamacpp", "openai")
 
 
 def single_probe(probe_type: str, options: dict[str, Any], translator: Translator,

@@ -315,9 +315,8 @@ def test_a_killed_gguf_conversion_leaves_nothing_the_next_one_keeps(tmp_path, mo
     running = target.parent / f".{target.name}.{_HOST}-{os.getpid()}.4567abcd.tmp"  # a live converter's
     running.mkdir()
 
-    def convert(header, target, progress):  # the conversion itself is tested in test_model_source.py
-        target.mkdir()
-        (target / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    def convert(header, staging, target, progress):  # the conversion itself is tested in test_model_source.py
+        (staging / "config.json").write_text(json.dumps({"model_type": "llama"}))
 
     monkeypatch.setattr(gguf_model, "check_readable", lambda header: None)
     monkeypatch.setattr(gguf_model, "_convert", convert)

@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
 
                 raise missing_path_error(Path(target), "model")
             raise InputError(f"{target} is a GGUF file", path=target, hint=f"name it as hf-causal:{target} "
-                             f"(transformers) or llamacpp:{target} (llama.cpp)")
+                             f"(transformers), ct2-causal:{target} (CTranslate2) or llamacpp:{target} (llama.cpp)")
     args.translator_options = parse_pairs(args.translator_option, "translator-option")
     for target in [*args.targets, *args.translator]:
         if is_spec(target):

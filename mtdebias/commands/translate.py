@@ -15,7 +15,7 @@ from ..translators.specs import kinds
 STREAM_LINES = 64
 # spec kinds that run a decoder-only language model: greedy by default, as the released suites
 # score them (a beam of 5 costs about 5x the time; llama.cpp has no beam search at all)
-DECODER_ONLY = ("hf-causal", "llamacpp", "openai")
+DECODER_ONLY = ("hf-causal", "ct2-causal", "llamacpp", "openai")
 SEQ2SEQ_BEAM = 5
 
 

@@ -234,11 +234,8 @@ class HFCausalTranslator:
         every prompt keeps at least its last token, whose logits start the reply."""
         if not self.share_prefix or len(prompts) < 2:
             return None
-        length = min(len(p) for p in prompts) - 1
-        first = prompts[0]
-        for prompt in prompts[1:]:
-            length = next((k for k in range(length) if prompt[k] != first[k]), length)
-        return _Prefix(self.model, list(first[:length])) if length > 0 else None
+        length = shared_length(prompts)
+        return _Prefix(self.model, list(prompts[0][:length])) if length > 0 else None
 
     def _shares(self, prefix: "_Prefix | None", longest: int) -> bool:
         """Whether a batch whose rows (prompt and what is generated) reach ``longest`` tokens may
@@ -333,14 +330,17 @@ class HFCausalTranslator:
             return self.tokenizer(target, add_special_tokens=False)["input_ids"] + [end]
         return self.tokenizer(f" {target}\n", add_special_tokens=False)["input_ids"]
 
+    def _scoring_inputs(self, sources: Sequence[str], targets: Sequence[str]) -> tuple[list[list[int]], list[list[int]]]:
+        """What ``score`` runs: each source's prompt and each target's continuation."""
+        if len(sources) != len(targets):
+            raise ValueError(f"score: {len(sources)} sources but {len(targets)} targets")
+        return self._encode_prompts([self._prompt_text(s) for s in sources]), [self._continuation(t) for t in targets]
+
     @torch.inference_mode()
     def score(self, sources: Sequence[str], targets: Sequence[str]) -> list[Scored]:
         """Teacher-forced log-probabilities of each target's tokens (its end included) after the
         source's prompt."""
-        if len(sources) != len(targets):
-            raise ValueError(f"score: {len(sources)} sources but {len(targets)} targets")
-        prompts = self._encode_prompts([self._prompt_text(s) for s in sources])
-        continuations = [self._continuation(t) for t in targets]
+        prompts, continuations = self._scoring_inputs(sources, targets)
         prefix = self._prefix(prompts)
         out: list[Scored | None] = [None] * len(sources)
         for batch in length_batches([len(p) + len(c) for p, c in zip(prompts, continuations)], self.batch_tokens):
@@ -364,6 +364,16 @@ class HFCausalTranslator:
 
     def signature(self) -> str:
         return self._identity
+
+
+def shared_length(prompts: Sequence[Sequence[int]]) -> int:
+    """How many leading tokens every prompt shares, leaving each at least its last token (whose
+    logits start the reply)."""
+    length = min(len(p) for p in prompts) - 1
+    first = prompts[0]
+    for prompt in prompts[1:]:
+        length = next((k for k in range(length) if prompt[k] != first[k]), length)
+    return max(length, 0)
 
 
 class _Prefix:

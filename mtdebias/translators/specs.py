@@ -28,6 +28,7 @@ KINDS = {
     "openai": "mtdebias.translators.openai_api:OpenAITranslator",
     "apertium": "mtdebias.translators.apertium:ApertiumTranslator",
     "llamacpp": "mtdebias.translators.llamacpp:LlamaCppTranslator",
+    "ct2-causal": "mtdebias.translators.ct2_causal:CT2CausalTranslator",
 }
 
 
@@ -45,7 +46,7 @@ def kinds() -> dict[str, str]:
 
 # options that change how a system is reached, not what it answers: left out of its identity
 OPERATIONAL = frozenset({"cache_dir", "backoff", "retries", "timeout", "concurrency", "api_key_env", "device",
-                         "batch_tokens", "n_threads"})
+                         "batch_tokens", "n_threads", "threads", "batch_size"})
 # kinds that call a server: they keep a response cache in the run store (cache_dir)
 CACHED_KINDS = ("openai",)
 _KIND = re.compile(r"[a-z][a-z0-9_-]*")
@@ -95,7 +96,7 @@ def identity(spec: str, options: dict[str, Any] | None = None) -> str:
     local model folder or a local file (any kind), its content hash."""
     kind, rest = split_spec(spec)
     model = rest
-    if kind == "hf-causal":
+    if kind in ("hf-causal", "ct2-causal"):
         from ..errors import InputError
         from .source import resolve
 
@@ -118,10 +119,14 @@ def prepare_spec(spec: str) -> str:
     into the cache here, by the command, visibly (the translator itself never downloads), and a
     GGUF file's architecture and tensor types are checked against what transformers reads."""
     kind, rest = split_spec(spec)
-    if kind == "hf-causal" and rest:
+    if kind in ("hf-causal", "ct2-causal") and rest:
         from .source import resolve
 
-        source = resolve(rest, what="hf-causal model", download=True, fairseq=False)
+        if kind == "ct2-causal":
+            from .ct2_causal import require_ctranslate2
+
+            require_ctranslate2()
+        source = resolve(rest, what=f"{kind} model", download=True, fairseq=False)
         if source.kind == "gguf":
             from ..gguf_model import check_readable, read_header
 
