@@ -1,0 +1,95 @@
+"""The arithmetic of bench/workload.py (FLOP counting, peak fraction, noise, ratios) on numbers
+worked out by hand, and its inputs (routes, WinoMT twins); no timing is asserted."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import workload  # noqa: E402
+from llamacpp_batched import common_prefix  # noqa: E402
+
+
+def test_noise_is_the_median_and_the_spread_over_it():
+    summary = workload.noise([2.0, 4.0, 3.0])
+    assert summary["median"] == 3.0 and summary["spread"] == pytest.approx(2 / 3)
+    assert (summary["min"], summary["max"], summary["repeats"]) == (2.0, 4.0, 3)
+
+
+def test_flops_count_the_shared_prefix_once_and_the_output_layer_per_reply_token():
+    # prompts of 10 and 12 tokens sharing 8: 8 + 2 + 4 = 14 prompt tokens through the body (2 × 100
+    # each), 5 reply tokens through body and output layer (2 × 150 each): 2800 + 1500
+    assert workload.workload_flops(100, 50, [10, 12], 8, 5) == 4300
+    # nothing shared: all 22 prompt tokens
+    assert workload.workload_flops(100, 50, [10, 12], 0, 5) == 2 * 100 * 22 + 1500
+
+
+def test_the_peak_fraction_is_achieved_flops_per_second_over_the_peak():
+    assert workload.of_peak(4300, 2.0, 21_500) == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("tied", [True, False])
+def test_parameters_split_into_body_and_output_layer(tied):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(vocab_size=20, hidden_size=8, intermediate_size=16, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=2, tie_word_embeddings=tied)
+    body, output = workload.parameter_split(LlamaForCausalLM(config))
+    # q, k, v, o: 4 × 8·8; gate, up, down: 3 × 8·16; two layer norms and the final one: 3 × 8
+    assert body == 4 * 64 + 3 * 128 + 3 * 8
+    assert output == 20 * 8  # counted once, tied or not; the input embedding is a lookup
+
+
+def test_the_shared_prefix_leaves_every_prompt_its_last_token():
+    assert common_prefix([[1, 2, 3, 4], [1, 2, 5], [1, 2, 3]]) == 2
+    assert common_prefix([[1, 2, 3], [1, 2, 3]]) == 2
+    assert common_prefix([[7, 2], [1, 2]]) == 0
+
+
+def test_routes_are_a_kind_and_options():
+    route = workload.parse_route("hf-causal,share_prefix=false,batch_tokens=4000,dtype=bfloat16")
+    assert route.kind == "hf-causal"
+    assert route.options == {"share_prefix": False, "batch_tokens": 4000, "dtype": "bfloat16"}
+    assert workload.parse_route("ct2-causal").options == {}
+    with pytest.raises(ValueError, match="not KEY=VALUE"):
+        workload.parse_route("hf-causal,share_prefix")
+
+
+def test_peak_fractions_and_ratios_to_llamacpp():
+    row = {"route": "hf-causal", "workload": "translate", "flops": 1e9, "seconds": [1.0, 2.0, 5.0],
+           "tok_per_s": {"median": 30.0}}
+    anchor = {"route": "llamacpp", "workload": "translate", "flops": 1e9, "seconds": [4.0],
+              "tok_per_s": {"median": 20.0}}
+    batched = {"route": "llamacpp-batched,batch=8", "workload": "translate", "flops": 1e9, "seconds": [1.0],
+               "tok_per_s": {"median": 60.0}}
+    other = {"route": "llamacpp", "workload": "score", "flops": 1e9, "seconds": [1.0], "tok_per_s": {"median": 5.0}}
+    result = {"gemm_flops": {"float32": [1e9, 3e9, 2e9], "bfloat16": [4e9]},
+              "models": [{"rows": [row, anchor, batched, other, {"route": "x", "workload": "score", "skipped": "-"}]}]}
+    workload.finish(result)
+    # 1e9 FLOPs in the median 2 s: 5e8 FLOP/s of a median 2e9 peak
+    assert row["of_peak"] == {"float32": pytest.approx(0.25), "bfloat16": pytest.approx(0.125)}
+    assert row["over_llamacpp"] == {"llamacpp": pytest.approx(1.5), "llamacpp-batched,batch=8": pytest.approx(0.5)}
+    assert other["over_llamacpp"] == {"llamacpp": 1.0}  # the anchor of its own workload only
+
+
+def test_sentences_are_drawn_from_those_with_a_twin_of_the_other_gender(tmp_path):
+    (tmp_path / "translations-aws").mkdir()
+    rows = [("female", "1", "The nurse helped the cook because she was kind.", "nurse"),
+            ("male", "1", "The nurse helped the cook because he was kind.", "nurse"),
+            ("neutral", "1", "The nurse helped someone.", "nurse")]
+    (tmp_path / "en.txt").write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    (tmp_path / "translations-aws" / "en-de.txt").write_text(
+        "x ||| Die Krankenschwester half.\nx ||| Der Krankenpfleger half.\nx ||| Sie half.\n", encoding="utf-8")
+    sentences = workload.winomt_sentences(tmp_path, 10)
+    assert [s.line for s in sentences] == [1, 2]
+    assert sentences[0].reference == "Die Krankenschwester half."
+    assert sentences[0].choice == sentences[1].choice == ("Der Krankenpfleger half.", "Die Krankenschwester half.")
+    asked = workload.questions(sentences[:1])
+    assert len(asked) == 2  # both orders, as gest_choice asks
+    assert "(a) Der Krankenpfleger half.\n(b) Die Krankenschwester half." in asked[0]
+    assert "(a) Die Krankenschwester half.\n(b) Der Krankenpfleger half." in asked[1]
+    assert "German translations" in asked[0]
