@@ -39,8 +39,10 @@ order each repeat):
         [--threads 2] [--routes hf-causal hf-causal,share_prefix=false llamacpp llamacpp-batched,batch=8]
         [--workloads translate score sample respond] [--out FILE.json] [--docs docs/released-models.md]
         [--note TEXT]
+    python bench/workload.py --render FILE.json --docs docs/released-models.md [--note TEXT]
 
-``--docs`` writes the table between the page's ``workload`` markers (the only way it changes).
+``--docs`` writes the table between the page's ``workload`` markers (the only way it changes);
+``--render`` writes it from a stored ``--out`` result without measuring.
 No test asserts a timing; tests/test_workload_bench.py checks the arithmetic.
 """
 
@@ -364,7 +366,27 @@ def main() -> None:
     parser.add_argument("--note", default="", help="a sentence for the docs, e.g. what else ran on the machine")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--docs", type=Path, help="a Markdown page with workload markers to write the table into")
+    parser.add_argument("--render", type=Path, metavar="FILE.json",
+                        help="measure nothing: write the table of a stored --out result into --docs")
     args = parser.parse_args()
+    if args.docs:  # before hours of measuring: the page must have the markers
+        page = args.docs.read_text(encoding="utf-8") if args.docs.is_file() else ""
+        if "<!-- begin: workload -->" not in page or "<!-- end: workload -->" not in page:
+            parser.error(f"{args.docs}: no <!-- begin: workload --> … <!-- end: workload --> markers to write between")
+    if args.render:
+        import json
+
+        if not args.docs:
+            parser.error("--render writes into a page: give --docs PAGE.md")
+        from mtdebias.report.readme import splice
+
+        try:
+            stored = json.loads(args.render.read_text(encoding="utf-8"))
+            text = table(stored, args.note)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            parser.error(f"{args.render}: not a result of bench/workload.py --out ({type(exc).__name__}: {exc})")
+        splice(args.docs, "workload", text)
+        return
     from mtdebias.translators.specs import kinds
 
     for spec in args.routes:

