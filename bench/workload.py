@@ -166,11 +166,18 @@ def winomt_sentences(folder: Path, count: int, seed: int = 0) -> list[Sentence]:
     """``count`` WinoMT sentences that have a twin of the other gender, with their German references."""
     from mtdebias.probes.base import spread_sample
 
+    from mtdebias.errors import InputError
+
     rows = [line.split("\t") for line in (folder / "en.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
+    for number, row in enumerate(rows, start=1):
+        if len(row) != 4:
+            raise InputError(f"{len(row)} tab-separated fields, WinoMT has 4 (gender, index, sentence, profession)",
+                             path=folder / "en.txt", line=number)
     refs = [line.partition(" ||| ")[2].strip() for line in
             (folder / "translations-aws" / "en-de.txt").read_text(encoding="utf-8").splitlines()]
     if len(refs) != len(rows):
-        raise SystemExit(f"{folder}/translations-aws/en-de.txt has {len(refs)} lines for {len(rows)} WinoMT rows")
+        raise InputError(f"{len(refs)} lines for {len(rows)} WinoMT rows: one translation a row expected",
+                         path=folder / "translations-aws" / "en-de.txt")
     by_gender: dict[str, dict[str, str]] = {}  # sentence with pronouns blanked → gender → reference
     for (gender, _, sentence, _), ref in zip(rows, refs):
         by_gender.setdefault(_PRONOUN.sub("*", sentence), {}).setdefault(gender, ref)
@@ -403,7 +410,12 @@ def main() -> None:
     for needed in (args.winomt / "en.txt", args.winomt / "translations-aws" / "en-de.txt"):
         if not needed.is_file():
             parser.error(f"{needed} is missing: pass --winomt FOLDER (WinoMT's en.txt and translations-aws/en-de.txt)")
-    result = run(args)
+    from mtdebias.errors import MtdebiasError
+
+    try:
+        result = run(args)
+    except MtdebiasError as exc:  # bad input found on the way: one line, exit 2
+        parser.error(str(exc))
     if args.docs:
         from mtdebias.report.readme import splice
 

@@ -123,3 +123,16 @@ def test_llamacpp_batched_agrees_with_llamacpp_one_prompt_at_a_time():
     assert diffs.max() < 0.05
     drawn = batched.sample(sources[:2], n=3, seed=1)
     assert [len(d) for d in drawn] == [3, 3] and all(isinstance(s, str) for d in drawn for s in d)
+
+
+def test_bad_winomt_files_are_one_message_naming_the_file_and_line(tmp_path):
+    from mtdebias.errors import InputError
+
+    (tmp_path / "translations-aws").mkdir()
+    (tmp_path / "en.txt").write_text("male\t1\tHe sang.\tsinger\nfemale\tShe sang.\n", encoding="utf-8")
+    (tmp_path / "translations-aws" / "en-de.txt").write_text("x ||| Er sang.\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"en\.txt:2: 2 tab-separated fields"):
+        workload.winomt_sentences(tmp_path, 5)
+    (tmp_path / "en.txt").write_text("male\t1\tHe sang.\tsinger\nfemale\t1\tShe sang.\tsinger\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"en-de\.txt: 1 lines for 2 WinoMT rows"):
+        workload.winomt_sentences(tmp_path, 5)
