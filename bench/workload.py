@@ -286,7 +286,9 @@ def finish(result: dict) -> None:
     for model in result["models"]:
         measured = [r for r in model["rows"] if "skipped" not in r]
         for row in measured:
-            row["of_peak"] = {dtype: of_peak(row["flops"], statistics.median(row["seconds"]), p)
+            # the median over repeats of the rate, as for tokens/s (with two repeats the median of
+            # the times would be their mean, and the rate of that mean another number)
+            row["of_peak"] = {dtype: statistics.median(of_peak(row["flops"], s, p) for s in row["seconds"])
                               for dtype, p in peak.items()}
             anchors = [r for r in measured if r["workload"] == row["workload"]
                        and parse_route(r["route"]).kind in LLAMACPP_KINDS]
@@ -389,6 +391,7 @@ def main() -> None:
 
         try:
             stored = json.loads(args.render.read_text(encoding="utf-8"))
+            finish(stored)  # the fractions and ratios again, from the stored times, FLOPs and peaks
             text = table(stored, args.note)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             parser.error(f"{args.render}: not a result of bench/workload.py --out ({type(exc).__name__}: {exc})")
