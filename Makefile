@@ -221,10 +221,11 @@ bench-llm: $(STAMP) released-llms llamacpp
 # translate / score / sample / respond on 200 WinoMT sentences en→de (../shared/data/winomt), both
 # released models, every route (WORKLOAD_ROUTES: translator specs with options; llama.cpp one prompt
 # at a time and with multi-sequence batches as the anchor), against a GEMM peak timed in the same run
-# (bench/workload.py; docs/released-models.md). Hours on 2 cores: --n 24 for a first look.
+# (bench/workload.py; docs/released-models.md). Hours on 2 cores: WORKLOAD_N=24 for a first look.
+WORKLOAD_N ?= 200
 WORKLOAD_ROUTES ?= hf-causal hf-causal,share_prefix=false llamacpp llamacpp-batched,batch=8
 bench-workload: $(STAMP) released-llms llamacpp
-	$(BIN)/python bench/workload.py --n 200 --routes $(WORKLOAD_ROUTES) --out $(RELEASED)/workload.json \
+	$(BIN)/python bench/workload.py --n $(WORKLOAD_N) --routes $(WORKLOAD_ROUTES) --out $(RELEASED)/workload.json \
 	  --docs docs/released-models.md
 
 clean:

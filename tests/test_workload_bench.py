@@ -137,3 +137,26 @@ def test_bad_winomt_files_are_one_message_naming_the_file_and_line(tmp_path):
     (tmp_path / "en.txt").write_text("male\t1\tHe sang.\tsinger\nfemale\t1\tShe sang.\tsinger\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"en-de\.txt: 1 lines for 2 WinoMT rows"):
         workload.winomt_sentences(tmp_path, 5)
+
+
+def test_the_llamacpp_epsilon_step_and_scoring_the_batched_driver_shares():
+    """The two pieces of the llamacpp translator the batched driver reuses, by hand (they run
+    without llama-cpp-python)."""
+    import math
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from mtdebias.translators.llamacpp import LlamaCppTranslator, epsilon_pick
+
+    logits = np.log(np.array([0.5, 0.3, 0.15, 0.05]))
+    rng = np.random.default_rng(0)
+    # ε = 0.2 keeps 0.5 and 0.3 only; ε above every probability keeps the most probable alone
+    assert {epsilon_pick(logits, rng, 0.2, 1.0) for _ in range(300)} == {0, 1}
+    assert {epsilon_pick(logits, rng, 0.9, 1.0) for _ in range(50)} == {0}
+    tokenizer = SimpleNamespace(convert_ids_to_tokens=lambda ids: [f"t{i}" for i in ids])
+    # row 0 predicts token 1 with probability 3/4; row 1 predicts token 0 with probability 1/2
+    scored = LlamaCppTranslator._scored(SimpleNamespace(tokenizer=tokenizer),
+                                        np.array([[0.0, math.log(3)], [0.0, 0.0]]), [1, 0])
+    assert scored.tokens == pytest.approx((math.log(0.75), math.log(0.5)))
+    assert scored.total == pytest.approx(math.log(0.375)) and scored.pieces == ("t1", "t0")
