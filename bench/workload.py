@@ -275,7 +275,8 @@ def bench_model(name: str, path: str, routes: list[Route], workloads: Sequence[s
                          "seconds": seconds[spec, workload],
                          "tok_per_s": noise([out / s for s in seconds[spec, workload]]),
                          "sent_per_s": noise([len(sentences) / s for s in seconds[spec, workload]]),
-                         "same_as_first_route": same, "signature": loaded[spec].signature()})
+                         "same_as_first_route": same, "asked": len(results[spec, workload]),
+                         "signature": loaded[spec].signature()})
         rows += [{"model": name, "route": spec, "workload": workload, "skipped": why} for spec, why in skipped.items()]
     return {"model": name, "file": path, "body_parameters": body, "output_parameters": output, "rows": rows}
 
@@ -345,19 +346,21 @@ def table(result: dict, note: str = "") -> str:
              f"token with the shared prefix once. `llamacpp` decodes one prompt at a time; `llamacpp-batched` "
              f"drives llama-cpp-python's low-level `llama_batch` with several sequence ids per batch. {note}".rstrip(),
              "", "| model | route | workload | tokens | tok/s (spread) | sentences/s | of fp32 peak | of bf16 peak | "
-             "× llamacpp | × llamacpp-batched |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "× llamacpp | × llamacpp-batched | greedy as 1st route |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for model in result["models"]:
         for r in model["rows"]:
             if "skipped" in r:
                 lines.append(f"| {r['model']} | `{r['route']}` | {r['workload']} | skipped: {r['skipped']} "
-                             "| | | | | | |")
+                             "| | | | | | | |")
                 continue
             ratios = {parse_route(spec).kind: value for spec, value in r["over_llamacpp"].items()}
             lines.append(f"| {r['model']} | `{r['route']}` | {r['workload']} | {r['tokens']} | "
                          f"{r['tok_per_s']['median']:.1f} ({r['tok_per_s']['spread']:.0%}) | "
                          f"{r['sent_per_s']['median']:.2f} | {r['of_peak']['float32']:.1%} | "
                          f"{r['of_peak']['bfloat16']:.1%} | "
-                         + " | ".join(f"{ratios[k]:.2f}" if k in ratios else "–" for k in LLAMACPP_KINDS) + " |")
+                         + " | ".join(f"{ratios[k]:.2f}" if k in ratios else "–" for k in LLAMACPP_KINDS) + " | "
+                         + (f"{r['same_as_first_route']}/{r['asked']}" if r["same_as_first_route"] is not None else "–")
+                         + " |")
     return "\n".join(lines) + "\n"
 
 
