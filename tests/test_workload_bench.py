@@ -160,3 +160,95 @@ def test_the_llamacpp_epsilon_step_and_scoring_the_batched_driver_shares():
                                         np.array([[0.0, math.log(3)], [0.0, 0.0]]), [1, 0])
     assert scored.tokens == pytest.approx((math.log(0.75), math.log(0.5)))
     assert scored.total == pytest.approx(math.log(0.375)) and scored.pieces == ("t1", "t0")
+
+
+class _FakeLlamaCpp:
+    """llama_cpp's batch API over a toy model whose logits depend on a sequence's whole history,
+    which it checks is given one position after another: a token put in the wrong sequence or at
+    the wrong position changes the logits or fails."""
+
+    VOCAB = 11
+
+    @staticmethod
+    def logits_of(history):
+        return [-float((sum(history) * 7 + len(history) * 3 + v * 5) % 11) for v in range(_FakeLlamaCpp.VOCAB)]
+
+    def llama_context_default_params(self):
+        from types import SimpleNamespace
+
+        return SimpleNamespace()
+
+    def llama_init_from_model(self, model, params):
+        return {"params": params, "history": {}, "out": {}}
+
+    def llama_batch_init(self, n, embd, n_seq):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(token=[0] * n, pos=[0] * n, n_seq_id=[0] * n, logits=[0] * n,
+                               seq_id=[[0] * n_seq for _ in range(n)], n_tokens=0)
+
+    def llama_decode(self, ctx, batch):
+        import ctypes
+
+        ctx["out"] = {}
+        for i in range(batch.n_tokens):
+            for seq in batch.seq_id[i][:batch.n_seq_id[i]]:
+                history = ctx["history"].setdefault(seq, [])
+                assert len(history) == batch.pos[i], (seq, batch.pos[i], len(history))
+                history.append(batch.token[i])
+            if batch.logits[i]:
+                values = self.logits_of(ctx["history"][batch.seq_id[i][0]])
+                ctx["out"][i] = (ctypes.c_float * self.VOCAB)(*values)
+        return 0
+
+    def llama_get_logits_ith(self, ctx, i):
+        import ctypes
+
+        return ctypes.cast(ctx["out"][i], ctypes.POINTER(ctypes.c_float))
+
+    def llama_batch_free(self, batch):
+        pass
+
+    def llama_free(self, ctx):
+        pass
+
+
+def test_the_batched_driver_puts_each_token_in_its_sequence_at_its_position(monkeypatch):
+    """The driver's bookkeeping without llama.cpp: the prefix shared once by every sequence, each
+    prompt's rest and each drawn token in its own sequences, the logits read from the right batch
+    rows; greedy replies and scores equal decoding each prompt alone."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    import llamacpp_batched
+
+    fake = _FakeLlamaCpp()
+    monkeypatch.setattr(llamacpp_batched, "require_llama_cpp", lambda: fake)
+    driver = llamacpp_batched.LlamaCppBatched.__new__(llamacpp_batched.LlamaCppBatched)
+    driver.model = SimpleNamespace(n_threads=1, _model=SimpleNamespace(model=None), n_vocab=lambda: fake.VOCAB)
+    prompts = [[1, 2, 3, 4], [1, 2, 5], [1, 2, 3, 9, 9]]
+    stop = {0}
+
+    def alone(prompt, new):
+        tokens, out = list(prompt), []
+        for _ in range(new):
+            token = int(np.argmax(fake.logits_of(tokens)))
+            if token in stop:
+                break
+            out.append(token)
+            tokens.append(token)
+        return out
+
+    drawn = driver._group(prompts, 1, [range(len(p) - 1, len(p)) for p in prompts], 5, stop, [np.argmax] * 3)
+    assert drawn == [alone(p, 5) for p in prompts]
+    assert any(len(d) > 1 for d in drawn)  # the test reaches the decoding steps
+    # two copies of each prompt: each copy decodes as the prompt alone
+    assert driver._group(prompts[:2], 2, [range(3, 4), range(2, 3)], 5, stop, [np.argmax] * 4) == \
+        [alone(prompts[0], 5)] * 2 + [alone(prompts[1], 5)] * 2
+    # scoring: the logits of every wanted position, as the row alone gives them
+    rows = [[1, 2, 3, 4, 6, 7], [1, 2, 5, 8]]
+    wanted = [range(3, 5), range(2, 3)]
+    got = driver._group(rows, 1, wanted)
+    for row, positions, logits in zip(rows, wanted, got):
+        assert np.allclose(logits, [fake.logits_of(row[:pos + 1]) for pos in positions])
