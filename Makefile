@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: released-llms llamacpp real-llms real-llms-table bench-llm study-llm study-llm-table install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
+.PHONY: released-llms llamacpp real-llms real-llms-table bench-llm bench-workload study-llm study-llm-table install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -260,6 +260,16 @@ real-llms-table: $(STAMP)
 # tokens per second on one thread, ε-sampling throughput (bench/llm_routes.py; docs/released-models.md)
 bench-llm: $(STAMP) released-llms llamacpp
 	$(BIN)/python bench/llm_routes.py --out $(RELEASED)/routes.json --docs docs/released-models.md
+
+# translate / score / sample / respond on 200 WinoMT sentences en→de (../shared/data/winomt), both
+# released models, every route (WORKLOAD_ROUTES: translator specs with options; llama.cpp one prompt
+# at a time and with multi-sequence batches as the anchor), against a GEMM peak timed in the same run
+# (bench/workload.py; docs/released-models.md). Hours on 2 cores: WORKLOAD_N=24 for a first look.
+WORKLOAD_N ?= 200
+WORKLOAD_ROUTES ?= hf-causal hf-causal,share_prefix=false llamacpp llamacpp-batched,batch=8
+bench-workload: $(STAMP) released-llms llamacpp
+	$(BIN)/python bench/workload.py --n $(WORKLOAD_N) --routes $(WORKLOAD_ROUTES) --out $(RELEASED)/workload.json \
+	  --docs docs/released-models.md
 
 clean:
 	rm -rf $(VENV) runs

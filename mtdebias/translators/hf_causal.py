@@ -295,12 +295,12 @@ class HFCausalTranslator:
     def respond(self, prompts: Sequence[str], max_new_tokens: int = 16) -> list[str]:
         """The greedy reply to each prompt as one user turn (a plain model: the prompt, a newline
         and what the model writes until end of sequence)."""
-        if self.chat:
-            texts = [self._chat_text([{"role": "user", "content": p}]) for p in prompts]
-        else:
-            texts = [p + "\n" for p in prompts]
-        return self._generate(self._encode_prompts(texts), beam=1, max_new_tokens=max_new_tokens,
-                              stop=self.end_ids, cut_at_newline=False)
+        return self._generate(self._encode_prompts([self._question_text(p) for p in prompts]), beam=1,
+                              max_new_tokens=max_new_tokens, stop=self.end_ids, cut_at_newline=False)
+
+    def _question_text(self, prompt: str) -> str:
+        """A question as ``respond`` renders it: one user turn, or the prompt and a newline."""
+        return self._chat_text([{"role": "user", "content": prompt}]) if self.chat else prompt + "\n"
 
     @torch.inference_mode()
     def sample(self, sources: Sequence[str], n: int = 128, epsilon: float = DEFAULT_EPSILON,

@@ -49,6 +49,17 @@ def require_llama_cpp():
     return llama_cpp
 
 
+def epsilon_pick(logits: np.ndarray, rng: np.random.Generator, epsilon: float, temperature: float) -> int:
+    """One ε-sampling step over a position's logits: tokens of probability below ε are dropped
+    (the most probable one always stays) and the rest renormalised."""
+    z = logits / temperature
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    kept = np.where(p >= epsilon, p, 0.0)
+    kept[int(np.argmax(p))] = p.max()
+    return int(rng.choice(len(kept), p=kept / kept.sum()))
+
+
 class LlamaCppTranslator(HFCausalTranslator):
     backend = "llamacpp"
     options = OPTIONS
@@ -140,12 +151,7 @@ class LlamaCppTranslator(HFCausalTranslator):
             rng = np.random.default_rng(source_seed(seed, source))
 
             def pick(logits: np.ndarray) -> int:
-                z = logits / temperature
-                p = np.exp(z - z.max())
-                p /= p.sum()
-                kept = np.where(p >= epsilon, p, 0.0)
-                kept[int(np.argmax(p))] = p.max()
-                return int(rng.choice(len(kept), p=kept / kept.sum()))
+                return epsilon_pick(logits, rng, epsilon, temperature)
 
             out.append([self._reply(self._decode(prompt, self.stop_ids, self.max_new_tokens, pick), not self.chat)
                         for _ in range(n)])
@@ -158,10 +164,12 @@ class LlamaCppTranslator(HFCausalTranslator):
         for source, target in zip(sources, targets):
             prompt = self._encode_prompts([self._prompt_text(source)])[0]
             cont = self._continuation(target)
-            logits = self._logits_after(prompt + cont, len(cont) + 1)[:-1]
-            shifted = logits - logits.max(axis=-1, keepdims=True)
-            log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-            values = tuple(float(log_probs[k, token]) for k, token in enumerate(cont))
-            out.append(Scored(total=float(sum(values)), tokens=values,
-                              pieces=tuple(self.tokenizer.convert_ids_to_tokens(cont))))
+            out.append(self._scored(self._logits_after(prompt + cont, len(cont) + 1)[:-1], cont))
         return out
+
+    def _scored(self, logits: np.ndarray, cont: list[int]) -> Scored:
+        """The log-probabilities of ``cont``'s tokens, row ``k`` of ``logits`` predicting token ``k``."""
+        shifted = logits - logits.max(axis=-1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+        values = tuple(float(log_probs[k, token]) for k, token in enumerate(cont))
+        return Scored(total=float(sum(values)), tokens=values, pieces=tuple(self.tokenizer.convert_ids_to_tokens(cont)))
