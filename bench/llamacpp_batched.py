@@ -28,17 +28,8 @@ import numpy as np
 
 from mtdebias.errors import ConfigError
 from mtdebias.translators.base import DEFAULT_EPSILON, Scored, source_seed
+from mtdebias.translators.hf_causal import shared_length as common_prefix  # the prefix hf-causal shares
 from mtdebias.translators.llamacpp import LlamaCppTranslator, epsilon_pick, require_llama_cpp
-
-
-def common_prefix(prompts: Sequence[Sequence[int]]) -> int:
-    """How many leading tokens every prompt shares, leaving each at least its last token (whose
-    logits start the reply)."""
-    length = min(len(p) for p in prompts) - 1
-    first = prompts[0]
-    for prompt in prompts[1:]:
-        length = next((k for k in range(length) if prompt[k] != first[k]), length)
-    return max(length, 0)
 
 
 class LlamaCppBatched(LlamaCppTranslator):
