@@ -49,7 +49,7 @@ from ..translators.base import Translator, UnsupportedCall
 from ..align.target import aligned_spans
 from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric,
                    MetricSpec)
-from .validity import GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
+from .validity import GATE, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 from .wsd_items import WSDItem, item_to_json, load_items
 from .wsd_metrics import (BAD, GOOD, MISS, group_accuracies, metrics_by_pos, pos_accuracies, rows_from_attempts,
                           wsd_metrics)
@@ -312,7 +312,7 @@ class WSDBiasProbe(BaseProbe):
     def attempts_from_translations(self, translations: Sequence[str],
                                    items: Sequence[WSDItem] | None = None) -> list[dict[str, Any]]:
         items = list(items) if items is not None else self.items()
-        verdicts = [check(item.sentence, translation, self.lang) for item, translation in zip(items, translations)]
+        verdicts = check_all([item.sentence for item in items], list(translations), self.lang)
         valid = [k for k, verdict in enumerate(verdicts) if verdict["valid"]]
         spans: list[tuple[int, int] | None] = [None] * len(items)
         if self.align != "none" and valid:
