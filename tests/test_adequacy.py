@@ -45,6 +45,9 @@ def test_earlier_reasons_come_first_and_a_language_without_a_floor_is_not_measur
     copy, english = check_all([SOURCE, SOURCE], [SOURCE, "The weather is nice today in the park."], "de")
     assert copy["reason"] == "copy" and english["reason"] == "not_target"
     assert copy["adequacy"] is None and english["adequacy"] is None  # not embedded: it has its reason
+    # a short source is not measured (its cosines run low whatever the reply)
+    assert check("The nurse.", "Krankenschwester", "de") == {**check("The nurse.", "Krankenschwester", "de"),
+                                                              "valid": True, "adequacy": None}
     # Czech has no calibrated floor (good Czech translations score below the German floor)
     assert check(SOURCE, "Krb není dobrý.", "cs")["adequacy"] is None
 
@@ -73,7 +76,7 @@ def test_the_best_floor_is_chosen_by_hand_countable_labels():
 
 
 def test_the_gate_version_is_in_the_signature_and_the_degenerate_reason_names_it():
-    assert GATE == "py3langid0.05-copy0.9-rep5-e5sim" + "de" + f"{ADEQUACY_FLOOR['de']:g}"
+    assert GATE == f"py3langid0.05-copy0.9-rep5-e5simde{ADEQUACY_FLOOR['de']:g}-min8"
     probe = WinoMTProbe(load_winomt(ROOT / "mtdebias" / "data" / "templates" / "winomt_synth_en.txt")[:2], "de",
                         resamples=0)
     signature = probe.signature(DictTranslator({}))

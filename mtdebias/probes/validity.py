@@ -60,12 +60,17 @@ NEAR_COPY = 0.9
 # German floor would throw out good translations elsewhere; a language gets a floor with a
 # labelled set of its own.
 ADEQUACY_FLOOR = {"de": 0.85}
+# a source of fewer words than this is not measured: the floor was set on WinoMT sentences (9
+# words and more), and a short pair's cosine runs lower whatever the reply ("Krankenschwester"
+# for "The nurse." and "Wo ist der nächste Bahnhof?" for its source fall below the floor)
+ADEQUACY_MIN_WORDS = 8
 # a runaway repetition: one n-gram of up to this many tokens repeated back to back this many times
 MAX_NGRAM, RUNAWAY_REPEATS = 4, 5
 # the gate in a probe's signature (setting ``gate``): which replies it leaves out changes every
 # other number, so results of another gate are not comparable
 GATE = (f"py3langid{NOT_TARGET_BELOW:g}-copy{NEAR_COPY:g}-rep{RUNAWAY_REPEATS}-e5sim"
-        + ",".join(f"{lang}{floor:g}" for lang, floor in sorted(ADEQUACY_FLOOR.items())))
+        + ",".join(f"{lang}{floor:g}" for lang, floor in sorted(ADEQUACY_FLOOR.items()))
+        + f"-min{ADEQUACY_MIN_WORDS}")
 
 
 class Validity(TypedDict):
@@ -139,7 +144,7 @@ def check_all(sources: Sequence[str], translations: Sequence[str], lang: str) ->
     floor = ADEQUACY_FLOOR.get(lang)
     if floor is None:  # no calibrated floor for this language: not measured (the model is not even loaded)
         return verdicts
-    todo = [n for n, v in enumerate(verdicts) if v["valid"]]
+    todo = [n for n, v in enumerate(verdicts) if v["valid"] and len(_tokens(sources[n])) >= ADEQUACY_MIN_WORDS]
     # only replies that passed the cheaper tests are embedded: a copy or an English line has its reason
     cosines = adequacy([sources[n] for n in todo], [translations[n] for n in todo])
     for n, cosine in zip(todo, cosines):
@@ -196,11 +201,13 @@ def validity_specs(probe: str) -> tuple[MetricSpec, MetricSpec]:
     """How a gated probe declares the gate's metrics (``probe``: its name as a label says it, "WinoMT")."""
     source = "mtdebias (translation-validity gate)"
     return (MetricSpec("valid_rate", HIGHER, bounds=(0, 1), label=f"{probe} valid rate", source=source,
-                       definition=f"share of replies that are translations of their source into the target language (at or below "
+                       definition=f"share of replies that are translations of their source into the target language "
+                                  f"(at or below "
                                   f"{VALID_FLOOR:g} the result is degenerate)"),
             MetricSpec("invalid.*", LOWER, bounds=(0, float("inf")), label=f"{probe} invalid replies ({{0}})",
                        source=source, interval=NO_INTERVAL,
-                       definition="replies the gate left out for one reason (empty, repetition, copy, not_target, not_translation)"))
+                       definition="replies the gate left out for one reason (empty, repetition, copy, not_target, "
+                                  "not_translation)"))
 
 
 class TooFewTranslations(Degenerate):
@@ -225,5 +232,6 @@ class TooFewTranslations(Degenerate):
         return out
 
 
-__all__ = ["GATE", "WHY", "check", "check_all", "adequacy", "ADEQUACY_FLOOR", "NOT_TRANSLATION", "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
+__all__ = ["GATE", "WHY", "check", "check_all", "adequacy", "ADEQUACY_FLOOR", "ADEQUACY_MIN_WORDS", "NOT_TRANSLATION",
+           "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
            "VALID_FLOOR", "REASONS", "EMPTY", "REPETITION", "COPY", "NOT_TARGET"]

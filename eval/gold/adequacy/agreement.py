@@ -62,7 +62,8 @@ def measure() -> tuple[dict, list[str]]:
     held = [n for n, r in enumerate(table_rows) if int(r["id"]) % 2 == 0]
     floor = best_floor([cosines[n] for n in calibration], [gold[n] for n in calibration])
     table = {"held_out": {"floor": round(floor, 4),
-                          "calibration": scores([cosines[n] < floor for n in calibration], [gold[n] for n in calibration]),
+                          "calibration": scores([cosines[n] < floor for n in calibration],
+                                                [gold[n] for n in calibration]),
                           "test": scores([cosines[n] < floor for n in held], [gold[n] for n in held])},
              "gate": {"floor": FLOOR, **scores([c < FLOOR for c in cosines], gold)}}
     origins = {}
