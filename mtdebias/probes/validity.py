@@ -53,13 +53,15 @@ NEAR_COPY = 0.9
 # something else. Calibrated on the hand-labelled eval/gold/adequacy (real en→de output of
 # Gemma 3 270M and SmolLM2-135M, read pair by pair; eval/gold/adequacy/agreement.py): e5's
 # cosines are compressed (a German sentence about something else still scores 0.78–0.87
-# against the English one) and the two labels overlap between about 0.845 and 0.875.
+# against the English one) and the two labels overlap between about 0.845 and 0.875. The floor
+# is the one agreement.py chooses on the calibration half (best accuracy there, the middle of
+# the equally good ones); on the held-out half it agrees with 90 % of the labels.
 # Only German has a floor: the cosine of a correct translation depends on the language (on
 # eval/gold/winomt, AWS Translate's professional-quality Czech, Italian and Ukrainian go down
 # to 0.815, 0.823 and 0.827, where German, Spanish, French and Russian stay above 0.875), so a
 # German floor would throw out good translations elsewhere; a language gets a floor with a
 # labelled set of its own.
-ADEQUACY_FLOOR = {"de": 0.85}
+ADEQUACY_FLOOR = {"de": 0.8575}
 # a source of fewer words than this is not measured: the floor was set on WinoMT sentences (9
 # words and more), and a short pair's cosine runs lower whatever the reply ("Krankenschwester"
 # for "The nurse." and "Wo ist der nächste Bahnhof?" for its source fall below the floor)
