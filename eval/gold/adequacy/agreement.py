@@ -22,6 +22,7 @@ import csv
 import json
 from pathlib import Path
 
+from mtdebias.atomic import write_json
 from mtdebias.probes.validity import ADEQUACY_FLOOR, adequacy
 
 FLOOR = ADEQUACY_FLOOR["de"]
@@ -92,7 +93,7 @@ def main() -> None:
     table, misses = measure()
     table = rounded(table)
     if args.record:
-        (HERE / "agreement.json").write_text(json.dumps(table, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        write_json(HERE / "agreement.json", table)  # atomically: a reader never sees half a file
     if args.json:
         print(json.dumps(table, indent=2, sort_keys=True))
     else:
