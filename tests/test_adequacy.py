@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias.probes.validity import (ADEQUACY_FLOOR, GATE, NOT_TRANSLATION, TooFewTranslations, check, check_all,
-                                      validity_metrics)
+from mtdebias.probes.validity import (ADEQUACY_FLOOR, GATE, NOT_TRANSLATION, SURFACE_GATE, TooFewTranslations, check,
+                                      check_all, validity_metrics)
 from mtdebias.probes.winomt import WinoMTProbe, load_winomt
 from test_probe_winomt import DictTranslator
 
@@ -86,3 +86,10 @@ def test_the_gate_version_is_in_the_signature_and_the_degenerate_reason_names_it
     metrics = validity_metrics(attempts)
     assert {m.name: m.value for m in metrics}["invalid.not_translation"] == 3
     assert "3 not translations of the source" in TooFewTranslations().reasons(metrics)[0]
+
+
+def test_a_probe_can_leave_the_adequacy_test_out():
+    """WSD counts wrong senses, which change what a reply says: it gates without this test."""
+    verdict = check_all([SOURCE], ["Der Kamin ist nicht gut."], "de", adequate=False)[0]
+    assert verdict["valid"] and verdict["adequacy"] is None
+    assert GATE.startswith(SURFACE_GATE + "-e5sim") and SURFACE_GATE == "py3langid0.05-copy0.9-rep5"

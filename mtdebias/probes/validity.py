@@ -69,7 +69,9 @@ ADEQUACY_MIN_WORDS = 8
 MAX_NGRAM, RUNAWAY_REPEATS = 4, 5
 # the gate in a probe's signature (setting ``gate``): which replies it leaves out changes every
 # other number, so results of another gate are not comparable
-GATE = (f"py3langid{NOT_TARGET_BELOW:g}-copy{NEAR_COPY:g}-rep{RUNAWAY_REPEATS}-e5sim"
+# (SURFACE_GATE: the gate without the adequacy test, for a probe that does not run it)
+SURFACE_GATE = f"py3langid{NOT_TARGET_BELOW:g}-copy{NEAR_COPY:g}-rep{RUNAWAY_REPEATS}"
+GATE = (f"{SURFACE_GATE}-e5sim"
         + ",".join(f"{lang}{floor:g}" for lang, floor in sorted(ADEQUACY_FLOOR.items()))
         + f"-min{ADEQUACY_MIN_WORDS}")
 
@@ -138,11 +140,13 @@ def adequacy(sources: Sequence[str], translations: Sequence[str]) -> np.ndarray:
     return np.array([float(vectors[s] @ vectors[t]) for s, t in zip(sources, translations)])
 
 
-def check_all(sources: Sequence[str], translations: Sequence[str], lang: str) -> list[Validity]:
+def check_all(sources: Sequence[str], translations: Sequence[str], lang: str, *,
+              adequate: bool = True) -> list[Validity]:
     """The verdicts on translations of sources into ``lang``: :func:`check`'s, with the adequacy
-    of every reply that passed the other tests measured in one batch."""
+    of every reply that passed the other tests measured in one batch (``adequate=False``: not
+    measured, the gate is :data:`SURFACE_GATE`)."""
     verdicts = [_surface(s, t, lang) for s, t in zip(sources, translations)]
-    floor = ADEQUACY_FLOOR.get(lang)
+    floor = ADEQUACY_FLOOR.get(lang) if adequate else None
     if floor is None:  # no calibrated floor for this language: not measured (the model is not even loaded)
         return verdicts
     todo = [n for n, v in enumerate(verdicts) if v["valid"] and len(_tokens(sources[n])) >= ADEQUACY_MIN_WORDS]
@@ -233,6 +237,7 @@ class TooFewTranslations(Degenerate):
         return out
 
 
-__all__ = ["GATE", "WHY", "check", "check_all", "adequacy", "ADEQUACY_FLOOR", "ADEQUACY_MIN_WORDS", "NOT_TRANSLATION",
+__all__ = ["GATE", "SURFACE_GATE", "WHY", "check", "check_all", "adequacy", "ADEQUACY_FLOOR", "ADEQUACY_MIN_WORDS",
+           "NOT_TRANSLATION",
            "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "TooFewTranslations", "Validity",
            "VALID_FLOOR", "REASONS", "EMPTY", "REPETITION", "COPY", "NOT_TARGET"]
