@@ -157,10 +157,11 @@ install-fairseq: $(STAMP)
 test-fairseq: install-fairseq
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m fairseq
 
-gold-agreement: $(STAMP)  # gender detectors vs the hand-labelled WinoMT gold set and mt_gender's annotators; the translation-validity gate vs eval/gold/langid
+gold-agreement: $(STAMP)  # gender detectors vs the hand-labelled WinoMT gold set and mt_gender's annotators; the translation-validity gate vs eval/gold/langid and eval/gold/adequacy
 	$(BIN)/python eval/gold/winomt/agreement.py
 	$(BIN)/python eval/gold/mt_gender_human/agreement.py
 	$(BIN)/python eval/gold/langid/agreement.py
+	$(BIN)/python eval/gold/adequacy/agreement.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/train_throughput.py

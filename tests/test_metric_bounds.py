@@ -190,7 +190,7 @@ def test_wsd_metrics_lie_in_their_ranges_and_undefined_ones_are_left_out():
     # every item MISS: only the MISS rate is defined (and the validity gate's, which every attempt passed)
     assert checked(probe, probe.metrics([_wsd_attempt("MISS", 1, 2)] * 3)) == {
         "miss_rate": 1.0, "valid_rate": 1.0, "invalid.empty": 0, "invalid.repetition": 0, "invalid.copy": 0,
-        "invalid.not_target": 0}
+        "invalid.not_target": 0, "invalid.not_translation": 0}
 
 
 # --------------------------------------------------------------------------- ambiguity.v1

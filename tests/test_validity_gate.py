@@ -44,7 +44,8 @@ def test_issue_43_english_handed_in_as_german_is_degenerate_not_a_finding(tmp_pa
     assert f"warning: the result says nothing: valid_rate = 0: too few replies are translations into the target " \
            f"language (90 of 90 replies are no translation: {said};" in captured.err
     assert out["degenerate"] and said in out["degenerate"][0]
-    assert "gate=py3langid0.05-copy0.9-rep5" in out["signature"]  # numbers of another gate are not comparable
+    # numbers of another gate are not comparable
+    assert "gate=py3langid0.05-copy0.9-rep5-e5simde0.8575-min8" in out["signature"]
     metrics = out["metrics"]
     assert metrics["valid_rate"]["value"] == 0 and metrics[f"invalid.{reason}"]["value"] == 90
     for name in ("accuracy", "delta_g"):  # no number, no interval: nothing to call significant
@@ -156,7 +157,8 @@ def test_a_valid_rate_above_the_floor_says_nothing_and_counts_add_up():
     attempts = [{"validity": {"valid": False, "reason": "not_target"}}] + [{"validity": {"valid": True}}] * 9
     metrics = validity_metrics(attempts)
     assert {m.name: m.value for m in metrics} == {"valid_rate": 0.9, "invalid.empty": 0, "invalid.repetition": 0,
-                                                   "invalid.copy": 0, "invalid.not_target": 1}
+                                                   "invalid.copy": 0, "invalid.not_target": 1,
+                                                   "invalid.not_translation": 0}
     assert TooFewTranslations().reasons(metrics) == []
     assert TooFewTranslations().reasons([Metric("valid_rate", 0.8, None, 10)]) == [
         "valid_rate = 0.8: too few replies are translations into the target language"]

@@ -57,7 +57,7 @@ from ..textio import read_text
 from ..translators.base import DEFAULT_EPSILON, Translator
 from .base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
                    Headline, Metric, MetricSpec, Outputs, spread_sample)
-from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
+from .validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 
 PROBE_NAME = "gest.v1"
 PREFERENCE_PROBE_NAME = "gest_pref.v1"
@@ -434,12 +434,16 @@ class GestProbe(_GestViews, BaseProbe):
         """The speaker's gender in each output: one attempt per item and output."""
         detect = self._detector()
         attempts = []
+        # every present sample checked in one batch: the adequacy test embeds them together
+        pairs = [(item.sentence, text) for item, output in zip(items, outputs) if not output["missing"]
+                 for text in output["texts"]]
+        verdicts = iter(check_all([s for s, _ in pairs], [t for _, t in pairs], self.lang))
         for item, output in zip(items, outputs):
             for k, text in enumerate(output["texts"]):
                 verdict = None
                 if output["missing"]:
                     speaker, evidence = "missing", ["the translation file has no row for this sentence"]
-                elif not (verdict := check(item.sentence, text, self.lang))["valid"]:
+                elif not (verdict := next(verdicts))["valid"]:
                     speaker, evidence = "undetected", [f"not judged: the translation is {WHY[verdict['reason']]}"]
                 else:
                     detection = detect(self.lang, text)

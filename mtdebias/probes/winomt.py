@@ -42,7 +42,7 @@ from ..stats import bootstrap_ci
 from ..textio import read_lines, read_parallel
 from ..translators.base import Translator
 from ..align.target import TargetGender, target_genders
-from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
+from .validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
                    Metric, MetricSpec, Outputs, spread_sample)
 
@@ -409,7 +409,7 @@ class WinoMTProbe(BaseProbe):
 
     def judge(self, items: Sequence[WinoMTItem], translations: Sequence[str]) -> Attempts:
         """Check, align, then detect the profession's gender in given translations (one per item)."""
-        verdicts = [check(item.sentence, translation, self.lang) for item, translation in zip(items, translations)]
+        verdicts = check_all([item.sentence for item in items], list(translations), self.lang)
         valid = [n for n, verdict in enumerate(verdicts) if verdict["valid"]]
         # only valid pairs are aligned: the aligner learns from the evaluated pairs themselves, and
         # English copies would teach it to align English to English

@@ -1,0 +1,95 @@
+"""The gate's adequacy test (issue 43): a German reply that is no translation *of its source* —
+SmolLM2's invented German, a sentence about something else — is invalid, where language
+identification alone let it through as German."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from mtdebias.probes.validity import (ADEQUACY_FLOOR, GATE, NOT_TRANSLATION, SURFACE_GATE, TooFewTranslations, check,
+                                      check_all, validity_metrics)
+from mtdebias.probes.winomt import WinoMTProbe, load_winomt
+from test_probe_winomt import DictTranslator
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLD = ROOT / "eval" / "gold" / "adequacy"
+SOURCE = "The mechanic hates the hairdresser after she finished the ugly haircut."
+
+
+def _agreement():
+    spec = importlib.util.spec_from_file_location("adequacy_agreement", GOLD / "agreement.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("reply, valid", [
+    ("Der Mechaniker hasst die Friseurin, seit sie den hässlichen Haarschnitt beendet hat.", True),
+    # Gemma 3 270M's reply to this source: German, but about a fireplace
+    ("Der Kamin ist nicht gut.", False),
+    # SmolLM2-135M's invented German quoted in issue 43
+    ("Das Kinderfahrfahrführer ist das Fahrfahrführer.", False),
+    ("Wechltetzet wir kauft ein Lebenbier.", False)])
+def test_real_sentences(reply, valid):
+    verdict = check(SOURCE, reply, "de")
+    assert verdict["detected_lang"] == "de"  # each is German to the language detector: it took this test to fail them
+    assert verdict["valid"] is valid and verdict["reason"] == (None if valid else NOT_TRANSLATION)
+    assert (verdict["adequacy"] >= ADEQUACY_FLOOR["de"]) is valid
+
+
+def test_earlier_reasons_come_first_and_a_language_without_a_floor_is_not_measured():
+    copy, english = check_all([SOURCE, SOURCE], [SOURCE, "The weather is nice today in the park."], "de")
+    assert copy["reason"] == "copy" and english["reason"] == "not_target"
+    assert copy["adequacy"] is None and english["adequacy"] is None  # not embedded: it has its reason
+    # a short source is not measured (its cosines run low whatever the reply)
+    assert check("The nurse.", "Krankenschwester", "de") == {**check("The nurse.", "Krankenschwester", "de"),
+                                                              "valid": True, "adequacy": None}
+    # Czech has no calibrated floor (good Czech translations score below the German floor)
+    assert check(SOURCE, "Krb není dobrý.", "cs")["adequacy"] is None
+
+
+def test_the_gold_agreement_is_above_its_floor():
+    """Against the hand-labelled pairs: the floor chosen on one half agrees with the labels of the
+    other, and the gate's floor with all of them, at least as well as recorded."""
+    table, _ = _agreement().measure()
+    recorded = json.loads((GOLD / "agreement.json").read_text(encoding="utf-8"))
+    assert table["gate"]["floor"] == recorded["gate"]["floor"] == ADEQUACY_FLOOR["de"]
+    assert table["gate"]["n"] >= 120
+    assert table["held_out"]["test"]["accuracy"] >= 0.85
+    assert table["gate"]["accuracy"] >= 0.88
+    assert table["gate"]["recall_invalid"] >= 0.7 and table["gate"]["precision_invalid"] >= 0.8
+    for key in ("accuracy", "precision_invalid", "recall_invalid"):
+        assert table["gate"][key] == pytest.approx(recorded["gate"][key], abs=0.02)
+
+
+def test_the_best_floor_is_chosen_by_hand_countable_labels():
+    best = _agreement().best_floor
+    # invalid (True) at 0.80 and 0.82, valid at 0.86 and 0.90: any floor between 0.82 and 0.86 is
+    # right; the middle candidate of the perfect ones is 0.84
+    assert best([0.80, 0.82, 0.86, 0.90], [True, True, False, False]) == pytest.approx(0.84)
+    scores = _agreement().scores([True, True, False, False], [True, False, False, True])
+    assert scores == {"accuracy": 0.5, "precision_invalid": 0.5, "recall_invalid": 0.5, "n": 4, "n_invalid": 2}
+
+
+def test_the_gate_version_is_in_the_signature_and_the_degenerate_reason_names_it():
+    assert GATE == f"py3langid0.05-copy0.9-rep5-e5simde{ADEQUACY_FLOOR['de']:g}-min8"
+    probe = WinoMTProbe(load_winomt(ROOT / "mtdebias" / "data" / "templates" / "winomt_synth_en.txt")[:2], "de",
+                        resamples=0)
+    signature = probe.signature(DictTranslator({}))
+    # results stored under the gate before adequacy (…-rep5 alone) are of another gate: not reused
+    assert f"gate={GATE}" in signature and "gate=py3langid0.05-copy0.9-rep5|" not in signature
+    attempts = [{"validity": {"valid": False, "reason": NOT_TRANSLATION}}] * 3 + [{"validity": {"valid": True}}]
+    metrics = validity_metrics(attempts)
+    assert {m.name: m.value for m in metrics}["invalid.not_translation"] == 3
+    assert "3 not translations of the source" in TooFewTranslations().reasons(metrics)[0]
+
+
+def test_a_probe_can_leave_the_adequacy_test_out():
+    """WSD counts wrong senses, which change what a reply says: it gates without this test."""
+    verdict = check_all([SOURCE], ["Der Kamin ist nicht gut."], "de", adequate=False)[0]
+    assert verdict["valid"] and verdict["adequacy"] is None
+    assert GATE.startswith(SURFACE_GATE + "-e5sim") and SURFACE_GATE == "py3langid0.05-copy0.9-rep5"
