@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: released-llms llamacpp real-llms real-llms-table bench-llm bench-workload study-llm study-llm-table install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
+.PHONY: released-llms llamacpp real-llms real-llms-table real-llms-winomt-table bench-llm bench-workload study-llm study-llm-table install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -263,6 +263,16 @@ RELEASED_METRICS := '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:valid
 real-llms-table: $(STAMP)
 	$(BIN)/mtdebias report $(RELEASED_RUNS) --out $(RELEASED)/report.html --title "Released LLMs" \
 	  --metrics $(RELEASED_METRICS) --control $(lastword $(RELEASED_RUNS))
+	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
+	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results
+
+# after `make real-llms-winomt-LANG ROUTE=ct2-causal` for one or more languages: Gemma's WinoMT rows
+# (a 1,200-sentence sample a language) into the same README/docs block, until the full-size run replaces it
+WINOMT_SAMPLE_RUN := runs/translators/ct2-causal_$(subst /,_,$(GEMMA_GGUF))
+real-llms-winomt-table: $(STAMP)
+	$(BIN)/mtdebias report $(WINOMT_SAMPLE_RUN) --out $(RELEASED)/report.html --title "Released LLMs: WinoMT samples" \
+	  --metrics '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:delta_s' '*@winomt_*:undetected_rate' \
+	  '*@winomt_*:valid_rate'
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results
 
