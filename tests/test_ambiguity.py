@@ -454,7 +454,7 @@ def test_samples_that_are_no_translation_make_the_result_degenerate(items, tmp_p
     probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, min_items=1)
     result = probe.evaluate(CopyingSampler())
     assert [a["sample_validity"] for a in result.attempts] == [
-        {"valid": 2, "empty": 0, "repetition": 0, "copy": 6, "not_target": 0}] * 3
+        {"valid": 2, "empty": 0, "repetition": 0, "copy": 6, "not_target": 0, "not_translation": 0}] * 3
     m = {x.name: x for x in result.metrics}
     assert m["valid_rate"].value == 6 / 24 and m["valid_rate"].n == 24 and m["invalid.copy"].value == 18
     assert probe.degenerate(result.metrics) == [

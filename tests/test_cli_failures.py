@@ -555,14 +555,14 @@ def test_a_report_is_replaced_as_one_set_and_killed_reports_leave_nothing_for_go
     monkeypatch.setattr(report_build, "_markdown", killed)
     assert main(["report", str(run), "--out", str(out), "--title", "second"]) == 130
     assert _report_set(out) == first
-    assert sorted(p.name for p in out.parent.iterdir()) == ["report.html", "report.md", "report_tables"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["report.html", "report.md", "report_figures", "report_tables"]
     monkeypatch.undo()
     # leftovers of reports killed for good (a SIGKILL runs no cleanup) go at the next report
     dead = _dead_pid()
     (out.parent / f".report.html.{_HOST}-{dead}.0123abcd.tmp").write_text("half a page")
     (out.parent / f".report.html.{_HOST}-{dead}.4567abcd.tmp").mkdir()
     assert main(["report", str(run), "--out", str(out), "--title", "third"]) == 0
-    assert sorted(p.name for p in out.parent.iterdir()) == ["report.html", "report.md", "report_tables"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["report.html", "report.md", "report_figures", "report_tables"]
     assert "third" in out.read_text()
     capsys.readouterr()
 

@@ -84,7 +84,7 @@ def test_two_evaluators_split_the_work_and_lose_nothing(tmp_path):
     store = RunStore(run)
     for step in ("step-0000001", "step-0000002"):
         rows = store.results(run / "checkpoints" / step)
-        assert sorted((r["label"], r["metric"]) for r in rows) == sorted(
+        assert sorted((r["label"], r["metric"]) for r in rows if r["metric"] in ("bleu", "chrf")) == sorted(
             (f"q{k}", m) for k in range(6) for m in ("bleu", "chrf"))
 
 

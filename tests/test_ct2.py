@@ -91,7 +91,8 @@ def test_a_suite_scores_checkpoints_with_ct2(tmp_path, tiny_checkpoint):
     outcome = evaluate([run], suite)
     assert len(outcome.scored) == 1 and not outcome.failed
     rows = RunStore(run).results(run / "checkpoints" / "step-0000100")
-    assert {r["metric"] for r in rows} == {"bleu", "chrf", "valid_rate", "invalid.empty", "invalid.repetition", "invalid.copy", "invalid.not_target"}
+    assert {r["metric"] for r in rows} == {"bleu", "chrf", "valid_rate", "invalid.empty", "invalid.repetition", "invalid.copy", "invalid.not_target",
+            "invalid.not_translation"}
     assert all("ct2-float32+hf-sample:" in r["signature"] for r in rows)
     hf_outcome = evaluate([run], suite, backend="hf")  # the CLI's --backend overrides the suite
     assert len(hf_outcome.scored) == 1  # another system, so not a stored result

@@ -26,8 +26,9 @@ def test_winomt_probe_on_shared_aws_translations(shared_data, capsys, tmp_path):
     assert 0.4 < accuracy < 0.9  # a commercial system on WinoMT German: well above chance, far from perfect
     rows = [json.loads(line) for line in attempts.read_text().splitlines()]
     assert len(rows) == 200
-    undetected = [r for r in rows if r["detected"] == "undetected"]
-    assert out["metrics"]["undetected_rate"]["value"] == pytest.approx(len(undetected) / 200)
+    judged = [r for r in rows if r["validity"]["valid"]]  # the gate's rejects are left out of the rates
+    undetected = [r for r in judged if r["detected"] == "undetected"]
+    assert out["metrics"]["undetected_rate"]["value"] == pytest.approx(len(undetected) / len(judged))
     assert all(r["evidence"] for r in undetected)  # every undetected case says why
 
 
@@ -75,7 +76,8 @@ def test_mt_gender_file_scores_without_allow_missing_and_warns(shared_data, caps
     assert "data check: 6 duplicate row(s)" in captured.err
     metrics = json.loads(captured.out)["metrics"]
     # the two lines given no translation are empty replies, left out of the gender metrics
-    assert metrics["accuracy"]["n"] == 3886 and metrics["invalid.empty"]["value"] == 2
+    assert metrics["accuracy"]["n"] == 3886 - 32 and metrics["invalid.empty"]["value"] == 2
+    assert metrics["invalid.not_translation"]["value"] == 32  # the German adequacy check (tests/test_adequacy.py)
 
 
 def test_an_undefined_metric_prints_as_undefined_with_n_and_why():

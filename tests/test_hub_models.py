@@ -85,7 +85,8 @@ def test_suite_on_a_hub_model_stores_results_under_runs_with_the_commit(hub, tmp
     assert main(["eval", OPUS, "--suite", "suite.toml", "--set", "tgt_lang=de"]) == 0
     store = RunStore(tmp_path / "runs" / "hub" / "Helsinki-NLP--opus-mt-en-de")
     rows = store.results(hub[OPUS])
-    assert {r["metric"] for r in rows} == {"bleu", "chrf", "valid_rate", "invalid.empty", "invalid.repetition", "invalid.copy", "invalid.not_target"}
+    assert {r["metric"] for r in rows} == {"bleu", "chrf", "valid_rate", "invalid.empty", "invalid.repetition", "invalid.copy", "invalid.not_target",
+            "invalid.not_translation"}
     assert all(f"model:hub:{OPUS}@{hub[OPUS][:12]}" in r["signature"] for r in rows)
     assert all(f"checkpoint:hub:{OPUS}@{hub[OPUS][:12]}" in r["request"] for r in rows)
     assert main(["eval", OPUS, "--suite", "suite.toml", "--set", "tgt_lang=de"]) == 0  # all stored: skipped

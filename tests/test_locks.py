@@ -288,7 +288,7 @@ def test_a_stopped_evaluator_is_named_worked_around_then_taken_over(tmp_path, mo
             rows = RunStore(run).results(run / "checkpoints" / step)
             assert sorted((r["label"], r["metric"]) for r in rows if r["metric"] in ("bleu", "chrf")) == [
                 ("q0", "bleu"), ("q0", "chrf"), ("q1", "bleu"), ("q1", "chrf")]
-            assert len(rows) == 14  # each label's valid_rate and invalid.* once too
+            assert len(rows) == 16  # each label's valid_rate and invalid.* once too
     finally:
         holder.kill()
         holder.wait()

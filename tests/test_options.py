@@ -228,7 +228,7 @@ BASE = {
     "gest_choice.v1": {"lang": "de"},
 }
 SPECS = {"openai": OPENAI, "hf-causal": "hf-causal:model", "llamacpp": "llamacpp:model.gguf",
-         "apertium": "apertium:en-es"}
+         "apertium": "apertium:en-es", "ct2-causal": "ct2-causal:model.gguf"}
 
 ANYTHING = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(-2, 2), st.sampled_from([10 ** 400, -10 ** 400]),

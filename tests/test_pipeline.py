@@ -66,7 +66,8 @@ def test_every_checkpoint_is_scored(recipe_dir, inline):
         time.sleep(1)
     for checkpoint in checkpoints:
         metrics = {r["metric"] for r in RunStore(store.dir).results(checkpoint)}
-        assert metrics == {"bleu", "chrf", "valid_rate", "invalid.empty", "invalid.repetition", "invalid.copy", "invalid.not_target"}
+        assert metrics == {"bleu", "chrf", "valid_rate", "invalid.empty", "invalid.repetition", "invalid.copy", "invalid.not_target",
+            "invalid.not_translation"}
     if not inline:
         assert (store.dir / "eval-watch.log").exists()
 

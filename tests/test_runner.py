@@ -57,7 +57,7 @@ def test_broken_checkpoint_is_reported_and_the_rest_scored(run_dir):
     rows = RunStore(run_dir).results(run_dir / "checkpoints" / "step-0000100")
     assert sorted((r["label"], r["metric"]) for r in rows if r["metric"] in ("bleu", "chrf")) == [
         ("quality_beam1", "bleu"), ("quality_beam1", "chrf"), ("quality_beam2", "bleu"), ("quality_beam2", "chrf")]
-    assert len(rows) == 14  # and the validity gate's valid_rate and four invalid.* counts per label
+    assert len(rows) == 16  # and the validity gate's valid_rate and five invalid.* counts per label
     assert all(r["signature"].startswith("quality.v1|") for r in rows)
     # a second run finds everything stored and decodes nothing
     again = evaluate([run_dir], run_dir.parent / "suite.toml", {"data": str(run_dir.parent / "data")})
@@ -87,8 +87,8 @@ def test_interrupted_suite_resumes_without_loss_or_duplicates(run_dir):
     assert outcome.skipped == ["step-0000100: quality_beam1"]
     assert outcome.scored == ["step-0000100: quality_beam2"]
     rows = RunStore(run_dir).results(checkpoint)
-    # bleu, chrf, valid_rate and four invalid.* counts per label, each once
-    assert len(rows) == 14 and len({(r["label"], r["metric"]) for r in rows}) == 14
+    # bleu, chrf, valid_rate and five invalid.* counts per label, each once
+    assert len(rows) == 16 and len({(r["label"], r["metric"]) for r in rows}) == 16
     assert [r["value"] for r in rows if r["metric"] == "bleu" and r["label"] == "quality_beam1"] == first_bleu
 
 

@@ -49,7 +49,7 @@ def test_issue_43_english_handed_in_as_german_is_degenerate_not_a_finding(tmp_pa
     metrics = out["metrics"]
     assert metrics["valid_rate"]["value"] == 0 and metrics[f"invalid.{reason}"]["value"] == 90
     for name in ("accuracy", "delta_g"):  # no number, no interval: nothing to call significant
-        assert metrics[name]["n"] == 0 and metrics[name]["ci"] is None and math.isnan(metrics[name]["value"])
+        assert metrics[name]["n"] == 0 and metrics[name]["ci"] is None and metrics[name]["value"] is None  # JSON null
     rows = [json.loads(line) for line in attempts.read_text(encoding="utf-8").splitlines()]
     assert {r["validity"]["reason"] for r in rows} == {reason} and not any(r["validity"]["valid"] for r in rows)
     assert rows[0]["evidence"][0].startswith("not judged: the translation is ")
@@ -304,7 +304,7 @@ def test_tally_counts_drawn_samples_not_unique_ones():
     source = "The doctor arrived because she was late."
     counts = tally(source, ["La doctora llegó tarde.", source, "The doctor came because she was late."], [5, 2, 1],
                    "es")
-    assert counts == {"valid": 5, "empty": 0, "repetition": 0, "copy": 2, "not_target": 1}
+    assert counts == {"valid": 5, "empty": 0, "repetition": 0, "copy": 2, "not_target": 1, "not_translation": 0}
     m = {x.name: x for x in tallied_metrics([counts, {"valid": 8}])}
     assert m["valid_rate"].value == 13 / 16 and m["valid_rate"].n == 16 and m["invalid.not_target"].value == 1
 

@@ -75,7 +75,7 @@ from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, ch
                                       load_embedder)
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, OVER_ITEMS, UNCERTAINTY_PAPER, Attempts, BaseProbe,
                    Headline, Metric, MetricSpec, Outputs, ProbeResult, spread_sample)
-from .validity import GATE, TooFewTranslations, tallied_metrics, tally, validity_specs
+from .validity import SURFACE_GATE, TooFewTranslations, tallied_metrics, tally, validity_specs
 from .winomt import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
@@ -403,7 +403,7 @@ class AmbiguityProbe(BaseProbe):
                 "s3e": {alpha_key(a): s3e(d, cos, a).value for a in alphas},
                 "ge_undetected_share": sum(c for c, lab in zip(d.counts, ge.labels) if lab == UNDETECTED) / d.n,
                 "gender_counts": _gender_counts(d, ge.labels),
-                "sample_validity": tally(item.sentence, d.texts, d.counts, self.lang),
+                "sample_validity": tally(item.sentence, d.texts, d.counts, self.lang, adequate=False),
             }
             if out["logprobs"] is not None:
                 attempt["references"] = self._reference_surprisals(
@@ -461,7 +461,7 @@ class AmbiguityProbe(BaseProbe):
         settings["delta_h"] = DELTA_H_AGGREGATION
         settings["min_items"] = self.min_items
         settings["names"] = self.names
-        settings["gate"] = GATE
+        settings["gate"] = SURFACE_GATE  # the adequacy floor was calibrated on single translations, not ε-samples
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     # ------------------------------------------------------------------ metrics

@@ -57,7 +57,8 @@ from ..textio import read_lines
 from ..translators.base import Translator
 from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, ZERO, Attempts,
                    BaseProbe, Degenerate, Headline, Metric, MetricSpec, Outputs)
-from .validity import GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
+from .validity import (SURFACE_GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics,
+                       validity_specs)
 
 OVER_NAMES = "95% bootstrap over names, female and male names resampled apart"
 
@@ -400,7 +401,7 @@ class NameGenderProbe(BaseProbe):
                    seen_counts=seen_counts, pronoun_filter=pronoun_filter)
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        settings = {"lang": self.lang, "beam": self.beam, "pronoun_filter": self.pronoun_filter, "gate": GATE}
+        settings = {"lang": self.lang, "beam": self.beam, "pronoun_filter": self.pronoun_filter, "gate": SURFACE_GATE}
         if self.seen_counts is not None:
             settings["split"] = "seen"
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
@@ -442,7 +443,7 @@ class NameGenderProbe(BaseProbe):
 
     def _judge_one(self, source: str, translation: str, template: GenderTemplate, detect) -> dict[str, Any]:
         """The gate's verdict on one translation, then (when it is one) the key noun's gender."""
-        verdict = check(source, translation, self.lang)
+        verdict = check(source, translation, self.lang, adequate=False)
         if not verdict["valid"]:
             return {"source": source, "translation": translation, "detected": "undetected", "span": None,
                     "evidence": [f"not judged: the translation is {WHY[verdict['reason']]}"], "validity": verdict}

@@ -20,7 +20,7 @@ from ..options import Range
 from ..signature import Signature, hash_lines
 from ..translators.base import Translator
 from .base import BOOTSTRAP, HIGHER, LOWER, Attempts, BaseProbe, Headline, Metric, MetricSpec
-from .validity import GATE, TooFewTranslations, Validity, check, validity_metrics, validity_specs
+from .validity import SURFACE_GATE, TooFewTranslations, Validity, check, validity_metrics, validity_specs
 
 
 def _scorers(tgt_lang: str | None) -> dict[str, Any]:
@@ -105,7 +105,7 @@ class QualityProbe(BaseProbe):
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         return str(Signature(self.name, self.data_hash(), translator.signature(),
-                             {"beam": self.beam, "lang": self.tgt_lang or "-", "gate": GATE}))
+                             {"beam": self.beam, "lang": self.tgt_lang or "-", "gate": SURFACE_GATE}))
 
     def items(self) -> list[tuple[str, str]]:
         return list(zip(self.sources, self.references))
@@ -116,7 +116,7 @@ class QualityProbe(BaseProbe):
     def judge(self, items: Sequence[tuple[str, str]], hypotheses: Sequence[str]) -> Attempts:
         # without a target language only copies, empty lines and runaway repetitions are caught
         lang = self.tgt_lang or ""
-        return Attempts(({"source": s, "reference": r, "hypothesis": h, "validity": check(s, h, lang)}
+        return Attempts(({"source": s, "reference": r, "hypothesis": h, "validity": check(s, h, lang, adequate=False)}
                          for (s, r), h in zip(items, hypotheses)),
                         meta={"sacrebleu": sacrebleu_signatures(self.tgt_lang)})
 

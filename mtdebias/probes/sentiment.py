@@ -50,7 +50,7 @@ from ..stats import bootstrap_ci
 from ..translators.base import Translator
 from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, Attempts, BaseProbe,
                    Degenerate, Headline, Metric, MetricSpec)
-from .validity import GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
+from .validity import SURFACE_GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 from .name_gender import TEMPLATE_DIR, fill, read_template_table, split_forms
 
 PROBE_NAME = "sentiment.v1"
@@ -429,7 +429,7 @@ class SentimentProbe(BaseProbe):
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         settings = {"lang": self.lang, "beam": self.beam, "s": "snownlp" if self._sentiment else "none",
-                    "gate": GATE}
+                    "gate": SURFACE_GATE}
         return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     def items(self) -> list[tuple[Filler, SentimentTemplate]]:
@@ -455,7 +455,7 @@ class SentimentProbe(BaseProbe):
         attempts, unmatched = [], []
         for (filler, template), translation in zip(items, outputs):
             source = fill(template.template, filler.text)
-            verdict = check(source, translation, self.lang)
+            verdict = check(source, translation, self.lang, adequate=False)
             label, forms = label_rendering(translation, template.positive, template.negative, self.lang)
             attempt = {"filler": filler.text, "kind": filler.kind, "group": filler.group,
                        "gender": filler.gender, "template": template.id, "word": template.word,

@@ -159,9 +159,9 @@ def check_all(sources: Sequence[str], translations: Sequence[str], lang: str, *,
     return verdicts
 
 
-def check(source: str, translation: str, lang: str) -> Validity:
-    """The verdict on ``translation`` of ``source`` into ``lang``."""
-    return check_all([source], [translation], lang)[0]
+def check(source: str, translation: str, lang: str, *, adequate: bool = True) -> Validity:
+    """The verdict on ``translation`` of ``source`` into ``lang`` (``adequate``: see :func:`check_all`)."""
+    return check_all([source], [translation], lang, adequate=adequate)[0]
 
 
 def _surface(source: str, translation: str, lang: str) -> Validity:
@@ -198,13 +198,14 @@ def validity_metrics(attempts: Sequence[dict[str, Any]], *, resamples: int = 0, 
     return _metrics(len(valid), {reason: reasons.count(reason) for reason in REASONS}, ci)
 
 
-def tally(source: str, texts: Sequence[str], counts: Sequence[int], lang: str) -> dict[str, int]:
+def tally(source: str, texts: Sequence[str], counts: Sequence[int], lang: str, *,
+          adequate: bool = True) -> dict[str, int]:
     """The gate over the deduplicated samples of one source (``texts`` drawn ``counts`` times):
     ``{"valid": drawn samples that pass, <reason>: drawn samples that fail for it}``, for a probe
     whose attempt is a sample distribution rather than one reply."""
     out = {"valid": 0, **{reason: 0 for reason in REASONS}}
     for text, count in zip(texts, counts):
-        out[check(source, text, lang)["reason"] or "valid"] += int(count)
+        out[check(source, text, lang, adequate=adequate)["reason"] or "valid"] += int(count)
     return out
 
 
