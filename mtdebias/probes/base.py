@@ -28,11 +28,10 @@ says which item an attempt answers, so two systems' attempts are paired item by 
 :func:`mtdebias.probes.compare.paired_tests` runs the tests; the report and the ablation never
 re-derive a metric or guess a test from attempt fields.
 
-What a report shows of a probe is the probe's to say: ``headline`` (the metrics a reader looks
-for first, with the labels a reader expects), :meth:`BaseProbe.report_figure` (its figure, by
-default its headline metrics as bars with their intervals) and :meth:`BaseProbe.report_section`
-(its other plots and tables), drawn from stored metrics, tables and attempts through a
-:class:`ReportView`.
+What a report shows of a probe follows from these declarations: ``headline`` (the metrics a
+reader looks for first, with the labels a reader expects), ``quality`` and ``own_plots``; the
+figures and tables of a shipped probe's own are drawn by its view, :mod:`mtdebias.report.views`,
+found by the probe's name.
 """
 
 from __future__ import annotations
@@ -215,40 +214,6 @@ class ProbeResult:
                 for m in self.metrics]
 
 
-class ReportView(Protocol):
-    """What the report gives a probe's section (built by :mod:`mtdebias.report`): the runs, the
-    checkpoints chosen for the headline, stored rows, attempts and tables, and a page to add to."""
-
-    runs: Sequence[Any]  # RunData: name, checkpoints(), step_of(), rows_at()
-
-    def picked(self) -> list[tuple[Any, str]]: ...  # (run, checkpoint) shown in the headline
-
-    def run_label(self, run: Any, checkpoint: str) -> str: ...
-
-    def results(self, run: Any, checkpoint: str, label: str) -> list[dict[str, Any]]: ...
-
-    def attempts(self, run: Any, checkpoint: str, label: str) -> list[dict[str, Any]] | None: ...
-
-    def stored_table(self, run: Any, checkpoint: str, label: str, kind: str) -> Any: ...
-
-    def heading(self, text: str, level: int = 2) -> None: ...
-
-    def paragraph(self, text: str, css: str | None = None) -> None: ...
-
-    def warning(self, text: str) -> None: ...
-
-    def figure(self, figure: Any, caption: str) -> None: ...  # a matplotlib Figure (or PNG bytes)
-
-    def table(self, name: str, title: str, columns: list[str], rows: list[dict[str, Any]], note: str = "",
-              collapsed: str | None = None, summary: bool = False) -> None: ...
-
-    def shown(self, label: str) -> str: ...  # a suite label worth showing ("" for the probe's own name)
-
-    def finite(self, value: Any) -> bool: ...
-
-    def interval(self, row: dict[str, Any]) -> tuple[float, float] | None: ...  # a stored row's 95% interval
-
-
 class Probe(Protocol):
     name: str  # versioned, e.g. "winomt.v1"
     specs: tuple[MetricSpec, ...]
@@ -281,9 +246,6 @@ class Probe(Protocol):
 
     def degenerate(self, metrics: Sequence[Metric]) -> list[str]: ...
 
-    @classmethod
-    def report_section(cls, view: ReportView, labels: Sequence[str]) -> None: ...
-
 
 # every member the protocol names (its annotations and methods): what a registered probe must have
 PROBE_MEMBERS = tuple(sorted(set(Probe.__annotations__) | {m for m in vars(Probe) if not m.startswith("_")}))
@@ -296,7 +258,7 @@ class BaseProbe:
     specs: tuple[MetricSpec, ...] = ()
     headline: tuple[Headline, ...] = ()
     quality: tuple[Headline, ...] = ()  # translation-quality metrics: shown beside every headline
-    own_plots: tuple[str, ...] = ()  # metric patterns report_section draws: no line plot of their own
+    own_plots: tuple[str, ...] = ()  # metric patterns its report view draws: no line plot of their own
     # capabilities of the language registry (mtdebias.languages) the probe needs for its `lang`,
     # e.g. ("detector",) for a probe that reads target-side gender: a suite refuses a language
     # without them, naming what is missing, before any model loads
@@ -403,21 +365,6 @@ class BaseProbe:
         pairs only that group's attempts)."""
         return True
 
-    # -- what the report shows -----------------------------------------------------------------
-    @classmethod
-    def report_figure(cls, view: ReportView, labels: Sequence[str]) -> None:
-        """Add this probe's figure to a report with ``view.figure(fig, caption)`` (a matplotlib
-        Figure, e.g. from :func:`mtdebias.plots.figure`; the report embeds it in the page and
-        writes it beside the Markdown summary). Nothing by default: a probe that draws nothing
-        here (or whose figure has nothing to draw, its breakdown not stored) gets its headline
-        metrics at the headline checkpoints as bars with their 95% intervals from the report."""
-
-    @classmethod
-    def report_section(cls, view: ReportView, labels: Sequence[str]) -> None:
-        """Add this probe's own plots and tables to a report (``labels``: the suite labels its
-        results are stored under). Every stored metric is drawn against training step by the
-        report itself; a probe adds only what that leaves out. Nothing by default."""
-
 
 # what the options most probes share do, for the probe reference and `eval --help` (a probe's own
 # options are explained in its from_options docstring)
@@ -479,5 +426,5 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
 
 
 __all__ = ["Metric", "MetricSpec", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
-           "ProbeResult", "Probe", "BaseProbe", "ReportView", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
+           "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from .. import plots
-from ..plots import figure, to_png
+from ... import plots
+from ...plots import figure, to_png
 from .figures import bar, picked_rows
+from . import View
 
 WINOMT = "winomt.v1"  # the gender-accuracy yardstick ΔI is validated against
 AMBIGUITY_COLOURS = {"unambiguous": "#2e7d32", "ambiguous": "#ef6c00"}
@@ -51,11 +52,12 @@ def entropy_violins(values: dict[str, dict[str, list[float]]], title: str) -> by
     return to_png(fig)
 
 
-def section(view: Any, labels: Sequence[str],
-            entropy_values: Callable[[Sequence[dict[str, Any]]], dict[str, dict[str, dict[str, list[float]]]]]) -> None:
+def section(view: Any, labels: Sequence[str]) -> None:
     """Entropy violins at the headline checkpoints, ΔI against WinoMT accuracy over every
-    checkpoint, and the cue ANOVA tables. ``entropy_values``: the probe's reading of its
-    attempts (handed in, so the view does not import the probe that imports it)."""
+    checkpoint, and the cue ANOVA tables (the entropies read from the attempts as the probe
+    reads them)."""
+    from ...probes.ambiguity.probe import entropy_values  # the probe's modules load only when drawn
+
     started = False
     for run, ckpt in view.picked():
         for label in labels:
@@ -111,8 +113,8 @@ def delta_cell(row: dict[str, Any]) -> str:
     """A stored ΔI/ΔH row as the report prints it: the value, or "undefined" with the items it
     would rest on and why — under the probe's minimum (from the signature), or for a ΔH on
     enough items, its floor — when the probe left it NaN."""
-    from ..signature import Signature
-    from ..uncertainty.metrics import BELOW_FLOOR
+    from ...signature import Signature
+    from ...uncertainty.metrics import BELOW_FLOOR
 
     value, n = row.get("value"), row.get("n")
     if isinstance(value, (int, float)) and math.isfinite(value):
@@ -152,7 +154,7 @@ def _deltas(view: Any, labels: Sequence[str]) -> None:
 
 def _delta_i_vs_accuracy(view: Any, labels: Sequence[str]) -> None:
     """Kendall τ / Spearman ρ of ΔI against WinoMT accuracy over every scored checkpoint."""
-    from ..uncertainty.validation import DELTA_I_METRICS, delta_i_correlations
+    from ...uncertainty.validation import DELTA_I_METRICS, delta_i_correlations
 
     points = []
     for run in view.runs:
@@ -191,7 +193,7 @@ def anova_rows(obj: Any) -> list[dict[str, Any]]:
 
 
 def _anova(view: Any, labels: Sequence[str]) -> None:
-    from ..uncertainty.anova import COLUMNS
+    from ...uncertainty.anova import COLUMNS
 
     started = False
     for run, ckpt in view.picked():
@@ -222,3 +224,6 @@ def _anova(view: Any, labels: Sequence[str]) -> None:
             view.table(name, f"ANOVA {where} {label}", columns, rows,
                        "coef: mean response of the level minus that of the reference level (OLS, treatment "
                        "coding); p: its t-test; f, f_p: the cue's F-test.")
+
+
+VIEWS = {"ambiguity.v1": View(figure=delta_figure, section=section)}  # found by name (view_of)

@@ -1,10 +1,10 @@
 """What the probes' report figures share: a stored row as a bar, a bar's name, the rows at the
 headline checkpoints.
 
-A probe's figure is drawn by its class method ``report_figure(view, labels)`` from what the
-report's :class:`~mtdebias.probes.base.ReportView` hands it (stored rows, tables, attempts); the
-report puts each probe's figure under "Figures per probe" and writes it beside the Markdown
-summary. A probe whose figure draws nothing (the default) gets its headline metrics as bars
+A probe's figure is drawn by its view (:mod:`mtdebias.report.views`) from what the report's
+:class:`~mtdebias.report.views.ReportView` hands it (stored rows, tables, attempts); the report
+puts each probe's figure under "Figures per probe" and writes it beside the Markdown summary. A
+probe whose view draws nothing (or that has none) gets its headline metrics as bars
 (:func:`mtdebias.report.headline_figure.headline_figure`).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from .. import plots
+from ... import plots
 
 
 def bar(view: Any, row: dict[str, Any] | None) -> plots.Bar | None:

@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..errors import InputError
-from ..lang.lemmatize import SUPPORTED_LANGS, fold
-from ..lang.wordnet import POS_NAMES, WordNet, load_wordnet, parse_sense_key, wordnet_available
-from ..textio import read_lines
+from ...errors import InputError
+from ...lang.lemmatize import SUPPORTED_LANGS, fold
+from ...lang.wordnet import POS_NAMES, WordNet, load_wordnet, parse_sense_key, wordnet_available
+from ...textio import read_lines
 
 ITEM_KEYS = ("id", "sentence", "word", "pos", "sense", "targets", "mu", "delta", "note")
 TARGET_KEYS = ("good", "bad", "good_sentences", "bad_sentences")

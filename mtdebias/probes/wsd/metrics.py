@@ -24,8 +24,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..stats import bootstrap_ci, wilson_interval
-from .base import Metric
+from ...stats import bootstrap_ci, wilson_interval
+from ..base import Metric
 
 GOOD, BAD, MISS = "GOOD", "BAD", "MISS"
 _CODE = {GOOD: 0, BAD: 1, MISS: 2}

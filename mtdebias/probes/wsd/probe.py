@@ -3,7 +3,7 @@ errors lean to frequent senses? (DiBiMT, Campolungo et al. 2022, on items users 
 
 Shape (the probe contract, :mod:`.base`): :meth:`WSDBiasProbe.items` → :meth:`WSDBiasProbe.run`
 (translate, lemmatise, match; one logged attempt per item) → :meth:`WSDBiasProbe.metrics`
-(pure arithmetic on attempts, :mod:`.wsd_metrics`); ``SPECS`` gives each metric's direction and
+(pure arithmetic on attempts, :mod:`.metrics`); ``SPECS`` gives each metric's direction and
 paired test.
 
 Matching one translation (:func:`classify`):
@@ -41,17 +41,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypedDict
 
-from ..errors import InputError
-from ..resources import data_dir
-from ..lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lemmatizer
-from ..signature import Signature, hash_file, hash_json
-from ..translators.base import Translator, UnsupportedCall
-from ..align.target import aligned_spans
-from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric,
+from ...errors import InputError
+from ...resources import data_dir
+from ...lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lemmatizer
+from ...signature import Signature, hash_file, hash_json
+from ...translators.base import Translator, UnsupportedCall
+from ...align.target import aligned_spans
+from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric,
                    MetricSpec)
-from .validity import SURFACE_GATE, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
-from .wsd_items import WSDItem, item_to_json, load_items
-from .wsd_metrics import (BAD, GOOD, MISS, group_accuracies, metrics_by_pos, pos_accuracies, rows_from_attempts,
+from ..validity import SURFACE_GATE, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
+from .items import WSDItem, item_to_json, load_items
+from .metrics import (BAD, GOOD, MISS, group_accuracies, metrics_by_pos, pos_accuracies, rows_from_attempts,
                           wsd_metrics)
 
 PROBE_NAME = "wsd_bias.v1"
@@ -222,7 +222,7 @@ class WSDBiasProbe(BaseProbe):
         "align_extra_src": "extra English sentences the aligner learns from (with align_extra_tgt)",
         "align_extra_tgt": "their translations, line by line",
         "wordnet": "a WordNet dict folder for sense frequencies, or false to use none"}
-    own_plots = ("accuracy_by_*",)  # drawn against μ and δ (wsd_view), not against training step
+    own_plots = ("accuracy_by_*",)  # drawn against μ and δ (report/views/wsd.py), not against training step
 
     def __init__(self, items: Sequence[WSDItem], lang: str, *, beam: int = 5, lemmatizer_name: str = "auto",
                  align: str = "none", aligned_only: bool = False, both: str = "miss", compounds: bool = True,
@@ -273,7 +273,7 @@ class WSDBiasProbe(BaseProbe):
         if wordnet is False or wordnet == "false":
             wn = False
         elif isinstance(wordnet, str) and wordnet:
-            from ..lang.wordnet import load_wordnet
+            from ...lang.wordnet import load_wordnet
 
             wn = load_wordnet(wordnet)
         items = load_items(path, wordnet=wn)
@@ -285,7 +285,7 @@ class WSDBiasProbe(BaseProbe):
             items = [own[int(k * step)] for k in range(min(int(limit), len(own)))]
         extra_src, extra_tgt = [], []
         if align_extra_src or align_extra_tgt:
-            from ..textio import read_parallel
+            from ...textio import read_parallel
 
             corpus = read_parallel(align_extra_src, align_extra_tgt)
             extra_src, extra_tgt = corpus.sources, corpus.targets
@@ -405,17 +405,7 @@ class WSDBiasProbe(BaseProbe):
         return attempt["id"]
 
 
-    @classmethod
-    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
-        from .wsd_view import pos_figure
 
-        pos_figure(view, labels)
-
-    @classmethod
-    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
-        from .wsd_view import section
-
-        section(view, labels)
 
     def _meta(self, attempts: list[dict[str, Any]]) -> dict[str, Any]:
         rules: dict[str, int] = {}

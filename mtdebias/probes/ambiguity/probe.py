@@ -58,25 +58,25 @@ from typing import Any, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 
-from ..errors import InputError
-from ..options import Range
-from ..signature import Signature, hash_file, hash_json
-from ..align.target import target_genders
-from ..stats import DEFAULT_RESAMPLES, bootstrap_cis
-from ..textio import read_lines
-from ..translators.base import DEFAULT_EPSILON, Translator
-from ..uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants, build_contrast_sets
-from ..uncertainty.cues import annotate_cues, load_stereotypes
-from ..uncertainty.entropy import (ALPHAS, UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
+from ...errors import InputError
+from ...options import Range
+from ...signature import Signature, hash_file, hash_json
+from ...align.target import target_genders
+from ...stats import DEFAULT_RESAMPLES, bootstrap_cis
+from ...textio import read_lines
+from ...translators.base import DEFAULT_EPSILON, Translator
+from ...uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants, build_contrast_sets
+from ...uncertainty.cues import annotate_cues, load_stereotypes
+from ...uncertainty.entropy import (ALPHAS, UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
                                    pick_alpha, pseudo_sample_surprisal, s3e, s3e_surprisal_of, surprisal_of)
-from ..uncertainty.metrics import (BELOW_FLOOR, DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set,
+from ...uncertainty.metrics import (BELOW_FLOOR, DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set,
                                    delta_i_items, delta_i_of_means, finite_mean, norm_h)
-from ..uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
+from ...uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
-from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, OVER_ITEMS, UNCERTAINTY_PAPER, Attempts, BaseProbe,
+from ..base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, OVER_ITEMS, UNCERTAINTY_PAPER, Attempts, BaseProbe,
                    Headline, Metric, MetricSpec, Outputs, ProbeResult, spread_sample)
-from .validity import SURFACE_GATE, TooFewTranslations, tallied_metrics, tally, validity_specs
-from .winomt import load_winomt
+from ..validity import SURFACE_GATE, TooFewTranslations, tallied_metrics, tally, validity_specs
+from ..winomt.probe import load_winomt
 
 PROBE_NAME = "ambiguity.v1"
 ENTROPIES = ("se", "s3e", "ge")
@@ -228,17 +228,7 @@ class AmbiguityProbe(BaseProbe):
     headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_h_ge", "ΔH (GE)"), Headline("delta_i_s3e", "ΔI (S3E)"))
     own_plots = ("delta_i_*_outside_*",)  # counts, listed in the section's ΔI/ΔH table
 
-    @classmethod
-    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
-        from .ambiguity_view import delta_figure
 
-        delta_figure(view, labels)
-
-    @classmethod
-    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
-        from .ambiguity_view import section
-
-        section(view, labels, entropy_values)
 
     def __init__(self, items: Sequence[ContrastItem], lang: str, *, cues: Sequence[dict[str, str]] | None = None,
                  n: int = 128, epsilon: float = DEFAULT_EPSILON, temperature: float = 1.0, seed: int = 0,
@@ -690,7 +680,7 @@ def names_cue(names: bool | str | Mapping[str, Any] | None, lang: str) -> tuple[
         female, male = PAPER_NAMES[lang]
         return {"female": [female], "male": [male]}, "paper"
     if names is True or names == "us-lists":
-        from ..names import load_name_list
+        from ...names import load_name_list
 
         return {"female": load_name_list("first_female"), "male": load_name_list("first_male")}, "us-lists"
     if isinstance(names, Mapping) and set(names) == {"female", "male"}:
@@ -752,7 +742,7 @@ def cue_anova(rows: Sequence[dict[str, Any]], lang: str | None = None) -> dict[s
         import statsmodels  # noqa: F401
     except ImportError:
         return {**record, "rows": [], "error": "statsmodels is not installed (pip install 'mtdebias[eval]')"}
-    from ..uncertainty.anova import anova_table
+    from ...uncertainty.anova import anova_table
 
     frame = _frame(test)
     if frame.empty:

@@ -1,4 +1,4 @@
-"""What a probe's own report section sees (:class:`mtdebias.probes.base.ReportView`) and how the
+"""What a probe's own report section sees (:class:`mtdebias.report.views.ReportView`) and how the
 report finds the probes behind stored results.
 
 The report knows no probe by name: it asks the registry for the class of every probe whose
@@ -12,12 +12,12 @@ import math
 import warnings
 from typing import Any, Callable, Sequence
 
-from ..errors import ConfigError
-from ..probes.base import value_problem
-from ..registry import PROBES
-from ..store import checkpoint_suffix
-from .collect import RunData, finite
-from .tables import Table
+from ...errors import ConfigError
+from ...probes.base import value_problem
+from ...registry import PROBES
+from ...store import checkpoint_suffix
+from ..collect import RunData, finite
+from ..tables import Table
 
 
 def undefined_reason(probe: str, metric: str) -> str:

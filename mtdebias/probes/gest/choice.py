@@ -53,15 +53,15 @@ from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
-from ..errors import InputError
-from ..options import Range
-from ..langcodes import language_name
-from ..signature import Signature, hash_file, hash_json, hash_text
-from ..stats import bootstrap_cis
-from ..translators.base import Translator, UnsupportedCall
-from .base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe,
+from ...errors import InputError
+from ...options import Range
+from ...langcodes import language_name
+from ...signature import Signature, hash_file, hash_json, hash_text
+from ...stats import bootstrap_cis
+from ...translators.base import Translator, UnsupportedCall
+from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe,
                    Degenerate, Headline, Metric, MetricSpec, spread_sample)
-from .gest import (FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv,
+from .probe import (FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv,
                    disparity_interval, load_variants)
 
 PROBE_NAME = "gest_choice.v1"
@@ -252,14 +252,9 @@ class GestChoiceProbe(BaseProbe):
     specs = SPECS
     headline = (Headline("masculine_rate"), Headline("stereotype_rate"), Headline("option_a_rate"),
                 Headline("same_letter_every_time"))  # labelled by their specs
-    # the 16 per-stereotype rates of each cell are drawn as bars by report_figure (gest_view)
+    # the 16 per-stereotype rates of each cell are drawn as bars by the report's GEST view (report/views/gest.py)
     own_plots = ("masculine_rate_*_[1-9]", "masculine_rate_*_1[0-6]")
 
-    @classmethod
-    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
-        from .gest_view import choice_figure
-
-        choice_figure(view, labels)
 
     def __init__(self, items: Sequence[ChoiceItem], *, template: str = DEFAULT_TEMPLATE, max_new_tokens: int = 16,
                  resamples: int = 1000, seed: int = 0, data_hash: str | None = None):

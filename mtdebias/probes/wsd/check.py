@@ -38,12 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..errors import InputError
-from ..lang import freedict
-from ..lang.lemmatize import find_lemma, fold, lemmatizer
-from ..lang.wordnet import WordNet
-from ..textio import read_text
-from .wsd_items import WSDItem
+from ...errors import InputError
+from ...lang import freedict
+from ...lang.lemmatize import find_lemma, fold, lemmatizer
+from ...lang.wordnet import WordNet
+from ...textio import read_text
+from .items import WSDItem
 
 LARGE_DICTIONARY = 50_000  # headwords; below this an eng→X entry's silence does not flag a lemma
 GENERIC_MIN = 8  # distinct English words a bad lemma translates before it counts as generic

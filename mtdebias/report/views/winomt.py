@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .. import plots
+from ... import plots
 from .figures import bar, picked_rows
+from . import View
 
 STEREOTYPE_COLOURS = {"pro-stereotypical": "#8e8e8e", "anti-stereotypical": "#ef6c00"}
 
@@ -38,5 +39,9 @@ def winomt_figure(view: Any, labels: Sequence[str]) -> None:
     view.figure(fig, "WinoMT accuracy by gold gender × stereotype at the headline checkpoints; ΔS = pro − anti "
                      "(error bars: 95% interval)")
 
+
+
+# the probes this module draws, by name (mtdebias.report.views.view_of)
+VIEWS = {"winomt.v1": View(figure=winomt_figure)}
 
 __all__ = ["winomt_figure"]

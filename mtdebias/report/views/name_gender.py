@@ -9,7 +9,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..plots import GENDER_COLOURS, figure, legend_below
+from ...plots import GENDER_COLOURS, figure, legend_below
+from . import View
 
 _ACC = re.compile(r"^(?P<type>[\w-]+)\.acc_(?P<g>[fm])$")  # "first.acc_f": a name type's Acc_f
 
@@ -79,3 +80,6 @@ def section(view: Any, labels: Sequence[str]) -> None:
     view.heading("Name gender: Acc_f and Acc_m")
     view.table("name_gender_accuracy", "Acc_f / Acc_m", ["run", "checkpoint", "name_type", "acc_f", "acc_m"],
                table_rows)
+
+
+VIEWS = {"name_gender.v1": View(figure=figure_of, section=section)}  # found by name (view_of)

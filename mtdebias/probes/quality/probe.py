@@ -15,12 +15,12 @@ from typing import Any, Sequence, TypedDict
 
 from sacrebleu.metrics import BLEU, CHRF
 
-from ..errors import InputError
-from ..options import Range
-from ..signature import Signature, hash_lines
-from ..translators.base import Translator
-from .base import BOOTSTRAP, HIGHER, LOWER, Attempts, BaseProbe, Headline, Metric, MetricSpec
-from .validity import SURFACE_GATE, TooFewTranslations, Validity, check, validity_metrics, validity_specs
+from ...errors import InputError
+from ...options import Range
+from ...signature import Signature, hash_lines
+from ...translators.base import Translator
+from ..base import BOOTSTRAP, HIGHER, LOWER, Attempts, BaseProbe, Headline, Metric, MetricSpec
+from ..validity import SURFACE_GATE, TooFewTranslations, Validity, check, validity_metrics, validity_specs
 
 
 def _scorers(tgt_lang: str | None) -> dict[str, Any]:
@@ -89,7 +89,7 @@ class QualityProbe(BaseProbe):
     def from_options(cls, src: str | Path, ref: str | Path, *, lang: str | None = None, tgt_lang: str | None = None,
                      beam: int = 5, max_sentences: int | None = None) -> "QualityProbe":
         """``src``/``ref``: a sentence-aligned test set; ``max_sentences`` keeps the first N pairs."""
-        from ..textio import read_parallel
+        from ...textio import read_parallel
 
         if lang and tgt_lang and lang != tgt_lang:
             raise InputError(f"lang = {lang!r} and tgt_lang = {tgt_lang!r} disagree", hint="give one of them")
@@ -132,7 +132,7 @@ class QualityProbe(BaseProbe):
         """sacrebleu's paired bootstrap (corpus scores from sufficient statistics), with the
         centered p-value (:func:`mtdebias.significance.centered_p_value`): sacrebleu's own
         rejected two systems of equal quality too often (tests/test_calibration.py)."""
-        from ..significance import paired_bootstrap_quality
+        from ...significance import paired_bootstrap_quality
 
         test = paired_bootstrap_quality([x["hypothesis"] for x in a], [x["hypothesis"] for x in b],
                                         [x["reference"] for x in a], metric=metric, tgt_lang=self.tgt_lang,

@@ -42,16 +42,16 @@ from typing import Any, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 
-from ..errors import InputError
-from ..options import Range
-from ..languages import langs_with
-from ..signature import Signature, hash_file, hash_json
-from ..stats import bootstrap_ci
-from ..translators.base import Translator
-from .base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, Attempts, BaseProbe,
+from ...errors import InputError
+from ...options import Range
+from ...languages import langs_with
+from ...signature import Signature, hash_file, hash_json
+from ...stats import bootstrap_ci
+from ...translators.base import Translator
+from ..base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, Attempts, BaseProbe,
                    Degenerate, Headline, Metric, MetricSpec)
-from .validity import SURFACE_GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
-from .name_gender import TEMPLATE_DIR, fill, read_template_table, split_forms
+from ..validity import SURFACE_GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
+from ..name_gender.probe import TEMPLATE_DIR, fill, read_template_table, split_forms
 
 PROBE_NAME = "sentiment.v1"
 MASK = "他"
@@ -96,7 +96,7 @@ def load_sentiment_templates(path: str | Path) -> list[SentimentTemplate]:
 def load_fillers(path: str | Path) -> list[Filler]:
     """Filler file: ``filler kind group gender``; a ``term`` row expands to the term alone and
     with "man"/"woman" ("the Asian", "the Asian man", "the Asian woman")."""
-    from ..textio import read_lines
+    from ...textio import read_lines
 
     path = Path(path)
     fillers: list[Filler] = []
@@ -480,17 +480,7 @@ class SentimentProbe(BaseProbe):
     def item_key(self, attempt: dict[str, Any]) -> tuple[str, str]:
         return attempt["filler"], attempt["template"]
 
-    @classmethod
-    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
-        from .sentiment_view import group_means_figure
 
-        group_means_figure(view, labels)
-
-    @classmethod
-    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
-        from .sentiment_view import section
-
-        section(view, labels)
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """Fillers × templates matrices of t (positive rendering) and s, rebuilt from the attempts."""

@@ -36,14 +36,14 @@ from typing import Any, Callable, Sequence, TypedDict
 
 import numpy as np
 
-from ..errors import InputError
-from ..signature import Signature, hash_json, hash_file
-from ..stats import bootstrap_ci
-from ..textio import read_lines, read_parallel
-from ..translators.base import Translator
-from ..align.target import TargetGender, target_genders
-from .validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
-from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
+from ...errors import InputError
+from ...signature import Signature, hash_json, hash_file
+from ...stats import bootstrap_ci
+from ...textio import read_lines, read_parallel
+from ...translators.base import Translator
+from ...align.target import TargetGender, target_genders
+from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
+from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
                    Metric, MetricSpec, Outputs, spread_sample)
 
 # where WinoMT's metrics are defined (the report's definitions panel)
@@ -321,14 +321,9 @@ class WinoMTProbe(BaseProbe):
                         "read", source="mtdebias"),
              *validity_specs("WinoMT"))
     headline = (Headline("accuracy"), Headline("delta_g"), Headline("delta_s"))  # labelled by their specs
-    # the gender × stereotype cells are drawn as bars by report_figure, not against training step
+    # the gender × stereotype cells are drawn as bars by the report's WinoMT figure (report/views/winomt.py), not against training step
     own_plots = ("accuracy_pro.*", "accuracy_anti.*")
 
-    @classmethod
-    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
-        from .winomt_view import winomt_figure
-
-        winomt_figure(view, labels)
 
     def __init__(self, items: Sequence[WinoMTItem], lang: str, *, align_method: str = "fast_align",
                  beam: int = 5, extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),

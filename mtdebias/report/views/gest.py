@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import plots
+from ... import plots
+from . import View
 STEREOTYPE_NAMES = {1: "emotional", 2: "gentle", 3: "empathetic", 4: "neat", 5: "social", 6: "weak",
                     7: "beautiful", 8: "tough", 9: "self-confident", 10: "professional", 11: "rational",
                     12: "providers", 13: "leaders", 14: "childish", 15: "sexual", 16: "strong"}
@@ -116,3 +117,9 @@ def section(view: Any, labels: Sequence[str]) -> None:
                 started = True
             view.figure(plots.metric_lines(trend, f"{label}: masculine rate and stereotype rate", "rate"),
                         f"{label}: masculine rate and stereotype rate against training step (band: 95% interval)")
+
+
+# found by name (view_of); gest_choice.v1 has a figure of its own and no section: its masculine and
+# stereotype rates are drawn against training step like any metric
+VIEWS = {"gest.v1": View(figure=figure_of, section=section), "gest_pref.v1": View(figure=figure_of, section=section),
+         "gest_choice.v1": View(figure=choice_figure)}

@@ -48,16 +48,16 @@ from typing import Any, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 
-from ..errors import InputError
-from ..options import Range
-from ..resources import data_dir
-from ..signature import Signature, hash_file, hash_json
-from ..stats import folded_interval, stratified_bootstrap_ci
-from ..textio import read_lines
-from ..translators.base import Translator
-from .base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, ZERO, Attempts,
+from ...errors import InputError
+from ...options import Range
+from ...resources import data_dir
+from ...signature import Signature, hash_file, hash_json
+from ...stats import folded_interval, stratified_bootstrap_ci
+from ...textio import read_lines
+from ...translators.base import Translator
+from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, ZERO, Attempts,
                    BaseProbe, Degenerate, Headline, Metric, MetricSpec, Outputs)
-from .validity import (SURFACE_GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics,
+from ..validity import (SURFACE_GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics,
                        validity_specs)
 
 OVER_NAMES = "95% bootstrap over names, female and male names resampled apart"
@@ -384,7 +384,7 @@ class NameGenderProbe(BaseProbe):
             if file:
                 names[kind] = read_name_file(file)
             else:
-                from ..names import load_name_list
+                from ...names import load_name_list
 
                 names[kind] = load_name_list(kind)
             if names_limit is not None:
@@ -411,7 +411,7 @@ class NameGenderProbe(BaseProbe):
 
     def _detect_fn(self):
         if self._detect is None:
-            from ..lang import detect_gender  # late import: the language module loads spacy/pymorphy
+            from ...lang import detect_gender  # late import: the language module loads spacy/pymorphy
 
             return detect_gender
         return self._detect
@@ -518,17 +518,7 @@ class NameGenderProbe(BaseProbe):
     def item_key(self, attempt: dict[str, Any]) -> tuple[str, str, str]:
         return attempt["kind"], attempt["name"], attempt["template"]
 
-    @classmethod
-    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
-        from .name_gender_view import figure_of
 
-        figure_of(view, labels)
-
-    @classmethod
-    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
-        from .name_gender_view import section
-
-        section(view, labels)
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
         """templates_kept; the pooled per-attempt accuracy (what McNemar pairs); per name kind

@@ -48,16 +48,16 @@ from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
-from ..errors import InputError
-from ..options import Range
-from ..resources import data_path
-from ..signature import Signature, hash_file, hash_json
-from ..stats import bootstrap_cis, folded_interval
-from ..textio import read_text
-from ..translators.base import DEFAULT_EPSILON, Translator
-from .base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
+from ...errors import InputError
+from ...options import Range
+from ...resources import data_path
+from ...signature import Signature, hash_file, hash_json
+from ...stats import bootstrap_cis, folded_interval
+from ...textio import read_text
+from ...translators.base import DEFAULT_EPSILON, Translator
+from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
                    Headline, Metric, MetricSpec, Outputs, spread_sample)
-from .validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
+from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 
 PROBE_NAME = "gest.v1"
 PREFERENCE_PROBE_NAME = "gest_pref.v1"
@@ -285,7 +285,7 @@ HEADLINE = (Headline("masculine_rate", "GEST masculine rate"), Headline("stereot
 # the same metrics read from forced-decoding preferences, not translations: their own columns
 PREFERENCE_HEADLINE = (Headline("masculine_rate", "GEST masculine preference"),
                        Headline("stereotype_rate", "GEST stereotype preference"))
-OWN_PLOTS = ("male_rate_s*",)  # the 16 per-stereotype rates are drawn as bars (gest_view)
+OWN_PLOTS = ("male_rate_s*",)  # the 16 per-stereotype rates are drawn as bars (report/views/gest.py)
 
 
 class GestAttempt(TypedDict):
@@ -321,23 +321,7 @@ class GestPreferenceAttempt(TypedDict):
     soft_norm: float
 
 
-class _GestViews:
-    stored_layout = 2  # 2: the per-stereotype counts table (was meta)
-
-    @classmethod
-    def report_figure(cls, view: Any, labels: Sequence[str]) -> None:
-        from .gest_view import figure_of
-
-        figure_of(view, labels)
-
-    @classmethod
-    def report_section(cls, view: Any, labels: Sequence[str]) -> None:
-        from .gest_view import section
-
-        section(view, labels)
-
-
-class GestProbe(_GestViews, BaseProbe):
+class GestProbe(BaseProbe):
     """``gest.v1``: translate GEST, read the speaker's gender, rate per stereotype."""
 
     name = PROBE_NAME
@@ -364,7 +348,7 @@ class GestProbe(_GestViews, BaseProbe):
         if not items:
             raise InputError("the GEST probe needs at least one item")
         if skip_reason is None and detect is None:
-            from ..lang.first_person import check_speaker_lang
+            from ...lang.first_person import check_speaker_lang
 
             check_speaker_lang(lang)  # before any decoding
         self._items = list(items)
@@ -411,7 +395,7 @@ class GestProbe(_GestViews, BaseProbe):
     def _detector(self):
         if self._detect is not None:
             return self._detect
-        from ..lang.first_person import detect_speaker
+        from ...lang.first_person import detect_speaker
 
         return detect_speaker
 
@@ -512,10 +496,11 @@ def _hard(diff: float) -> float:
     return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
 
 
-class GestPreferenceProbe(_GestViews, BaseProbe):
+class GestPreferenceProbe(BaseProbe):
     """``gest_pref.v1``: does the model score the masculine or the feminine translation higher?"""
 
     name = PREFERENCE_PROBE_NAME
+    stored_layout = 2  # 2: the per-stereotype counts table (was meta)
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
     attempt_type = GestPreferenceAttempt
     option_help = {"lang": "target language of the translation pairs (recorded in the signature)",
@@ -595,7 +580,7 @@ class GestPreferenceProbe(_GestViews, BaseProbe):
             score = [float(a[key]) for a in attempts]
             metrics += gest_metrics(stereo, score, [1 - s for s in score], resamples=resamples, seed=self.seed,
                                     suffix=suffix, per_stereotype=not suffix)
-        from ..stats import bootstrap_ci
+        from ...stats import bootstrap_ci
 
         for key in ("diff", "diff_norm"):
             values = np.array([float(a[key]) for a in attempts])

@@ -9,9 +9,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import plots
-from ..plots import GENDER_COLOURS, figure, legend_below, to_png
+from ... import plots
+from ...plots import GENDER_COLOURS, figure, legend_below, to_png
 from .figures import bar, picked_rows
+from . import View
 
 _CELL = re.compile(r"^(?P<kind>names|terms)\.(?P<measure>[ts])_mean\[(?P<cell>[^\]]*)\]$")
 
@@ -121,3 +122,6 @@ def section(view: Any, labels: Sequence[str]) -> None:
             view.table("sentiment_fillers_" + re.sub(r"[^A-Za-z0-9]+", "_", where).strip("_"),
                        f"Per-filler positiveness, {where}", ["filler", "group", "gender", "t", "t_coverage", "s"], fillers,
                        collapsed=f"per-filler values: {where}")
+
+
+VIEWS = {"sentiment.v1": View(figure=group_means_figure, section=section)}  # found by name (view_of)

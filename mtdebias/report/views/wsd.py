@@ -11,10 +11,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import plots
-from ..plots import figure, legend_below, to_png
+from ... import plots
+from ...plots import figure, legend_below, to_png
 from .figures import bar, where
-from .wsd_metrics import POS_ORDER
+from ...probes.wsd.metrics import POS_ORDER
+from . import View
 
 GROUPINGS = (("mu", "μ: sense frequency index (1 = most frequent sense)"), ("delta", "δ: number of senses of the lemma"))
 
@@ -118,3 +119,6 @@ def section(view: Any, labels: Sequence[str]) -> None:
         columns = ["run", "probe", *dict.fromkeys(k for row in pos_rows for k in row if k not in ("run", "probe"))]
         view.table("wsd_by_pos", "Word-sense metrics per part of speech", columns, pos_rows,
                    note="DiBiMT's metrics within each part of speech (items of that POS only)")
+
+
+VIEWS = {"wsd_bias.v1": View(figure=pos_figure, section=section)}  # found by name (view_of)
