@@ -37,6 +37,8 @@ found by the probe's name.
 from __future__ import annotations
 
 import fnmatch
+import functools
+import inspect
 import math
 import random
 import re
@@ -44,6 +46,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
 
 from ..options import Range
+from ..signature import Signature
+from ..stats import DEFAULT_RESAMPLES, bootstrap_ci
 from ..translators.base import Translator
 
 HIGHER, LOWER, ZERO, NEUTRAL = "higher", "lower", "zero", "none"  # which way is better
@@ -141,6 +145,40 @@ class Degenerate:
                     (self.at_least is not None and value >= self.at_least):
                 out.append(f"{metric.name} = {value:.4g}: {self.why}")
         return out
+
+
+@dataclass(frozen=True)
+class Measure(MetricSpec):
+    """One metric declared whole: what a :class:`MetricSpec` says of it (its name as ``pattern``,
+    direction, paired test, bounds, label, definition, source, interval) and how it is computed
+    and shown, so that no second list names it. A probe listing its ``measures`` gets from them
+    its ``specs``, its ``headline`` (the measures with ``headline`` set), its degenerate rules
+    and, through :meth:`BaseProbe.metrics`, every value with its interval and n."""
+
+    # the metric from the probe's per-item rows (:meth:`BaseProbe.values`; a 2-D array when it
+    # reads several columns), also applied to every bootstrap resample of the rows
+    value: Callable[[Any], float] | None = None
+    items: Callable[[Any], int] | None = None  # how many items it rests on (None: every row)
+    when: Callable[[Any], bool] | None = None  # the metric is left out of rows where this is False
+    headline: bool | str = False  # in the report's headline (a string: under that label, not the spec's)
+    # when it says the result says nothing (see Degenerate): at or below ``at_most``, at or above ``at_least``
+    degenerate: str = ""
+    at_most: float | None = None
+    at_least: float | None = None
+
+
+def measured(measures: Sequence[Measure], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
+             seed: int = 0) -> list[Metric]:
+    """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
+    interval over the rows (none when ``resamples`` is 0) and the items it rests on."""
+    out = []
+    for measure in measures:
+        if measure.value is None or (measure.when is not None and not measure.when(rows)):
+            continue
+        interval = bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed) if resamples else None
+        out.append(Metric(measure.pattern, measure.value(rows), interval,
+                          measure.items(rows) if measure.items is not None else len(rows)))
+    return out
 
 
 def metric_label(probe: Any, metric: str) -> str:
@@ -292,6 +330,29 @@ class BaseProbe:
     degenerate_when: tuple[Degenerate, ...] = ()
     # the hash of the probe's data (its items), set by the constructor; "" for none
     data_hash: str | Callable[[], str] = ""
+    # the probe's metrics, each declared once (see Measure): a class listing them has its specs,
+    # headline and degenerate rules derived from them (when it does not write those itself) and
+    # its metrics computed by metrics() from values()
+    measures: tuple[Measure, ...] = ()
+    # options of from_options that the data hash stands for (files of items): not settings of
+    # the default signature, whose settings are every other option given (see signature())
+    hashed: tuple[str, ...] = ()
+    # the options from_options was called with, defaults filled in (None: built another way)
+    built_with: dict[str, Any] | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if "measures" in own:
+            if "specs" not in own:
+                cls.specs = tuple(cls.measures)
+            if "headline" not in own:
+                cls.headline = tuple(Headline(m.pattern, m.headline if isinstance(m.headline, str) else "")
+                                     for m in cls.measures if m.headline)
+            cls.degenerate_when = tuple(own.get("degenerate_when", ())) + tuple(
+                Degenerate(m.pattern, m.degenerate, m.at_most, m.at_least) for m in cls.measures if m.degenerate)
+        if isinstance(own.get("from_options"), classmethod):
+            cls.from_options = classmethod(_recording(own["from_options"].__func__))  # type: ignore[attr-defined]
 
     def items(self) -> Sequence[Any]:
         raise NotImplementedError
@@ -302,11 +363,31 @@ class BaseProbe:
     def judge(self, items: Sequence[Any], outputs: Any) -> Attempts:
         raise NotImplementedError
 
+    def values(self, attempts: Sequence[dict[str, Any]]) -> Any:
+        """The per-item rows the ``measures`` read: one row per item (a 2-D array when a measure
+        reads several columns), in the order of the attempts."""
+        raise NotImplementedError(f"{type(self).__name__} declares measures but no values()")
+
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
-        raise NotImplementedError
+        """Every declared measure of the attempts' ``values`` (a probe computing its metrics
+        another way writes this instead)."""
+        if not self.measures:
+            raise NotImplementedError(f"{type(self).__name__} declares no measures and writes no metrics()")
+        resamples = getattr(self, "resamples", DEFAULT_RESAMPLES) if ci else 0
+        return measured(self.measures, self.values(attempts), resamples=resamples, seed=getattr(self, "seed", 0))
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        raise NotImplementedError
+        """Name, data hash, system, settings and seed; the settings are the options
+        ``from_options`` was given (defaults filled in, unset ones left out) less the
+        ``unsigned`` ones, the ``hashed`` ones and the seed, so an option cannot be added and
+        forgotten here (a probe signing something else writes this instead)."""
+        if self.built_with is None:
+            raise TypeError(f"{self.name}: built without from_options, so its signature has no options to show: "
+                            "build it with from_options or write signature()")
+        left_out = {*self.unsigned, *self.hashed, "seed"}
+        settings = {k: v for k, v in self.built_with.items() if k not in left_out and v is not None}
+        data = self.data_hash() if callable(self.data_hash) else self.data_hash
+        return str(Signature(self.name, data or "-", translator.signature(), settings, self.built_with.get("seed")))
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """Extra tables computed from the attempts and stored beside them (none by default)."""
@@ -364,6 +445,28 @@ class BaseProbe:
         by default; a metric of one group of items, e.g. name-gender's ``accuracy.<group>``,
         pairs only that group's attempts)."""
         return True
+
+
+def _recording(build: Callable[..., Any]) -> Callable[..., Any]:
+    """``from_options`` that also keeps, on the probe it builds, the options it was given with
+    its defaults filled in (``built_with``), from which the default signature's settings come."""
+    parameters = inspect.signature(build)
+
+    @functools.wraps(build)
+    def from_options(cls: type, *args: Any, **kwargs: Any) -> Any:
+        probe = build(cls, *args, **kwargs)
+        bound = parameters.bind(cls, *args, **kwargs)
+        bound.apply_defaults()
+        given = dict(bound.arguments)
+        given.pop(next(iter(parameters.parameters)))  # cls
+        for name, kind in ((n, p.kind) for n, p in parameters.parameters.items()):
+            if kind is inspect.Parameter.VAR_KEYWORD:  # **options: each is an option of its own
+                given.update(given.pop(name))
+        if isinstance(probe, BaseProbe):
+            probe.built_with = given
+        return probe
+
+    return from_options
 
 
 # what the options most probes share do, for the probe reference and `eval --help` (a probe's own
@@ -425,6 +528,6 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
+__all__ = ["Metric", "MetricSpec", "Measure", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
            "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
