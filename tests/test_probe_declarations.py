@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtdebias.probes.base import (HIGHER, LOWER, MCNEMAR, BaseProbe, Degenerate, Headline, Measure, MetricSpec,
+from mtdebias.probes.base import (HIGHER, MCNEMAR, BaseProbe, Degenerate, Headline, Measure, MetricSpec,
                                   check_probe)
 
 

@@ -165,15 +165,19 @@ class Measure(MetricSpec):
     degenerate: str = ""
     at_most: float | None = None
     at_least: float | None = None
+    # False: a member of a family declared by a pattern among the probe's measures ("f1_*" for
+    # "f1_male"), which says everything above of it; the measure says only how it is computed
+    spec: bool = True
 
 
-def measured(measures: Sequence[Measure], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
+def measured(measures: Sequence[MetricSpec], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
              seed: int = 0) -> list[Metric]:
     """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
     interval over the rows (none when ``resamples`` is 0) and the items it rests on."""
     out = []
     for measure in measures:
-        if measure.value is None or (measure.when is not None and not measure.when(rows)):
+        if not isinstance(measure, Measure) or measure.value is None or \
+                (measure.when is not None and not measure.when(rows)):
             continue
         interval = bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed) if resamples else None
         out.append(Metric(measure.pattern, measure.value(rows), interval,
@@ -330,10 +334,11 @@ class BaseProbe:
     degenerate_when: tuple[Degenerate, ...] = ()
     # the hash of the probe's data (its items), set by the constructor; "" for none
     data_hash: str | Callable[[], str] = ""
-    # the probe's metrics, each declared once (see Measure): a class listing them has its specs,
-    # headline and degenerate rules derived from them (when it does not write those itself) and
-    # its metrics computed by metrics() from values()
-    measures: tuple[Measure, ...] = ()
+    # the probe's metrics, each declared once (see Measure; a MetricSpec among them declares a
+    # family, or metrics computed elsewhere): a class listing them has its specs, headline and
+    # degenerate rules derived from them (when it does not write those itself) and its metrics
+    # computed by metrics() from values()
+    measures: tuple[MetricSpec, ...] = ()
     # options of from_options that the data hash stands for (files of items): not settings of
     # the default signature, whose settings are every other option given (see signature())
     hashed: tuple[str, ...] = ()
@@ -344,13 +349,14 @@ class BaseProbe:
         super().__init_subclass__(**kwargs)
         own = vars(cls)
         if "measures" in own:
+            computed = [m for m in cls.measures if isinstance(m, Measure)]
             if "specs" not in own:
-                cls.specs = tuple(cls.measures)
+                cls.specs = tuple(m for m in cls.measures if not (isinstance(m, Measure) and not m.spec))
             if "headline" not in own:
                 cls.headline = tuple(Headline(m.pattern, m.headline if isinstance(m.headline, str) else "")
-                                     for m in cls.measures if m.headline)
-            cls.degenerate_when = tuple(own.get("degenerate_when", ())) + tuple(
-                Degenerate(m.pattern, m.degenerate, m.at_most, m.at_least) for m in cls.measures if m.degenerate)
+                                     for m in computed if m.headline)
+            cls.degenerate_when = tuple(Degenerate(m.pattern, m.degenerate, m.at_most, m.at_least)
+                                        for m in computed if m.degenerate) + tuple(own.get("degenerate_when", ()))
         if isinstance(own.get("from_options"), classmethod):
             cls.from_options = classmethod(_recording(own["from_options"].__func__))  # type: ignore[attr-defined]
 

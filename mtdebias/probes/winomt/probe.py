@@ -38,13 +38,12 @@ import numpy as np
 
 from ...errors import InputError
 from ...signature import Signature, hash_json, hash_file
-from ...stats import bootstrap_ci
 from ...textio import read_lines, read_parallel
 from ...translators.base import Translator
 from ...align.target import TargetGender, target_genders
 from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
-from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate, Headline,
-                   Metric, MetricSpec, Outputs, spread_sample)
+from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Measure, Metric,
+                    MetricSpec, Outputs, measured, spread_sample)
 
 # where WinoMT's metrics are defined (the report's definitions panel)
 WINOMT_PAPER = "Stanovsky et al. 2019, Evaluating Gender Bias in MT (WinoMT), Table 2"
@@ -196,38 +195,91 @@ def _accuracy(gold: np.ndarray, pred: np.ndarray) -> float:
     return float(np.mean(gold == pred)) if len(gold) else float("nan")
 
 
-def _metric_functions() -> dict[str, Callable[[np.ndarray], float]]:
-    """Each metric as a function of an (items × [gold, pred, group]) integer array."""
-    def acc(a): return _accuracy(a[:, 0], a[:, 1])
+def _acc_mf(a: np.ndarray) -> float:
+    keep = a[:, 0] != _CODE["neutral"]
+    return _accuracy(a[keep, 0], a[keep, 1])
 
-    def acc_mf(a):
-        keep = a[:, 0] != _CODE["neutral"]
-        return _accuracy(a[keep, 0], a[keep, 1])
 
-    def f1_m(a): return _f1(a[:, 0], a[:, 1], _CODE["male"])
+def _f1_m(a: np.ndarray) -> float:
+    return _f1(a[:, 0], a[:, 1], _CODE["male"])
 
-    def f1_f(a): return _f1(a[:, 0], a[:, 1], _CODE["female"])
 
-    def delta_g(a): return f1_m(a) - f1_f(a)
+def _f1_f(a: np.ndarray) -> float:
+    return _f1(a[:, 0], a[:, 1], _CODE["female"])
 
-    def acc_group(a, group):
-        keep = a[:, 2] == _GROUP[group]
-        return _accuracy(a[keep, 0], a[keep, 1])
 
-    def delta_s(a): return acc_group(a, "pro") - acc_group(a, "anti")
+def _in_group(group: str) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda a: a[:, 2] == _GROUP[group]
 
-    def undetected(a): return float(np.mean(a[:, 1] == _CODE["undetected"])) if len(a) else float("nan")
 
-    def acc_cell(a, group, gender):
-        keep = (a[:, 2] == _GROUP[group]) & (a[:, 0] == _CODE[gender])
-        return _accuracy(a[keep, 0], a[keep, 1])
+def _in_cell(group: str, gender: str) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda a: (a[:, 2] == _GROUP[group]) & (a[:, 0] == _CODE[gender])
 
-    return {"accuracy": acc, "accuracy_male_female": acc_mf, "f1_male": f1_m, "f1_female": f1_f,
-            "delta_g": delta_g, "accuracy_pro": lambda a: acc_group(a, "pro"),
-            "accuracy_anti": lambda a: acc_group(a, "anti"), "delta_s": delta_s,
-            "undetected_rate": undetected,
-            **{f"accuracy_{group}.{gender}": (lambda a, group=group, gender=gender: acc_cell(a, group, gender))
-               for group in STEREOTYPE_GROUPS for gender in CELL_GENDERS}}
+
+def _accuracy_where(keep: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], float]:
+    return lambda a: _accuracy(a[keep(a), 0], a[keep(a), 1])
+
+
+def _count_where(keep: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], int]:
+    return lambda a: int(np.sum(keep(a)))
+
+
+def _has_groups(a: np.ndarray) -> bool:
+    """ΔS and the pro/anti accuracies need items of both stereotype groups."""
+    return bool(np.any(a[:, 2] == _GROUP["pro"])) and bool(np.any(a[:, 2] == _GROUP["anti"]))
+
+
+def _undetected(a: np.ndarray) -> float:
+    return float(np.mean(a[:, 1] == _CODE["undetected"])) if len(a) else float("nan")
+
+
+_ACC_PRO, _ACC_ANTI = _accuracy_where(_in_group("pro")), _accuracy_where(_in_group("anti"))
+
+# WinoMT's metrics, each declared once, in the order they are stored; each is a function of an
+# (items × [gold, pred, group]) integer array. A family (accuracy_*, f1_*) is declared once for
+# all its members, which then say only how they are computed (spec=False).
+MEASURES: tuple[MetricSpec, ...] = (
+    Measure("accuracy", HIGHER, MCNEMAR, (0, 1), nan=True, label="WinoMT accuracy",
+            definition="share of sentences whose translated profession has the gender of the English coreferent",
+            source=WINOMT_PAPER, value=lambda a: _accuracy(a[:, 0], a[:, 1]), headline=True),
+    MetricSpec("accuracy_*", HIGHER, bounds=(0, 1), nan=True, label="WinoMT accuracy ({0})",
+               definition="accuracy on one group of sentences (male_female: the gendered ones; pro, anti: "
+                          "pro- and anti-stereotypical)", source=WINOMT_PAPER),
+    Measure("accuracy_male_female", value=_acc_mf, items=_count_where(lambda a: a[:, 0] != _CODE["neutral"]),
+            spec=False),
+    MetricSpec("f1_*", HIGHER, bounds=(0, 1), nan=True, label="WinoMT F1 ({0})",
+               definition="F1 of the detected gender for one gold gender", source=WINOMT_PAPER),
+    Measure("f1_male", value=_f1_m, spec=False),
+    Measure("f1_female", value=_f1_f, spec=False),
+    Measure("delta_g", ZERO, BOOTSTRAP, (-1, 1), nan=True, label="ΔG (WinoMT)",
+            definition="F1 on masculine minus F1 on feminine coreferents", source=WINOMT_PAPER,
+            value=lambda a: _f1_m(a) - _f1_f(a), headline=True),
+    Measure("accuracy_pro", value=_ACC_PRO, items=_count_where(_in_group("pro")), when=_has_groups, spec=False),
+    Measure("accuracy_anti", value=_ACC_ANTI, items=_count_where(_in_group("anti")), when=_has_groups, spec=False),
+    Measure("delta_s", ZERO, BOOTSTRAP, (-1, 1), nan=True, label="ΔS (WinoMT)",
+            definition="accuracy on pro-stereotypical minus accuracy on anti-stereotypical sentences",
+            source=WINOMT_PAPER, value=lambda a: _ACC_PRO(a) - _ACC_ANTI(a), when=_has_groups, headline=True),
+    Measure("undetected_rate", LOWER, bounds=(0, 1), nan=True,  # NaN: no item of that kind
+            label="WinoMT undetected rate", definition="share of translations in which no gender was read",
+            source="mtdebias", value=_undetected, degenerate="the detector read no gender in most translations",
+            at_least=SAYS_LITTLE),
+    *(Measure(f"accuracy_{group}.{gender}", value=_accuracy_where(_in_cell(group, gender)),
+              items=_count_where(_in_cell(group, gender)), when=_has_groups, spec=False)
+      for group in STEREOTYPE_GROUPS for gender in CELL_GENDERS),
+)
+
+
+def item_rows(golds: Sequence[str], predictions: Sequence[str], groups: Sequence[str | None] | None = None
+              ) -> np.ndarray:
+    """The (items × [gold, pred, group]) integer array the measures read."""
+    if len(golds) != len(predictions):
+        raise ValueError(f"{len(golds)} gold labels but {len(predictions)} predictions")
+    groups = list(groups) if groups is not None else [None] * len(golds)
+    for value in predictions:
+        if value not in _CODE:
+            raise ValueError(f"prediction {value!r} is not one of {', '.join(_CODE)}")
+    return np.array([[_CODE[g], _CODE[p], _GROUP[s]] for g, p, s in zip(golds, predictions, groups)],
+                    dtype=int).reshape(-1, 3)
 
 
 def winomt_metrics(golds: Sequence[str], predictions: Sequence[str],
@@ -240,29 +292,7 @@ def winomt_metrics(golds: Sequence[str], predictions: Sequence[str],
     pro-stereotypical items − accuracy on the anti-stereotypical ones (omitted, with the two
     accuracies, when no item has a group). Confidence intervals: percentile bootstrap over items.
     """
-    if len(golds) != len(predictions):
-        raise ValueError(f"{len(golds)} gold labels but {len(predictions)} predictions")
-    groups = list(groups) if groups is not None else [None] * len(golds)
-    for value in predictions:
-        if value not in _CODE:
-            raise ValueError(f"prediction {value!r} is not one of {', '.join(_CODE)}")
-    rows = np.array([[_CODE[g], _CODE[p], _GROUP[s]] for g, p, s in zip(golds, predictions, groups)],
-                    dtype=int).reshape(-1, 3)
-    has_groups = bool(np.any(rows[:, 2] == _GROUP["pro"])) and bool(np.any(rows[:, 2] == _GROUP["anti"]))
-    n_items = {"accuracy_male_female": int(np.sum(rows[:, 0] != _CODE["neutral"])),
-               "accuracy_pro": int(np.sum(rows[:, 2] == _GROUP["pro"])),
-               "accuracy_anti": int(np.sum(rows[:, 2] == _GROUP["anti"])),
-               **{f"accuracy_{group}.{gender}":
-                  int(np.sum((rows[:, 2] == _GROUP[group]) & (rows[:, 0] == _CODE[gender])))
-                  for group in STEREOTYPE_GROUPS for gender in CELL_GENDERS}}
-    metrics = []
-    for name, fn in _metric_functions().items():
-        if (name.startswith(("accuracy_pro", "accuracy_anti")) or name == "delta_s") and not has_groups:
-            continue
-        value = fn(rows)
-        ci = bootstrap_ci(rows, fn, resamples=resamples, seed=seed) if resamples else None
-        metrics.append(Metric(name, value, ci, n_items.get(name, len(rows))))
-    return metrics
+    return measured(MEASURES, item_rows(golds, predictions, groups), resamples=resamples, seed=seed)
 
 
 # --------------------------------------------------------------------------- the probe
@@ -301,29 +331,10 @@ class WinoMTProbe(BaseProbe):
                    "align_extra_tgt": "their translations, line by line"}
     needs = ("detector",)  # reads the gender of target words
     stored_layout = 2  # 2: each attempt's validity verdict, the valid_rate and invalid.* metrics
-    degenerate_when = (Degenerate("undetected_rate", "the detector read no gender in most translations",
-                                  at_least=SAYS_LITTLE), TooFewTranslations())
-    specs = (MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), nan=True, label="WinoMT accuracy",
-                        definition="share of sentences whose translated profession has the gender of the English "
-                                   "coreferent", source=WINOMT_PAPER),
-             MetricSpec("accuracy_*", HIGHER, bounds=(0, 1), nan=True, label="WinoMT accuracy ({0})",
-                        definition="accuracy on one group of sentences (male_female: the gendered ones; pro, anti: "
-                                   "pro- and anti-stereotypical)", source=WINOMT_PAPER),
-             MetricSpec("f1_*", HIGHER, bounds=(0, 1), nan=True, label="WinoMT F1 ({0})",
-                        definition="F1 of the detected gender for one gold gender", source=WINOMT_PAPER),
-             MetricSpec("delta_g", ZERO, BOOTSTRAP, (-1, 1), nan=True, label="ΔG (WinoMT)",
-                        definition="F1 on masculine minus F1 on feminine coreferents", source=WINOMT_PAPER),
-             MetricSpec("delta_s", ZERO, BOOTSTRAP, (-1, 1), nan=True, label="ΔS (WinoMT)",
-                        definition="accuracy on pro-stereotypical minus accuracy on anti-stereotypical sentences",
-                        source=WINOMT_PAPER),
-             MetricSpec("undetected_rate", LOWER, bounds=(0, 1), nan=True,  # NaN: no item of that kind
-                        label="WinoMT undetected rate", definition="share of translations in which no gender was "
-                        "read", source="mtdebias"),
-             *validity_specs("WinoMT"))
-    headline = (Headline("accuracy"), Headline("delta_g"), Headline("delta_s"))  # labelled by their specs
+    measures = (*MEASURES, *validity_specs("WinoMT"))  # the validity metrics are computed by the gate's module
+    degenerate_when = (TooFewTranslations(),)  # after the undetected rate's (declared with it)
     # the gender × stereotype cells are drawn as bars by the report's WinoMT figure (report/views/winomt.py), not against training step
     own_plots = ("accuracy_pro.*", "accuracy_anti.*")
-
 
     def __init__(self, items: Sequence[WinoMTItem], lang: str, *, align_method: str = "fast_align",
                  beam: int = 5, extra_sources: Sequence[str] = (), extra_targets: Sequence[str] = (),
@@ -438,12 +449,16 @@ class WinoMTProbe(BaseProbe):
         return attempt["line"], attempt["source"]
 
 
-    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+    def values(self, attempts: Sequence[dict[str, Any]]) -> np.ndarray:
+        """The valid attempts as (gold, detected, stereotype group) codes: an invalid translation
+        is in no gender metric."""
         valid = [a for a in attempts if is_valid(a)]
-        resamples = self.resamples if ci else 0
-        return winomt_metrics([a["gold"] for a in valid], [a["detected"] for a in valid],
-                              [a["stereotype"] for a in valid], resamples=resamples, seed=self.seed) + \
-            validity_metrics(attempts, resamples=resamples, seed=self.seed)
+        return item_rows([a["gold"] for a in valid], [a["detected"] for a in valid], [a["stereotype"] for a in valid])
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+        # the declared measures of the valid attempts, then the gate's own metrics of all of them
+        return super().metrics(attempts, ci=ci) + \
+            validity_metrics(attempts, resamples=self.resamples if ci else 0, seed=self.seed)
 
 
 def _sibling(data: Path, given: str | Path | None, default_name: str) -> Path | None:
