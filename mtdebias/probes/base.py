@@ -19,7 +19,15 @@ A probe implements five steps, each on its own::
                                    decoding and a bootstrap over items resamples all of it
     signature(translator, attempts) → the sacrebleu-style signature of the numbers
 
-and declares, in ``specs``, each metric's direction and its paired test: ``mcnemar`` on the
+The last two follow from declarations (one folder per probe family holds the rest): each metric
+is declared once as a :class:`Measure` in ``measures`` — its spec, its function of the rows
+that ``values(attempts)`` gives (one per item), the items it rests on, where it is left out,
+its headline label and degenerate rule — from which ``specs``, ``headline``,
+``degenerate_when`` and :meth:`BaseProbe.metrics` follow; the default :meth:`BaseProbe.signature`
+shows as settings the options ``from_options`` was given, less the ``unsigned`` and ``hashed``
+ones. A probe whose numbers need more (a tuned α, corpus BLEU) writes those methods itself.
+
+Each metric's spec gives its direction and its paired test: ``mcnemar`` on the
 per-item ``correct`` outcome (accuracies), ``bootstrap`` (any other metric: resample the
 probe's units — :meth:`BaseProbe.unit` — jointly for both systems and recompute the metric
 with :meth:`metrics`), or none. A McNemar-tested metric of a subset of the items (one group)
