@@ -83,3 +83,24 @@ def test_the_signature_shows_every_option_given_but_the_unsigned_and_hashed_ones
         "|settings:beam=5,lang=de,limit=4|seed:0")  # resamples is unsigned
     with pytest.raises(TypeError, match="built without from_options"):
         Declared(["a"]).signature(Stub())
+
+
+def test_an_undefined_value_is_left_out_unless_its_declaration_allows_nan():
+    """A metric whose declaration allows no NaN cannot be stored as one: it is left out where it
+    is undefined; one declared nan=True is kept as "undefined here"; a family member follows its
+    family's declaration."""
+    from mtdebias.probes.base import measured
+
+    def empty_mean(rows):
+        return float(np.mean(rows)) if len(rows) else float("nan")
+
+    measures = (Measure("strict", HIGHER, bounds=(0, 1), value=empty_mean),
+                Measure("lenient", HIGHER, bounds=(0, 1), nan=True, value=empty_mean),
+                MetricSpec("family_*", HIGHER, bounds=(0, 1), nan=True),
+                Measure("family_a", value=empty_mean, spec=False),
+                Measure("other_b", value=empty_mean, spec=False))  # no family declares it: its own (no NaN)
+    got = measured(measures, np.array([]), resamples=0)
+    assert [(m.name, m.n) for m in got] == [("lenient", 0), ("family_a", 0)]
+    assert all(m.value != m.value for m in got)
+    assert [(m.name, m.value) for m in measured(measures, np.array([1.0, 0.0]), resamples=0)] == [
+        ("strict", 0.5), ("lenient", 0.5), ("family_a", 0.5), ("other_b", 0.5)]

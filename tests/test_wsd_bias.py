@@ -435,12 +435,12 @@ def test_particle_verb_overrides_its_plain_verb():
 
 
 def test_every_metric_declares_direction_and_test():
-    from mtdebias.probes.wsd.probe import SPECS
+    from mtdebias.probes.wsd.metrics import MEASURES
 
     rows = item_rows(["GOOD", "BAD", "MISS"], [1, 2, 1], [3, 3, 4], [None, 1, None], [True, False, None])
     names = {m.name for m in wsd_metrics(rows, resamples=0)}
-    assert names == set(SPECS)
-    assert all(spec.better in ("higher", "lower") and spec.test in ("mcnemar", "bootstrap") for spec in SPECS.values())
+    assert names == {m.pattern for m in MEASURES}
+    assert all(m.better in ("higher", "lower") and m.test in ("mcnemar", "bootstrap") for m in MEASURES)
 
 
 def test_backends_per_language():

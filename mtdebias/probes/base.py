@@ -181,14 +181,21 @@ class Measure(MetricSpec):
 def measured(measures: Sequence[MetricSpec], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
              seed: int = 0) -> list[Metric]:
     """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
-    interval over the rows (none when ``resamples`` is 0) and the items it rests on."""
+    interval over the rows (none when ``resamples`` is 0) and the items it rests on. A value
+    that is NaN where the metric's declaration (a family member's: its family's) allows none is
+    left out: the metric is undefined on these rows, and no stored value may be NaN."""
+    declared = [m for m in measures if not (isinstance(m, Measure) and not m.spec)]
     out = []
     for measure in measures:
         if not isinstance(measure, Measure) or measure.value is None or \
                 (measure.when is not None and not measure.when(rows)):
             continue
+        value = measure.value(rows)
+        spec = measure if measure.spec else next((s for s in declared if s.matches(measure.pattern)), measure)
+        if value != value and not spec.nan:
+            continue
         interval = bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed) if resamples else None
-        out.append(Metric(measure.pattern, measure.value(rows), interval,
+        out.append(Metric(measure.pattern, value, interval,
                           measure.items(rows) if measure.items is not None else len(rows)))
     return out
 

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ...stats import bootstrap_ci, wilson_interval
-from ..base import Metric
+from ..base import BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, Measure, Metric, measured
 
 GOOD, BAD, MISS = "GOOD", "BAD", "MISS"
 _CODE = {GOOD: 0, BAD: 1, MISS: 2}
@@ -90,28 +90,55 @@ def forced_bad_preferred(a: np.ndarray) -> float:
     return float(np.mean(a[keep, FORCED] == 1)) if np.any(keep) else float("nan")
 
 
+def _count(keep: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], int]:
+    return lambda a: int(np.sum(keep(a)))
+
+
+def _decided(a: np.ndarray) -> np.ndarray:
+    return a[:, STATUS] != _CODE[MISS]
+
+
+def _bad(a: np.ndarray) -> np.ndarray:
+    return a[:, STATUS] == _CODE[BAD]
+
+
+DIBIMT = "Campolungo et al. 2022, DiBiMT"
+# DiBiMT's metrics, each declared once, in the order they are stored: McNemar pairs the per-item
+# "correct" (None for MISS items, which it leaves out), the rest resample items. Every one is a
+# share of items (SFII/SPDI a mean of per-group shares) in [0, 1] and none is NaN: an undefined
+# one is left out (measured), and a μ or δ group has a decided item
+MEASURES = (
+    Measure("accuracy", HIGHER, MCNEMAR, (0, 1), label="WSD accuracy", source=f"{DIBIMT}, §4.3",
+            definition="GOOD / (GOOD + BAD): share of decided items translated with a lemma of the right sense",
+            value=accuracy, items=_count(_decided), headline=True),
+    Measure("miss_rate", LOWER, BOOTSTRAP, (0, 1), label="WSD MISS rate", source=f"{DIBIMT}, §4.2",
+            definition="share of items whose translation holds neither a good nor a bad lemma", value=miss_rate,
+            headline=True, degenerate="most translations hold neither a good nor a bad lemma (MISS)",
+            at_least=SAYS_LITTLE),
+    Measure("sfii", LOWER, BOOTSTRAP, (0, 1), label="SFII", source=f"{DIBIMT}, §4.4, Table 4",
+            definition="Sense Frequency Index Influence: mean error rate over groups of the sense's frequency rank μ",
+            value=lambda a: grouped_error(a, MU), items=_count(lambda a: _decided(a) & ~np.isnan(a[:, MU])),
+            headline=True),
+    Measure("spdi", LOWER, BOOTSTRAP, (0, 1), label="SPDI", source=f"{DIBIMT}, §4.4, Table 4",
+            definition="Sense Polysemy Degree Importance: mean error rate over groups of the word's polysemy δ",
+            value=lambda a: grouped_error(a, DELTA), items=_count(lambda a: _decided(a) & ~np.isnan(a[:, DELTA])),
+            headline=True),
+    Measure("mfs", LOWER, BOOTSTRAP, (0, 1), label="MFS", source=f"{DIBIMT}, §4.4, Table 5",
+            definition="share of errors that picked the word's most frequent sense", value=mfs,
+            items=_count(lambda a: _bad(a) & ~np.isnan(a[:, CHOSEN_MU]))),
+    Measure("mfs_plus", LOWER, BOOTSTRAP, (0, 1), label="MFS+", source=f"{DIBIMT}, §4.4, Table 5",
+            definition="share of errors that picked a sense more frequent than the right one", value=mfs_plus,
+            items=_count(lambda a: _bad(a) & ~np.isnan(a[:, CHOSEN_MU]) & ~np.isnan(a[:, MU]))),
+    Measure("forced_bad_preferred", LOWER, BOOTSTRAP, (0, 1), label="BAD preferred (forced decoding)",
+            source=f"{DIBIMT}, §4.8, Table 8",
+            definition="share of items whose BAD translation the model scores above the GOOD one",
+            value=forced_bad_preferred, items=_count(lambda a: ~np.isnan(a[:, FORCED]))),
+)
+
+
 def wsd_metrics(rows: np.ndarray, *, resamples: int = 1000, seed: int = 0) -> list[Metric]:
     """Every metric with its bootstrap interval and item count; undefined metrics are left out."""
-    status = rows[:, STATUS]
-    decided = status != _CODE[MISS]
-    bad = status == _CODE[BAD]
-    functions: list[tuple[str, Callable[[np.ndarray], float], int]] = [
-        ("accuracy", accuracy, int(np.sum(decided))),
-        ("miss_rate", miss_rate, len(rows)),
-        ("sfii", lambda a: grouped_error(a, MU), int(np.sum(decided & ~np.isnan(rows[:, MU])))),
-        ("spdi", lambda a: grouped_error(a, DELTA), int(np.sum(decided & ~np.isnan(rows[:, DELTA])))),
-        ("mfs", mfs, int(np.sum(bad & ~np.isnan(rows[:, CHOSEN_MU])))),
-        ("mfs_plus", mfs_plus, int(np.sum(bad & ~np.isnan(rows[:, CHOSEN_MU]) & ~np.isnan(rows[:, MU])))),
-        ("forced_bad_preferred", forced_bad_preferred, int(np.sum(~np.isnan(rows[:, FORCED])))),
-    ]
-    metrics = []
-    for name, fn, n in functions:
-        value = fn(rows)
-        if np.isnan(value):
-            continue
-        ci = bootstrap_ci(rows, fn, resamples=resamples, seed=seed) if resamples else None
-        metrics.append(Metric(name, value, ci, n))
-    return metrics
+    return measured(MEASURES, rows, resamples=resamples, seed=seed)
 
 
 def group_accuracies(rows: np.ndarray, by: str, *, resamples: int = 1000, seed: int = 0) -> list[dict]:

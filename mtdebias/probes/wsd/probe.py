@@ -3,8 +3,8 @@ errors lean to frequent senses? (DiBiMT, Campolungo et al. 2022, on items users 
 
 Shape (the probe contract, :mod:`.base`): :meth:`WSDBiasProbe.items` → :meth:`WSDBiasProbe.run`
 (translate, lemmatise, match; one logged attempt per item) → :meth:`WSDBiasProbe.metrics`
-(pure arithmetic on attempts, :mod:`.metrics`); ``SPECS`` gives each metric's direction and
-paired test.
+(pure arithmetic on attempts, :mod:`.metrics`, which declares each metric once: its
+direction, paired test and how it is computed).
 
 Matching one translation (:func:`classify`):
 
@@ -47,12 +47,11 @@ from ...lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, le
 from ...signature import Signature, hash_file, hash_json
 from ...translators.base import Translator, UnsupportedCall
 from ...align.target import aligned_spans
-from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, Attempts, BaseProbe, Degenerate, Headline, Metric,
-                   MetricSpec)
+from ..base import HIGHER, Attempts, BaseProbe, Metric, MetricSpec
 from ..validity import SURFACE_GATE, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 from .items import WSDItem, item_to_json, load_items
-from .metrics import (BAD, GOOD, MISS, group_accuracies, metrics_by_pos, pos_accuracies, rows_from_attempts,
-                          wsd_metrics)
+from .metrics import (BAD, DIBIMT, GOOD, MEASURES, MISS, group_accuracies, metrics_by_pos, pos_accuracies,
+                      rows_from_attempts, wsd_metrics)
 
 PROBE_NAME = "wsd_bias.v1"
 DATA_DIR = data_dir("wsd")
@@ -61,30 +60,6 @@ BOTH_RULES = ("miss", "good", "bad", "first")
 ALIGN_METHODS = ("none", "fast_align", "eflomal")
 FORCED_MODES = ("auto", "on", "off")
 FORCED_SCORES = ("mean", "total")
-# metric → (which way is better, paired test against a baseline): McNemar pairs the per-item
-# "correct" (None for MISS items, which it leaves out); the rest resample items
-DIBIMT = "Campolungo et al. 2022, DiBiMT"
-# every metric is a share of items (SFII/SPDI a mean of per-group shares) in [0, 1]; none is NaN:
-# wsd_metrics leaves an undefined one out, and a μ or δ group has a decided item
-SPECS = {spec.pattern: spec for spec in (
-    MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), label="WSD accuracy", source=f"{DIBIMT}, §4.3",
-               definition="GOOD / (GOOD + BAD): share of decided items translated with a lemma of the right sense"),
-    MetricSpec("miss_rate", LOWER, BOOTSTRAP, (0, 1), label="WSD MISS rate", source=f"{DIBIMT}, §4.2",
-               definition="share of items whose translation holds neither a good nor a bad lemma"),
-    MetricSpec("sfii", LOWER, BOOTSTRAP, (0, 1), label="SFII", source=f"{DIBIMT}, §4.4, Table 4",
-               definition="Sense Frequency Index Influence: mean error rate over groups of the sense's frequency "
-                          "rank μ"),
-    MetricSpec("spdi", LOWER, BOOTSTRAP, (0, 1), label="SPDI", source=f"{DIBIMT}, §4.4, Table 4",
-               definition="Sense Polysemy Degree Importance: mean error rate over groups of the word's polysemy δ"),
-    MetricSpec("mfs", LOWER, BOOTSTRAP, (0, 1), label="MFS", source=f"{DIBIMT}, §4.4, Table 5",
-               definition="share of errors that picked the word's most frequent sense"),
-    MetricSpec("mfs_plus", LOWER, BOOTSTRAP, (0, 1), label="MFS+", source=f"{DIBIMT}, §4.4, Table 5",
-               definition="share of errors that picked a sense more frequent than the right one"),
-    MetricSpec("forced_bad_preferred", LOWER, BOOTSTRAP, (0, 1), label="BAD preferred (forced decoding)",
-               source=f"{DIBIMT}, §4.8, Table 8",
-               definition="share of items whose BAD translation the model scores above the GOOD one"))}
-
-
 def _overlaps(match: LemmaMatch, span: tuple[int, int] | None) -> bool:
     return span is not None and match.start < span[1] and match.end > span[0]
 
@@ -202,13 +177,13 @@ class WSDBiasProbe(BaseProbe):
 
     name = PROBE_NAME
     attempt_type = WSDAttempt
-    degenerate_when = (Degenerate("miss_rate", "most translations hold neither a good nor a bad lemma (MISS)",
-                                  at_least=SAYS_LITTLE), TooFewTranslations())
-    specs = (*SPECS.values(),
-             MetricSpec("accuracy_by_*", HIGHER, bounds=(0, 1), label="WSD accuracy by {0}", source=f"{DIBIMT}, §4.4",
-                        definition="accuracy of the items of one μ (sense frequency) or δ (polysemy) group"),
-             *validity_specs("WSD"))
-    headline = (Headline("accuracy"), Headline("miss_rate"), Headline("sfii"), Headline("spdi"))  # labelled by specs
+    degenerate_when = (TooFewTranslations(),)  # after the MISS rate's (declared with it)
+    # DiBiMT's measures (wsd/metrics.py), then the metrics metrics() computes another way
+    measures = (*MEASURES,
+                MetricSpec("accuracy_by_*", HIGHER, bounds=(0, 1), label="WSD accuracy by {0}",
+                           source=f"{DIBIMT}, §4.4",
+                           definition="accuracy of the items of one μ (sense frequency) or δ (polysemy) group"),
+                *validity_specs("WSD"))
     option_help = {
         "lang": "target language code (the items' targets: de, es, it, ru)",
         "data": "JSONL items replacing the shipped mtdebias/data/wsd/items.jsonl",
