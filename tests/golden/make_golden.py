@@ -1,9 +1,10 @@
 """Writes the golden fixtures of tests/test_golden_probes.py: for every shipped probe, a small set
 of stored attempts (≤ 200), the options the probe is built with, and the signature and every
 metric (value, ci, n) the probe gave them at commit aab7484, before issue 41 moved the probes into
-one folder each. Run once, at that commit (``PYTHONPATH=. python tests/golden/make_golden.py``);
-afterwards the test re-scores the attempts with the code of the day and compares exactly, so a
-refactor that changes a number or a signature fails it. Not run by pytest (no ``test_`` prefix).
+one folder each. It was run at that commit (``PYTHONPATH=. python tests/golden/make_golden.py``;
+the imports are today's paths); the test re-scores the attempts with the code of the day and
+compares exactly, so a refactor that changes a number or a signature fails it. Run it again only
+for a deliberate change of a probe (a new version). Not run by pytest (no ``test_`` prefix).
 
 Real attempts come from the quickstart runs in /work/main/runs where they exist (quality,
 name_gender, winomt, ambiguity); the other probes are run here on scripted translators whose
@@ -109,7 +110,7 @@ def cases():
 def scripted(kind: str, probe):
     if kind == "sentiment":
         by_source = {}
-        from mtdebias.probes.sentiment import fill
+        from mtdebias.probes.sentiment.probe import fill
 
         for filler, template in probe.items():
             by_source[fill(template.template, filler.text)] = (filler, template)
