@@ -380,6 +380,9 @@ class BaseProbe:
     # settings of the default signature that are no option: the version of a rule the numbers
     # rest on (the validity gate's), or a function of the built probe
     also_signed: dict[str, Any] = {}
+    # options whose settings the run decides (the clustering an embedder gave, kept in the attempts'
+    # settings) or the metrics do (a tuned α): not shown as given; the probe's settings() signs them
+    run_signed: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -420,15 +423,15 @@ class BaseProbe:
 
     def settings(self, attempts: Attempts | None = None) -> dict[str, Any]:
         """The default signature's settings: every option ``from_options`` was given (defaults
-        filled in; as the probe holds it when built another way) less the ``unsigned`` ones, the
-        ``hashed`` ones and the seed, each under its name or as ``shown`` declares, an option or
+        filled in; as the probe holds it when built another way) less the ``unsigned``, ``hashed``
+        and ``run_signed`` ones and the seed, each under its name or as ``shown`` declares, an option or
         setting of None left out; then ``also_signed``. So an option cannot be added and
         forgotten here (a probe whose settings depend on the attempts adds those to these)."""
         build = getattr(type(self), "from_options", None)
         if build is None:
             raise TypeError(f"{self.name}: has no from_options, so its signature has no options to show: "
                             "write settings() or signature()")
-        left_out = {*self.unsigned, *self.hashed, "seed"}
+        left_out = {*self.unsigned, *self.hashed, *self.run_signed, "seed"}
         settings: dict[str, Any] = {}
         for option in _options(build):
             if option in left_out:
