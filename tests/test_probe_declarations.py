@@ -147,3 +147,14 @@ def test_a_corpus_measure_is_scored_on_all_rows_at_once_without_an_interval():
                             Measure("mean", HIGHER, value=lambda r: float(np.mean(r)))), rows, resamples=50)
     assert (total.value, total.ci, total.n) == (7.0, None, 3)
     assert mean.value == pytest.approx(7 / 3) and mean.ci is not None
+
+
+def test_every_shipped_probe_derives_its_signature_from_its_options():
+    """No shipped probe writes signature() by hand: its settings follow from from_options and its
+    declared renames (tests/test_golden_probes.py shows they are the stored ones, byte for byte)."""
+    from mtdebias.registry import PROBES
+
+    for name in PROBES.entries:
+        probe = PROBES.load(name).__self__
+        assert probe.signature is BaseProbe.signature, name
+        assert probe.name == name and not hasattr(__import__(probe.__module__, fromlist=["_"]), "PROBE_NAME"), name
