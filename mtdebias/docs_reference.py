@@ -100,11 +100,11 @@ def _how_it_works(module_name: str) -> list[str]:
 
 def probe_reference() -> str:
     from .probes.base import OPTION_HELP
-    from .registry import PROBES
-    from .suite import probe_options, probe_ranges
+    from .probes.registry import PROBES
+    from .evaluation.suite import probe_options, probe_ranges
 
     out = ["# Probe reference", "",
-           "Generated from the probe registry (`mtdebias/registry.py`), each probe's constructor and "
+           "Generated from the probe registry (`mtdebias/probes/registry.py`), each probe's constructor and "
            "its declared metrics (`MetricSpec`: which direction is better, which paired test an "
            "ablation runs against the baseline, and the values the metric's definition allows: a stored "
            "value outside them, or NaN where it cannot be undefined, is a damaged row, not reported and "
@@ -143,7 +143,7 @@ def probe_reference() -> str:
 
 def _built_in_probes() -> list[tuple[str, Any]]:
     """(name, class) of every probe mtdebias ships, in registry order (plugins left out)."""
-    from .registry import PROBES
+    from .probes.registry import PROBES
 
     out = []
     for name in PROBES.entries:
@@ -196,7 +196,7 @@ def recipe_reference() -> str:
     from .recipe import schema
 
     out = ["# Recipe and suite reference", "",
-           "Generated from `mtdebias/recipe/schema.py` (recipes) and `mtdebias/suite.py` (suites). "
+           "Generated from `mtdebias/recipe/schema.py` (recipes) and `mtdebias/evaluation/suite.py` (suites). "
            "Every key is checked before any work starts: unknown keys get a did-you-mean, numbers "
            "their range, strings their choices.", ""]
     hints = typing.get_type_hints(schema.Recipe)
@@ -228,8 +228,8 @@ def recipe_reference() -> str:
 def _suite_reference() -> list[str]:
     """The keys of a suite file: ``[suite]`` from the Suite dataclass, ``[[probe]]`` and
     ``[translator]`` from what ``load_suite`` accepts."""
-    from .registry import PROBES
-    from .suite import IF_EXISTS, SUITE_HEADER_KEYS, SUITE_KEYS, Suite
+    from .probes.registry import PROBES
+    from .evaluation.suite import IF_EXISTS, SUITE_HEADER_KEYS, SUITE_KEYS, Suite
     from .translators.load import BACKENDS, COMPUTE_TYPES
     from .translators.specs import KINDS
 
@@ -247,7 +247,7 @@ def _suite_reference() -> list[str]:
     defaults = {"label": "the probe's name (`winomt`)", IF_EXISTS: "always run"}
     probe_rows += [[f"`{key}`", "str", defaults.get(key, "—"), ""] for key in SUITE_KEYS if key != "type"]
     return ["## Suites", "",
-            "Generated from `mtdebias/suite.py`. A suite file has one `[suite]` table, one `[[probe]]` "
+            "Generated from `mtdebias/evaluation/suite.py`. A suite file has one `[suite]` table, one `[[probe]]` "
             "table per probe and optionally a `[translator]` table; any other table or key is an error "
             "with a did-you-mean.", "",
             "### `[suite]`", "", _table(["key", "type", "default", "allowed"], header_rows), "",

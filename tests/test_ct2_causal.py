@@ -154,16 +154,16 @@ def test_smollm2_with_the_released_prompt_agrees_with_hf_causal():
 
 def test_a_ct2_causal_spec_decodes_greedily_in_probes_and_translate():
     from mtdebias.commands.translate import DECODER_ONLY
-    from mtdebias.runner import decoder_only
+    from mtdebias.evaluation.runner import decoder_only
 
     assert decoder_only("ct2-causal:model.gguf") and "ct2-causal" in DECODER_ONLY
 
 
 def test_every_probe_of_a_suite_runs_on_a_ct2_causal_spec(tiny_copy, tmp_path, monkeypatch):
     """``mtdebias eval ct2-causal:MODEL --suite …``: every probe kind, its rows signed by the route."""
-    from mtdebias.runner import evaluate
+    from mtdebias.evaluation.runner import evaluate
     from mtdebias.signature import Signature
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
     from tests.test_hf_causal import _probe_data
 
     monkeypatch.chdir(tmp_path)

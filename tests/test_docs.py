@@ -23,7 +23,7 @@ def test_reference_pages_follow_the_code():
     and every recipe section."""
     from mtdebias.cli import build_parser
     from mtdebias.docs_reference import cli_reference, probe_reference, recipe_reference, shipped_reference
-    from mtdebias.registry import PROBES
+    from mtdebias.probes.registry import PROBES
 
     parser = build_parser()
     verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -42,7 +42,7 @@ def test_reference_pages_follow_the_code():
     for section in ("run", "data", "tokenizer", "model", "train", "augment", "debias", "eval", "ablate"):
         assert f"## `[{section}]`" in recipe
     assert "| `mixed_precision` | str | `'no'` | no, fp16, bf16 |" in recipe
-    assert "| `backend` | str | `'hf'` | hf, ct2 |" in recipe  # the suite's keys, from mtdebias/suite.py
+    assert "| `backend` | str | `'hf'` | hf, ct2 |" in recipe  # the suite's keys, from mtdebias/evaluation/suite.py
     assert all(f"`{name}`" in recipe.split("### `[[probe]]`")[1] for name in PROBES.entries)
     shipped = shipped_reference()
     assert all(f"### `recipes/{path.name}`" in shipped for path in (ROOT / "recipes").glob("*.toml"))
@@ -384,7 +384,7 @@ def test_the_docs_do_not_deny_what_the_readme_shows():
 def test_every_generated_option_row_says_what_the_option_does():
     """issue 43: the probe reference listed e.g. `limit | int | None | None` with no description."""
     from mtdebias.docs_reference import PAGES, _built_in_probes, generate
-    from mtdebias.suite import probe_options
+    from mtdebias.evaluation.suite import probe_options
 
     empty = []
     for page in PAGES:

@@ -269,7 +269,7 @@ def test_preference_needs_a_model(tmp_path):
 # --------------------------------------------------------------------------- suite and report
 
 def test_full_suite_lists_gest_for_slavic_targets():
-    from mtdebias.suite import load_suite
+    from mtdebias.evaluation.suite import load_suite
 
     suite = load_suite("eval/full.toml")
     spec = next(s for s in suite.probes if s.type == "gest.v1").resolved({"tgt_lang": "ru"})
@@ -285,7 +285,7 @@ def test_full_suite_lists_gest_for_slavic_targets():
 def test_report_draws_stereotype_bars_and_trends(tmp_path):
     from mtdebias.report import build_report
     from mtdebias.plots import png_is_blank
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     store = RunStore(tmp_path / "run-ru")
     store.dir.mkdir()
@@ -315,8 +315,8 @@ def test_suite_scores_a_checkpoint_with_both_gest_probes(tiny_checkpoint, tmp_pa
     the result is degenerate rather than a rate of undetected speakers."""
     import shutil
 
-    from mtdebias.runner import evaluate
-    from mtdebias.store import RunStore
+    from mtdebias.evaluation.runner import evaluate
+    from mtdebias.store.runs import RunStore
 
     checkpoint = tmp_path / "tiny"
     shutil.copytree(tiny_checkpoint, checkpoint)

@@ -1,4 +1,4 @@
-"""The language registry (mtdebias/languages.py) is the only place a language list is written."""
+"""The language registry (mtdebias/lang/languages.py) is the only place a language list is written."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.errors import ConfigError
-from mtdebias.languages import LANGUAGES, langs_with, missing, require
+from mtdebias.lang.languages import LANGUAGES, langs_with, missing, require
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mtdebias"
 # a literal tuple/list/set/dict of language codes bound to a name that says it lists languages
@@ -41,7 +41,7 @@ def test_no_module_but_the_registry_writes_a_language_list():
                 if isinstance(target, ast.Name) and _LIST_NAME.search(target.id) \
                         and _literal_strings(node.value) and (rel, target.id) not in _DATA_LAYOUT:
                     found.append(f"{rel}:{node.lineno}: {target.id}")
-    assert found == [], "language lists outside mtdebias/languages.py: " + ", ".join(found)
+    assert found == [], "language lists outside mtdebias/lang/languages.py: " + ", ".join(found)
 
 
 def test_implementations_match_the_registry():

@@ -20,7 +20,7 @@ from mtdebias.errors import InputError
 from mtdebias.report import build_report
 from mtdebias.report.build import _Builder
 from mtdebias.signature import Signature
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 
 CI = 0.05  # every stored interval here is value ± CI
 

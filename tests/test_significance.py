@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from mtdebias.significance import (EXACT_BELOW, mcnemar, mcnemar_from_counts, paired_bootstrap,
-                                   paired_bootstrap_quality, seed_interval)
+from mtdebias.stats.paired import (EXACT_BELOW, mcnemar, mcnemar_from_counts, paired_bootstrap,
+                                   paired_bootstrap_quality)
+from mtdebias.stats.seeds import seed_interval
 
 REFERENCES = [
     "Die Ärztin hat den Bericht gestern Abend geschrieben.",
@@ -208,7 +209,7 @@ def test_mcnemar_chi2_with_equal_discordant_counts_is_one():
 
 
 def test_the_centered_p_value_shifts_the_deltas_before_taking_absolute_values():
-    from mtdebias.significance import centered_p_value
+    from mtdebias.stats.paired import centered_p_value
 
     deltas = np.array([0.0, 0.1, 0.2, 0.3, 0.4])  # mean 0.2: shifted −0.2 … 0.2
     # |shifted| ≥ 0.2 for −0.2 and 0.2: (2 + 1) / 6; ≥ 0.05 for all but the middle one: (4 + 1) / 6

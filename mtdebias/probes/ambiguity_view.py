@@ -191,7 +191,7 @@ def anova_rows(obj: Any) -> list[dict[str, Any]]:
 
 
 def _anova(view: Any, labels: Sequence[str]) -> None:
-    from ..uncertainty.anova import COLUMNS
+    from ..stats.anova import COLUMNS
 
     started = False
     for run, ckpt in view.picked():

@@ -10,7 +10,7 @@ then handed to the backend:
   (CTranslate2 for beam search and scores; sampling stays on transformers);
 * a GGUF file holds a decoder-only LM, which is asked to translate by a prompt: it is refused
   here with the spec that scores it (``hf-causal:FILE``), and so is a decoder-only model folder
-  (a checkpoint of a ``model.kind = "causal"`` run: :func:`mtdebias.runner.causal_loader` opens those).
+  (a checkpoint of a ``model.kind = "causal"`` run: :func:`mtdebias.evaluation.runner.causal_loader` opens those).
 """
 
 from __future__ import annotations

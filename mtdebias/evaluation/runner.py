@@ -17,21 +17,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .errors import CheckpointError, InputError, MtdebiasError
-from .hub import snapshot_id
-from .probes.base import Probe, ProbeResult, value_problem
-from .progress import heartbeat, progress
-from .registry import PROBES
-from .signature import Signature, hash_checkpoint_cached, hash_json
-from .store import RunStore, claim_deadline
+from ..errors import CheckpointError, InputError, MtdebiasError
+from ..hub import snapshot_id
+from ..probes.base import Probe, ProbeResult, value_problem
+from ..progress import heartbeat, progress
+from ..probes.registry import PROBES
+from ..signature import Signature, hash_checkpoint_cached, hash_json
+from ..store.runs import RunStore, claim_deadline
 from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite, probe_options
-from .textio import parse_toml
-from .translators.base import Translator
-from .translators.fairseq import find_spec
-from .translators.load import check_backend, load_translator, translator_factory
-from .translators.progress import ProgressTranslator
-from .translators.specs import CACHED_KINDS, is_spec, load_spec, split_spec
-from .translators.specs import identity as spec_identity
+from ..textio import parse_toml
+from ..translators.base import Translator
+from ..translators.fairseq import find_spec
+from ..translators.load import check_backend, load_translator, translator_factory
+from ..translators.progress import ProgressTranslator
+from ..translators.specs import CACHED_KINDS, is_spec, load_spec, split_spec
+from ..translators.specs import identity as spec_identity
 
 
 @dataclass
@@ -370,7 +370,7 @@ def causal_loader(store: RunStore, backend: str = "hf") -> tuple[Callable[[Path]
     if backend != "hf":
         raise InputError(f"backend {backend!r}: {store.dir} fine-tunes a decoder-only LM, whose checkpoints are "
                          "scored with the hf-causal translator", path=store.dir, hint="drop --backend")
-    from .translators.hf_causal import HFCausalTranslator
+    from ..translators.hf_causal import HFCausalTranslator
 
     options = prompt_options(tables["model"], tables["data"])
     trained = next((row["prompt"]["hash"] for row in store.read_log() if "prompt" in row), None)
@@ -409,7 +409,7 @@ def prompt_options(model: dict[str, Any], data: dict[str, Any]) -> dict[str, Any
     """The hf-causal translator options of a causal run, from its resolved recipe's ``[model]``
     and ``[data]`` tables (as :func:`~mtdebias.recipe.recipe_to_dict` writes them): the language
     pair and the prompt keys the recipe set. Training and evaluation both build their prompts from these."""
-    from .translators.llm_prompt import PROMPT_OPTIONS
+    from ..translators.llm_prompt import PROMPT_OPTIONS
 
     options = {"src_lang": data["src_lang"], "tgt_lang": data["tgt_lang"]}
     for key in PROMPT_OPTIONS:
@@ -501,7 +501,7 @@ def decoder_only(target: Path | str) -> bool:
     if RunStore.is_run_target(target):
         store = RunStore.locate(target)[0]
         return causal_loader(store) is not None
-    from .translators.causal_training import is_causal_checkpoint
+    from ..translators.causal_training import is_causal_checkpoint
 
     return Path(target).is_dir() and is_causal_checkpoint(Path(target))
 

@@ -16,12 +16,12 @@
   such as ΔG, ΔS, Acc_m − Acc_f): items are resampled jointly for both systems, and the p-value
   is :func:`centered_p_value`, not sacrebleu's (which rejected a true null in 13 of 100
   simulations at 0.05; tests/test_calibration.py).
-* :func:`seed_interval` — mean ± 95% Student-t interval over training seeds.
+
+The interval over training seeds is :func:`mtdebias.stats.seeds.seed_interval`.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -191,39 +191,6 @@ def paired_bootstrap_quality(hypotheses_a: Sequence[str], hypotheses_b: Sequence
                                  percentile_ci(deltas), p, resamples, seed)
 
 
-@dataclass(frozen=True)
-class SeedInterval:
-    mean: float
-    ci: tuple[float, float] | None  # None for a single seed: no spread to estimate
-    n: int
-
-    @property
-    def half_width(self) -> float | None:
-        return None if self.ci is None else (self.ci[1] - self.ci[0]) / 2
-
-    def format(self, digits: int = 3) -> str:
-        if self.half_width is None:
-            return f"{self.mean:.{digits}f}"
-        return f"{self.mean:.{digits}f} ± {self.half_width:.{digits}f}"
-
-
-def seed_interval(values: Sequence[float], level: float = 0.95) -> SeedInterval:
-    """Mean and Student-t interval, mean ± t_{n−1} · s/√n, over runs that differ only by seed.
-
-    NaN values (a metric a run could not compute) are left out.
-    """
-    from scipy.stats import t
-
-    data = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
-    if len(data) == 0:
-        raise ValueError("no finite values to average")
-    mean = float(data.mean())
-    if len(data) < 2:
-        return SeedInterval(mean, None, len(data))
-    half = float(t.ppf((1 + level) / 2, len(data) - 1) * data.std(ddof=1) / math.sqrt(len(data)))
-    return SeedInterval(mean, (mean - half, mean + half), len(data))
-
-
 __all__ = ["McNemarResult", "mcnemar", "mcnemar_from_counts", "PairedBootstrapResult", "paired_bootstrap",
            "bootstrap_p_value", "centered_p_value", "percentile_ci",
-           "paired_bootstrap_quality", "SeedInterval", "seed_interval", "EXACT_BELOW"]
+           "paired_bootstrap_quality", "EXACT_BELOW"]
