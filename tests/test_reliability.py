@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias.store.runs import atomic, locking
+from mtdebias.store import atomic, locking
 from mtdebias.cli import main
 from mtdebias.errors import DiskFull, InputError
 from mtdebias.store.locking import FileLock, LockTimeout
