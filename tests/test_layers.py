@@ -59,7 +59,7 @@ def _modules() -> dict[str, Path]:
     out = {}
     for path in PACKAGE.rglob("*.py"):
         if path.is_relative_to(PACKAGE / "data"):
-            continue  # shipped data (and the scripts that authored it), not package modules
+            continue  # shipped data, not package modules (the scripts that authored it are in tools/)
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
