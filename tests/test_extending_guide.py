@@ -247,8 +247,8 @@ def test_a_new_probe_is_one_module_and_one_registry_line(guide):
     # in the report under its label, with a line plot of its own; in the generated reference
     html = (guide.project / "report.html").read_text(encoding="utf-8")
     assert "copy rate" in html and "copy_rate.v1:copy_rate" in html
-    reference = guide.python("from mtdebias.docs_reference import probe_reference; "
-                             "print(probe_reference())")
+    reference = guide.python(f"import sys; sys.path.insert(0, {str(ROOT / 'docs' / 'hooks')!r}); "
+                             "from docs_reference import probe_reference; print(probe_reference())")
     assert "## `copy_rate.v1`" in reference and "| `copy_rate` | lower | mcnemar |" in reference
 
 

@@ -45,7 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("suite/runner", ("mtdebias.evaluation",)),
     ("report", ("mtdebias.report",)),
     ("ablation/pipeline", ("mtdebias.experiments",)),
-    ("commands", ("mtdebias.commands", "mtdebias.cli", "mtdebias.__main__", "mtdebias.docs_reference")),
+    ("commands", ("mtdebias.commands", "mtdebias.cli", "mtdebias.__main__")),
 ]
 
 # names of files and folders inside a run directory, and the pieces of run and result names
