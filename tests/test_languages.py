@@ -32,7 +32,7 @@ def test_no_module_but_the_registry_writes_a_language_list():
     found = []
     for path in PACKAGE.rglob("*.py"):
         rel = path.relative_to(PACKAGE).as_posix()
-        if rel == "languages.py":
+        if rel == "lang/languages.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
