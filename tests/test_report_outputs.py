@@ -233,7 +233,7 @@ def test_metrics_that_match_nothing_are_an_error_naming_them(runs, tmp_path, cap
 def test_a_plot_of_300_runs_shows_every_label_inside_the_figure():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from mtdebias import plots
+    from mtdebias.report import plots
 
     series = {f"variant-{k:03d}-seed{k % 3 + 1}": [plots.SeriesPoint(s, k / 300 + s / 1000) for s in (100, 200)]
               for k in range(300)}
