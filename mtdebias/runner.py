@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .errors import CheckpointError, InputError, MtdebiasError
-from .hub import snapshot_id
+from .models.hub import snapshot_id
 from .probes.base import Probe, ProbeResult, value_problem
 from .progress import heartbeat, progress
 from .registry import PROBES
@@ -501,7 +501,7 @@ def decoder_only(target: Path | str) -> bool:
     if RunStore.is_run_target(target):
         store = RunStore.locate(target)[0]
         return causal_loader(store) is not None
-    from .translators.causal_training import is_causal_checkpoint
+    from .translators.source import is_causal_checkpoint
 
     return Path(target).is_dir() and is_causal_checkpoint(Path(target))
 

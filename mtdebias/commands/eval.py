@@ -93,7 +93,7 @@ def _suite_translator(suite: Path) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..hub import resolve_target
+    from ..models.hub import resolve_target
 
     from ..translators.specs import check_translator_options, is_spec, prepare_spec
 
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     for target in args.targets:
         if str(target).lower().endswith(".gguf") and not is_spec(target):  # an LLM, asked by a prompt
             if not Path(target).exists():
-                from ..hub import missing_path_error
+                from ..models.hub import missing_path_error
 
                 raise missing_path_error(Path(target), "model")
             raise InputError(f"{target} is a GGUF file", path=target, hint=f"name it as hf-causal:{target} "

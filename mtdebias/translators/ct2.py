@@ -23,7 +23,7 @@ from typing import Sequence
 
 from ..atomic import clean_stale_temporaries, temporary_dir
 from ..errors import CheckpointError, MtdebiasError
-from ..hub import cache_dir as hub_cache_dir, snapshot_id
+from ..models.hub import cache_dir as hub_cache_dir, snapshot_id
 from ..signature import hash_checkpoint_cached
 from .base import DEFAULT_EPSILON, Scored
 from .hf import length_batches, model_language
@@ -76,7 +76,7 @@ def convert_checkpoint(checkpoint: str | Path, checkpoint_hash: str | None = Non
     target = converted_dir(checkpoint, checkpoint_hash)
     if (target / "model.bin").exists():
         return target
-    from ..model import load_model
+    from ..models.model import load_model
 
     ctranslate2 = _ctranslate2()
     from transformers import AutoTokenizer

@@ -9,7 +9,7 @@ them, from a small TOML file or by looking in a directory (see :func:`find_spec`
 * ``sample``: the same generator with the ε-sampling search of :mod:`.fairseq_epsilon`.
 * ``score``: one teacher-forced forward pass; log-probabilities per target piece, EOS included.
 
-fairseq is imported lazily (``mtdebias.fairseq_env``): importing this module does not need it.
+fairseq is imported lazily (``mtdebias.models.fairseq_env``): importing this module does not need it.
 Checkpoints are unpickled with fairseq's configuration classes allow-listed: trusted files only.
 """
 
@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import CheckpointError, InputError
-from ..fairseq_env import require_fairseq, trusted_fairseq_globals
+from ..models.fairseq_env import require_fairseq, trusted_fairseq_globals
 from ..signature import hash_file, hash_json
-from ..subword import codec_hash, load_codec
+from ..models.subword import codec_hash, load_codec
 from ..textio import parse_toml, read_text
 from .base import DEFAULT_EPSILON, Scored, source_seed
 

@@ -7,7 +7,7 @@ search: the model's (temperature-scaled) distribution after fairseq's own step r
 no EOS before ``min_len``, EOS forced at the length limit).
 
 This module imports fairseq at the top, so only import it after
-:func:`mtdebias.fairseq_env.require_fairseq`.
+:func:`mtdebias.models.fairseq_env.require_fairseq`.
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ import torch
 from transformers import AutoTokenizer, PreTrainedModel
 
 from ..errors import CheckpointError
-from ..hub import snapshot_id
+from ..models.hub import snapshot_id
 from ..langcodes import NLLB_CODES
-from ..model import load_model
+from ..models.model import load_model
 from ..signature import hash_checkpoint_cached
 from .base import DEFAULT_EPSILON, Scored, source_seed
 from .epsilon_sampler import constraints_for, epsilon_sample, unsupported_settings

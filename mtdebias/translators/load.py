@@ -37,7 +37,7 @@ def load_translator(checkpoint: str | Path | ModelSource, backend: str = "hf", c
     if source.kind == "gguf":
         raise ConfigError(f"{source.name} is a GGUF file: a decoder-only language model, asked to translate by a "
                           "prompt", hint=f"name it as hf-causal:{source.name}")
-    from .causal_training import is_causal_checkpoint
+    from .source import is_causal_checkpoint
 
     if is_causal_checkpoint(source.path):
         raise ConfigError(f"{source.name} is a decoder-only language model, asked to translate by a prompt",

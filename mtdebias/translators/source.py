@@ -5,11 +5,11 @@ Users name models four ways; each is recognised here and nowhere else:
 * ``fairseq``: a ``.pt`` file, a fairseq save folder or a ``fairseq.toml`` (see
   :func:`~mtdebias.translators.fairseq.find_spec`);
 * ``gguf``: a ``.gguf`` file, or a folder holding exactly one and no ``config.json`` — opened
-  through its converted float folder (:mod:`mtdebias.gguf_model`), named by the file's hash;
+  through its converted float folder (:mod:`mtdebias.models.gguf_model`), named by the file's hash;
 * ``folder``: a transformers checkpoint folder, named by its content hash — or, when the folder
   is a snapshot of the Hugging Face cache, by its repository and commit;
 * ``hub``: an id ``org/name`` or ``org/name@REV``, resolved through the local cache
-  (:mod:`mtdebias.hub`; nothing is downloaded unless a command asks for it).
+  (:mod:`mtdebias.models.hub`; nothing is downloaded unless a command asks for it).
 
 Backends receive a :class:`ModelSource` and open :meth:`ModelSource.folder` (or, for fairseq,
 :attr:`ModelSource.fairseq`), so a name is looked at once per command, not by every layer it
@@ -23,7 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 
 KINDS = ("folder", "hub", "gguf", "fairseq")
 
@@ -49,7 +49,7 @@ class ModelSource:
         if self.repo_id and self.commit:
             return f"hub:{self.repo_id}@{self.commit[:12]}"
         if self.kind == "gguf":
-            from ..gguf_model import gguf_identity
+            from ..models.gguf_model import gguf_identity
 
             return gguf_identity(self.path)
         return hash_checkpoint_cached(self.fairseq.checkpoints[0] if self.kind == "fairseq" else self.path)
@@ -60,7 +60,7 @@ class ModelSource:
             raise InputError(f"{self.name} is a fairseq model, not a transformers checkpoint", path=self.path,
                              hint="score it with the fairseq backend (eval/translate recognise it by its path)")
         if self.kind == "gguf":
-            from ..gguf_model import float_folder
+            from ..models.gguf_model import float_folder
 
             return float_folder(self.path, progress=progress)
         return self.path
@@ -83,7 +83,7 @@ def resolve(name: str | Path, *, revision: str | None = None, what: str = "model
     kinds. ``download``: whether a hub id missing from the cache may be fetched (commands that
     name a model say so; loaders never do). ``fairseq=False`` for callers that only open
     transformers models (a decoder-only LLM is never a fairseq save)."""
-    from ..hub import check_snapshot_links, resolve_model, snapshot_id
+    from ..models.hub import check_snapshot_links, resolve_model, snapshot_id
 
     text = str(name)
     path = Path(text).expanduser()
@@ -112,3 +112,26 @@ def resolve(name: str | Path, *, revision: str | None = None, what: str = "model
     if resolved.repo_id:
         return ModelSource(text, "hub", resolved.path, repo_id=resolved.repo_id, commit=resolved.commit)
     return ModelSource(text, "folder", resolved.path)
+
+
+def model_kind(init: str | Path, what: str = "model.init") -> str:
+    """``causal`` or ``seq2seq``: what the model ``init`` names is, read from its config (a GGUF
+    file always holds a decoder-only LM), without loading its weights."""
+    source = resolve(init, what=what, fairseq=False)
+    if source.kind == "gguf":
+        return "causal"
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(source.path)
+    except Exception as exc:  # transformers raises many types for a missing or unknown config
+        raise ConfigError(f"{what} = {init}: no readable config.json ({type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0][:200]})", hint="name a transformers model folder, a hub id "
+                                                                     "or a .gguf file") from exc
+    return "seq2seq" if getattr(config, "is_encoder_decoder", False) else "causal"
+
+
+def is_causal_checkpoint(folder: Path) -> bool:
+    """A transformers model folder whose config says it holds a decoder-only LM (e.g. a
+    checkpoint of a ``model.kind = "causal"`` run)."""
+    return (folder / "config.json").is_file() and model_kind(folder, what="checkpoint") == "causal"

@@ -128,7 +128,7 @@ def prepare_spec(spec: str) -> str:
             require_ctranslate2()
         source = resolve(rest, what=f"{kind} model", download=True, fairseq=False)
         if source.kind == "gguf":
-            from ..gguf_model import check_readable, read_header
+            from ..models.gguf_model import check_readable, read_header
 
             check_readable(read_header(source.path))
     if kind == "llamacpp":

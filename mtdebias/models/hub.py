@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError
+from ..errors import InputError
 
 _TRUE = {"1", "true", "yes", "on"}
 # …/models--ORG--NAME/snapshots/<commit>: how huggingface_hub lays out its cache
