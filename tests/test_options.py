@@ -150,7 +150,7 @@ def test_deeply_nested_toml_is_one_message_naming_the_file(tmp_path, kind):
     elif kind == "recipe":
         from mtdebias.recipe.load import load_recipe as read
     else:
-        from mtdebias.translators.fairseq import load_spec_file as read
+        from mtdebias.models.fairseq_model import load_spec_file as read
     with pytest.raises(InputError, match="nested too deeply") as caught:
         read(path)
     assert str(caught.value).startswith(str(path))

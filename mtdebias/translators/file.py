@@ -118,6 +118,14 @@ class FileTranslator:
     def signature(self) -> str:
         return f"file:{self._hash}"
 
+    @classmethod
+    def from_spec(cls, rest: str, sources: str | None = None, allow_missing: bool = False) -> "FileTranslator":
+        """``file:TRANSLATIONS`` ('source ||| translation' lines or a 'from,to' CSV; a plain file
+        of translations with ``sources``, the file it is aligned with)."""
+        if not rest:
+            raise InputError("file: no translations file given", hint="write file:TRANSLATIONS")
+        return cls(rest, sources, allow_missing=allow_missing)
+
 
 def is_from_to_csv(path: str | Path) -> bool:
     """A CSV of translations with the header ``from,to``."""

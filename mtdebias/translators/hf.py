@@ -13,7 +13,7 @@ from typing import Iterator, Sequence
 import torch
 from transformers import AutoTokenizer, PreTrainedModel
 
-from ..errors import CheckpointError
+from ..errors import CheckpointError, ConfigError
 from ..models.hub import snapshot_id
 from ..langcodes import NLLB_CODES
 from ..models.model import load_model
@@ -202,6 +202,26 @@ class HFTranslator:
 
     def signature(self) -> str:
         return self._identity
+
+    @classmethod
+    def from_spec(cls, rest: "str | ModelSource", **options) -> "HFTranslator":
+        """``hf:MODEL`` (a folder or a hub id, or a checkpoint named by its path: classified, see
+        :func:`~.load.classify`); options as ``__init__``'s."""
+        source = _transformers_source(rest, "hf")
+        # a hub model by its commit, a folder by its content hash
+        identity = source.identity if source.kind == "hub" else f"hf:{source.identity}"
+        return cls(source.checkpoint(), identity=identity, **options)
+
+
+def _transformers_source(rest: "str | ModelSource", kind: str) -> "ModelSource":
+    """The classified model of an ``hf:``/``ct2:`` spec (a text rest: resolved, cached models only)."""
+    from .source import ModelSource, resolve
+
+    if isinstance(rest, ModelSource):
+        return rest
+    if not rest:
+        raise ConfigError(f"{kind}: no model given", hint=f"write {kind}:FOLDER_OR_HUB_ID")
+    return resolve(rest, what="checkpoint", fairseq=False)
 
 
 def model_language(tokenizer, lang: str) -> str:

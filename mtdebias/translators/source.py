@@ -1,9 +1,18 @@
-"""A model name, resolved once: where the model is, what kind of source it is, what signatures call it.
+"""A model name, classified once: where the model is, what kind of name it is, what signatures
+call it and which registered backend opens it.
 
-Users name models four ways; each is recognised here and nowhere else:
+:func:`classify` is the one classifier every command calls (``eval``, ``translate``, ``ablate``
+through the runner); what it returns, a :class:`ModelSource`, is what every later step reads —
+the run store's places, request keys, the loader (:func:`~mtdebias.translators.load.open_translator`)
+— so no layer looks at the name again. Users name models six ways:
 
+* ``spec``: ``KIND:REST`` for any kind of the translator registry (:mod:`.specs`: ``hf-causal:MODEL``,
+  ``openai:MODEL@URL``, ``apertium:en-es``, ``file:TRANSLATIONS`` …); where the rest names a model
+  (``hf-causal``, ``ct2-causal``, ``llamacpp``) it is resolved here too (:attr:`ModelSource.model`);
+* ``run``: a run directory of ``mtdebias train``, or a checkpoint inside one (a decoder-only
+  run's open with ``hf-causal``);
 * ``fairseq``: a ``.pt`` file, a fairseq save folder or a ``fairseq.toml`` (see
-  :func:`~mtdebias.translators.fairseq.find_spec`);
+  :func:`~mtdebias.models.fairseq_model.find_spec`);
 * ``gguf``: a ``.gguf`` file, or a folder holding exactly one and no ``config.json`` — opened
   through its converted float folder (:mod:`mtdebias.models.gguf_model`), named by the file's hash;
 * ``folder``: a transformers checkpoint folder, named by its content hash — or, when the folder
@@ -11,21 +20,22 @@ Users name models four ways; each is recognised here and nowhere else:
 * ``hub``: an id ``org/name`` or ``org/name@REV``, resolved through the local cache
   (:mod:`mtdebias.models.hub`; nothing is downloaded unless a command asks for it).
 
-Backends receive a :class:`ModelSource` and open :meth:`ModelSource.folder` (or, for fairseq,
-:attr:`ModelSource.fairseq`), so a name is looked at once per command, not by every layer it
-passes through.
+Backends receive the :class:`ModelSource` and open :meth:`ModelSource.folder` (or, for fairseq,
+:attr:`ModelSource.fairseq`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, InputError
 
-KINDS = ("folder", "hub", "gguf", "fairseq")
+KINDS = ("spec", "run", "folder", "hub", "gguf", "fairseq")
+# backends that open transformers checkpoint folders (the --backend choice); the others are named by spec or path
+FOLDER_BACKENDS = ("hf", "ct2")
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,9 @@ class ModelSource:
     commit: str | None = None
     fairseq: Any = None  # the FairseqSpec of a fairseq model
     named: str | None = None  # an identity given rather than computed (a model in training has none to hash)
+    backend: str = "hf"  # the kind of the translator registry that opens it (a folder's: the --backend chosen)
+    rest: str = ""  # a spec's text after KIND:
+    model: "ModelSource | None" = None  # the model a spec's rest names, where it names one (hf-causal:MODEL)
 
     @cached_property  # (a frozen dataclass may cache: the value goes to the instance's __dict__)
     def identity(self) -> str:
@@ -46,6 +59,8 @@ class ModelSource:
 
         if self.named is not None:
             return self.named
+        if self.kind == "spec":
+            return self.model.identity if self.model is not None else self.rest
         if self.repo_id and self.commit:
             return f"hub:{self.repo_id}@{self.commit[:12]}"
         if self.kind == "gguf":
@@ -53,6 +68,43 @@ class ModelSource:
 
             return gguf_identity(self.path)
         return hash_checkpoint_cached(self.fairseq.checkpoints[0] if self.kind == "fairseq" else self.path)
+
+    def at(self, checkpoint: Path) -> "ModelSource":
+        """One checkpoint of this model (a run's, or a fairseq save's ``.pt`` file): the same kind
+        and backend, at ``checkpoint``."""
+        if Path(checkpoint) == self.path:
+            return self
+        return replace(self, name=str(checkpoint), path=Path(checkpoint))
+
+    def with_backend(self, backend: str) -> "ModelSource":
+        """A transformers folder opened with ``backend`` (``hf`` or ``ct2``); any other source as it is
+        (a fairseq model is refused another backend than the default)."""
+        if self.kind == "fairseq" and backend != "hf":
+            raise ConfigError(f"backend {backend!r} applies to transformers checkpoints; {self.name} is a "
+                              "fairseq model", hint="drop --backend for fairseq models")
+        return replace(self, backend=backend) if self.backend in FOLDER_BACKENDS else self
+
+    @property
+    def decoder_only(self) -> bool:
+        """A decoder-only LM asked to translate by a prompt (an ``hf-causal``, ``ct2-causal``,
+        ``llamacpp`` or ``openai`` spec, a causal run or one of its checkpoints, or such a checkpoint
+        elsewhere): the targets whose probes decode greedily unless asked for a beam."""
+        if self.backend in DECODER_ONLY:
+            return True
+        return self.kind in ("folder", "hub") and self.path.is_dir() and is_causal_checkpoint(self.path)
+
+    def checkpoint(self) -> Path:
+        """The encoder-decoder transformers folder the ``hf`` and ``ct2`` backends open; a GGUF file
+        or a decoder-only folder is refused with the spec that scores it (asked by a prompt)."""
+        if self.kind == "gguf":
+            raise ConfigError(f"{self.name} is a GGUF file: a decoder-only language model, asked to translate by a "
+                              "prompt", hint=f"name it as hf-causal:{self.name}")
+        path = self.folder()
+        if is_causal_checkpoint(path):
+            raise ConfigError(f"{self.name} is a decoder-only language model, asked to translate by a prompt",
+                              hint=f"name it as hf-causal:{self.name} (with the prompt options it was trained "
+                                   "with); `mtdebias eval RUN` opens a causal run's checkpoints so")
+        return path
 
     def folder(self, progress: bool = True) -> Path:
         """A folder transformers opens: the model's own, or a GGUF file's converted copy."""
@@ -89,11 +141,11 @@ def resolve(name: str | Path, *, revision: str | None = None, what: str = "model
     path = Path(text).expanduser()
     if path.exists() and revision is None:
         if fairseq:
-            from .fairseq import find_spec
+            from ..models.fairseq_model import find_spec
 
             spec = find_spec(path)
             if spec is not None:
-                return ModelSource(text, "fairseq", path, fairseq=spec)
+                return ModelSource(text, "fairseq", path, fairseq=spec, backend="fairseq")
         if path.is_file() and path.suffix.lower() == ".gguf":
             return ModelSource(text, "gguf", path)
         if path.is_dir():
@@ -135,3 +187,6 @@ def is_causal_checkpoint(folder: Path) -> bool:
     """A transformers model folder whose config says it holds a decoder-only LM (e.g. a
     checkpoint of a ``model.kind = "causal"`` run)."""
     return (folder / "config.json").is_file() and model_kind(folder, what="checkpoint") == "causal"
+
+
+DECODER_ONLY = ("hf-causal", "ct2-causal", "llamacpp", "openai")
