@@ -26,7 +26,7 @@ from .signature import Signature, hash_checkpoint_cached, hash_json
 from .store import RunStore, claim_deadline
 from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite, probe_options
 from .textio import parse_toml
-from .translators.base import Translator
+from .translators.base import Translator, declared
 from .translators.load import check_backend, classify, load_translator, open_translator
 from .translators.progress import ProgressTranslator
 from .translators.source import FOLDER_BACKENDS, ModelSource
@@ -245,19 +245,20 @@ def evaluate_probe(probe: Probe, translator: Translator) -> ProbeResult:
     translator had to truncate to the model's positions (their translations cover a part only),
     for an API translator the requests, cache hits and tokens the probe cost, and why the
     result is degenerate when the probe says it is (``degenerate``)."""
-    before = getattr(translator, "truncated_inputs", 0)
-    usage_before = dict(getattr(translator, "usage", {}))
+    parts = declared(translator)
+    before = parts.truncated_inputs
+    usage_before = dict(parts.usage or {})
     result = probe.evaluate(translator)
-    cut = getattr(translator, "truncated_inputs", 0) - before
+    cut = parts.truncated_inputs - before
     if cut:
         result.meta["truncated_inputs"] = cut
-    if hasattr(translator, "usage"):
-        result.meta["api_usage"] = {k: v - usage_before.get(k, 0) for k, v in translator.usage.items()}
+    if parts.usage is not None:
+        result.meta["api_usage"] = {k: v - usage_before.get(k, 0) for k, v in parts.usage.items()}
     degenerate = probe.degenerate(result.metrics)
     if degenerate:
         result.meta["degenerate"] = degenerate
-    if getattr(translator, "served_models", None):  # what the server says answered (an API may swap models)
-        result.meta["served_models"] = sorted(translator.served_models)
+    if parts.served_models:  # what the server says answered (an API may swap models)
+        result.meta["served_models"] = sorted(parts.served_models)
     return result
 
 

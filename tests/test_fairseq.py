@@ -251,7 +251,7 @@ def test_sampling_is_reproducible_and_independent_of_the_batch(translator):
 
 
 def test_loaders_find_the_parts(trained, shards, corpus, tmp_path):
-    from mtdebias.models.fairseq_model import find_spec, list_checkpoints
+    from mtdebias.translators.source import find_spec, list_checkpoints
     from mtdebias.translators.fairseq import FairseqTranslator
 
     checkpoints = list_checkpoints(trained)
@@ -310,7 +310,7 @@ def test_weights_only_loading_refuses_foreign_objects(trained, tmp_path):
     torch.save(old_style, tmp_path / "old.pt")
     assert "omegaconf.dictconfig.DictConfig" in torch.serialization.get_unsafe_globals_in_checkpoint(
         str(tmp_path / "old.pt"))
-    from mtdebias.models.fairseq_model import find_spec
+    from mtdebias.translators.source import find_spec
 
     spec = find_spec(trained)
     old = FairseqTranslator(tmp_path / "old.pt", data=spec.data, sentencepiece=spec.sentencepiece)

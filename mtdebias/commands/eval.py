@@ -207,7 +207,7 @@ def _run_single(args: argparse.Namespace) -> int:
     if truncated:
         print(f"warning: {truncated} input(s) longer than the model's positions were cut to fit and translated "
               "only in part", file=sys.stderr)
-    mismatched = getattr(translator, "mismatched_lines", [])
+    mismatched = translator.mismatched_lines
     if mismatched:
         print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "
               f"{', '.join(map(str, mismatched))}; matched the other lines by line number and gave "
@@ -215,7 +215,7 @@ def _run_single(args: argparse.Namespace) -> int:
               f"in the others)", file=sys.stderr)
     for finding in result.meta.get("data_findings", []) if isinstance(result.meta, dict) else []:
         print(f"data check: {finding}", file=sys.stderr)
-    missing = getattr(translator, "missing", [])
+    missing = translator.missing
     if missing:
         print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)
     if args.attempts:

@@ -152,7 +152,7 @@ def _in_order(translator, lines: list[str], args: argparse.Namespace):
                    for s in translator.sample(chunk, n=args.sample, epsilon=args.epsilon, seed=args.seed)]
         else:
             out = [_one_line(t) for t in translator.translate(chunk, beam=args.beam)]
-        yield out, [start + i + 1 for i in getattr(translator, "last_truncated", [])]
+        yield out, [start + i + 1 for i in translator.last_truncated]
 
 
 def _one_line(text: str, also: str = "") -> str:

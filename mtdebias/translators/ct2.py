@@ -25,7 +25,7 @@ from ..atomic import clean_stale_temporaries, temporary_dir
 from ..errors import CheckpointError, MtdebiasError
 from ..models.hub import cache_dir as hub_cache_dir, snapshot_id
 from ..signature import hash_checkpoint_cached
-from .base import DEFAULT_EPSILON, Scored
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored
 from .hf import _transformers_source, length_batches, model_language
 from .backends import check_backend
 
@@ -145,7 +145,7 @@ def _d_model(checkpoint: Path) -> int:
     return int(config.get("d_model") or config.get("hidden_size") or 512)
 
 
-class CT2Translator:
+class CT2Translator(BaseTranslator):
     """``translate`` and ``score`` from CTranslate2; ``sample`` from the HF ε-sampler."""
 
     sampling_backend = "hf"

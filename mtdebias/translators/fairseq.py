@@ -3,8 +3,8 @@
 A fairseq model is three parts: the checkpoint (``checkpointN.pt``), the data directory whose
 ``dict.<src>.txt`` / ``dict.<tgt>.txt`` map pieces to ids, and the subword model the data was
 encoded with (SentencePiece, or Moses + subword-nmt BPE codes).
-:class:`~mtdebias.models.fairseq_model.FairseqSpec` names them, from a small TOML file or by
-looking in a directory (see :func:`~mtdebias.models.fairseq_model.find_spec`).
+:class:`~.source.FairseqSpec` names them, from a small TOML file or by looking in a directory
+(see :func:`~.source.find_spec`: a fairseq model's name is recognised where every name is).
 
 * ``translate``: fairseq's beam search (:class:`~fairseq.sequence_generator.SequenceGenerator`).
 * ``sample``: the same generator with the ε-sampling search of :mod:`.fairseq_epsilon`.
@@ -23,10 +23,10 @@ from ..errors import CheckpointError, InputError
 from ..models.fairseq_env import require_fairseq, trusted_fairseq_globals
 from ..signature import hash_file, hash_json
 from ..models.subword import codec_hash, load_codec
-from ..models.fairseq_model import SPEC_FILE, FairseqSpec, find_spec
-from .base import DEFAULT_EPSILON, Scored, source_seed
+from .source import SPEC_FILE, FairseqSpec, find_spec
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored, source_seed
 
-class FairseqTranslator:
+class FairseqTranslator(BaseTranslator):
     def __init__(self, checkpoint: str | Path, *, data: str | Path | None = None,
                  sentencepiece: str | Path | None = None, bpe_codes: str | Path | None = None,
                  moses_escape: bool = True, source_lang: str | None = None, target_lang: str | None = None,
@@ -85,6 +85,9 @@ class FairseqTranslator:
         self._identity = "fairseq:" + hash_json([
             hash_file(self.checkpoint), hash_file(self._dict_file(self.source_lang)),
             hash_file(self._dict_file(self.target_lang)), codec_hash(self.codec)])
+
+    # what a fairseq: spec takes; the parts (data, subword model, languages) are its fairseq.toml's
+    options = ("device", "batch_tokens", "max_len_a", "max_len_b")
 
     @classmethod
     def from_spec(cls, rest: "str | ModelSource", **kwargs) -> "FairseqTranslator":

@@ -47,7 +47,7 @@ from ..errors import CheckpointError, ConfigError
 from ..models.model import DTYPES, load_causal_model, load_causal_tokenizer
 from ..options import Range
 from ..signature import hash_json
-from .base import DEFAULT_EPSILON, Scored, source_seed
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored, source_seed
 from .epsilon_sampler import cache_argument as _cache_argument, epsilon_sample_causal
 from .hf import length_batches
 from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt
@@ -59,7 +59,7 @@ OPTIONS = ("src_lang", "tgt_lang", "prompt", "plain_prompt", "system", "examples
 _REPLY_MARK = "\x00mtdebias-reply\x00"  # an assistant reply no template can contain
 
 
-class HFCausalTranslator:
+class HFCausalTranslator(BaseTranslator):
     def __init__(self, model: str | Path, *, tgt_lang: str | None = None, src_lang: str = "en",
                  prompt: str = DEFAULT_TEMPLATE, plain_prompt: str = DEFAULT_PLAIN_TEMPLATE,
                  system: str | None = None, examples: Any = None, chat: bool | str = "auto",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .backends import BACKENDS, COMPUTE_TYPES, check_backend  # noqa: F401  (re-exported for callers)
-from .base import Translator
+from .base import BaseTranslator
 from .source import ModelSource, resolve
 from .specs import check_translator_options, is_spec, prepare_spec, split_spec, translator_class
 
@@ -67,9 +67,10 @@ def _causal_run(target: Path) -> bool:
     return parse_toml(recipe.read_text(encoding="utf-8"), recipe).get("model", {}).get("kind") == "causal"
 
 
-def open_translator(source: ModelSource, checkpoint: Path | None = None, **options: Any) -> Translator:
+def open_translator(source: ModelSource, checkpoint: Path | None = None, **options: Any) -> BaseTranslator:
     """The translator of a classified name (of one of its checkpoints: ``checkpoint``), by its
-    backend's ``from_spec``; ``options`` go there (``device``, ``src_lang`` …)."""
+    backend's ``from_spec``; ``options`` go there (``device``, ``src_lang`` …). Every class the
+    registry holds declares the optional parts of the protocol (:class:`~.base.BaseTranslator`)."""
     if checkpoint is not None:
         source = source.at(checkpoint)
     if source.kind == "spec":
@@ -79,7 +80,7 @@ def open_translator(source: ModelSource, checkpoint: Path | None = None, **optio
 
 
 def load_translator(checkpoint: str | Path | ModelSource, backend: str = "hf", compute_type: str = "default",
-                    **kwargs: Any) -> Translator:
+                    **kwargs: Any) -> BaseTranslator:
     """The translator for a checkpoint named by its path or hub id (never downloaded here), opened
     with ``backend``; ``kwargs`` go to the backend (e.g. ``device``)."""
     check_backend(backend, compute_type)

@@ -12,7 +12,7 @@ the run store's places, request keys, the loader (:func:`~mtdebias.translators.l
 * ``run``: a run directory of ``mtdebias train``, or a checkpoint inside one (a decoder-only
   run's open with ``hf-causal``);
 * ``fairseq``: a ``.pt`` file, a fairseq save folder or a ``fairseq.toml`` (see
-  :func:`~mtdebias.models.fairseq_model.find_spec`);
+  :func:`find_spec`);
 * ``gguf``: a ``.gguf`` file, or a folder holding exactly one and no ``config.json`` — opened
   through its converted float folder (:mod:`mtdebias.models.gguf_model`), named by the file's hash;
 * ``folder``: a transformers checkpoint folder, named by its content hash — or, when the folder
@@ -26,12 +26,15 @@ Backends receive the :class:`ModelSource` and open :meth:`ModelSource.folder` (o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import os
+import re
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..errors import ConfigError, InputError
+from ..textio import parse_toml, read_text
 
 KINDS = ("spec", "run", "folder", "hub", "gguf", "fairseq")
 # backends that open transformers checkpoint folders (the --backend choice); the others are named by spec or path
@@ -141,8 +144,6 @@ def resolve(name: str | Path, *, revision: str | None = None, what: str = "model
     path = Path(text).expanduser()
     if path.exists() and revision is None:
         if fairseq:
-            from ..models.fairseq_model import find_spec
-
             spec = find_spec(path)
             if spec is not None:
                 return ModelSource(text, "fairseq", path, fairseq=spec, backend="fairseq")
@@ -170,14 +171,16 @@ def model_kind(init: str | Path, what: str = "model.init") -> str:
     """``causal`` or ``seq2seq``: what the model ``init`` names is, read from its config (a GGUF
     file always holds a decoder-only LM), without loading its weights."""
     source = resolve(init, what=what, fairseq=False)
-    if source.kind == "gguf":
-        return "causal"
+    return "causal" if source.kind == "gguf" else _config_kind(source.path, f"{what} = {init}")
+
+
+def _config_kind(folder: Path, what: str) -> str:
     from transformers import AutoConfig
 
     try:
-        config = AutoConfig.from_pretrained(source.path)
+        config = AutoConfig.from_pretrained(folder)
     except Exception as exc:  # transformers raises many types for a missing or unknown config
-        raise ConfigError(f"{what} = {init}: no readable config.json ({type(exc).__name__}: "
+        raise ConfigError(f"{what}: no readable config.json ({type(exc).__name__}: "
                           f"{str(exc).splitlines()[0][:200]})", hint="name a transformers model folder, a hub id "
                                                                      "or a .gguf file") from exc
     return "seq2seq" if getattr(config, "is_encoder_decoder", False) else "causal"
@@ -186,7 +189,127 @@ def model_kind(init: str | Path, what: str = "model.init") -> str:
 def is_causal_checkpoint(folder: Path) -> bool:
     """A transformers model folder whose config says it holds a decoder-only LM (e.g. a
     checkpoint of a ``model.kind = "causal"`` run)."""
-    return (folder / "config.json").is_file() and model_kind(folder, what="checkpoint") == "causal"
+    return (folder / "config.json").is_file() and _config_kind(folder, f"checkpoint = {folder}") == "causal"
 
 
 DECODER_ONLY = ("hf-causal", "ct2-causal", "llamacpp", "openai")
+
+
+# -- fairseq models: where a model's parts are (reading them needs no fairseq) ---------------------
+SPEC_FILE = "fairseq.toml"
+SPEC_KEYS = {"checkpoints", "data", "sentencepiece", "bpe_codes", "moses_escape", "source_lang",
+             "target_lang", "results"}
+_NUMBERED = re.compile(r"checkpoint(\d+)\.pt$|checkpoint_(\d+)_(\d+)\.pt$")
+_SPM_NAMES = ("sentencepiece.bpe.model", "spm.model", "sentencepiece.model")
+_BPE_NAMES = ("bpecodes", "bpe.codes", "codes", "code")
+
+
+@dataclass
+class FairseqSpec:
+    """Where a fairseq model's parts are. ``checkpoints``: the .pt files, in training order."""
+
+    checkpoints: list[Path]
+    data: Path | None = None  # None: the data directory recorded in the checkpoint
+    sentencepiece: Path | None = None
+    bpe_codes: Path | None = None
+    moses_escape: bool = True
+    source_lang: str | None = None
+    target_lang: str | None = None
+    results: Path | None = None
+    origin: Path | None = field(default=None, compare=False)  # the TOML or directory it came from
+
+    def results_dir(self) -> Path:
+        """Where ``mtdebias eval`` stores results: ``results``, else beside the checkpoints."""
+        if self.results is not None:
+            return self.results
+        folder = self.checkpoints[0].parent
+        return folder.parent / f"{folder.name}.mtdebias"
+
+
+def checkpoint_order(path: Path) -> tuple:
+    """Epoch checkpoints (``checkpoint3.pt``) by epoch, update checkpoints by update, others last."""
+    match = _NUMBERED.search(path.name)
+    if match is None:
+        return (1, 0, 0, path.name)
+    if match.group(1) is not None:
+        return (0, int(match.group(1)), 0, path.name)
+    return (0, int(match.group(2)), int(match.group(3)), path.name)
+
+
+def list_checkpoints(folder: Path) -> list[Path]:
+    """fairseq's saved checkpoints in a save directory. ``checkpoint_last``/``checkpoint_best``
+    copy a numbered one, so they are listed only when there is no numbered checkpoint."""
+    found = sorted(folder.glob("*.pt"))
+    numbered = [p for p in found if _NUMBERED.search(p.name)]
+    return sorted(numbered or found, key=checkpoint_order)
+
+
+def load_spec_file(path: Path) -> FairseqSpec:
+    """Read a ``fairseq.toml``; paths in it are relative to the file."""
+    data = parse_toml(read_text(path), path)
+    unknown = sorted(set(data) - SPEC_KEYS)
+    if unknown:
+        raise InputError(f"unknown key(s) {', '.join(unknown)}", path=path,
+                         hint=f"a fairseq model file takes {', '.join(sorted(SPEC_KEYS))}")
+    base = path.parent
+
+    def resolve(key: str) -> Path | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise InputError(f"'{key}' must be a path string", path=path)
+        resolved = Path(os.path.normpath(base / Path(value).expanduser()))
+        if key != "results" and not resolved.exists():
+            raise InputError(f"'{key}' = {value!r}: {resolved} does not exist", path=path)
+        return resolved
+
+    where = resolve("checkpoints") or base
+    checkpoints = list_checkpoints(where) if where.is_dir() else [where]
+    if not checkpoints:
+        raise InputError(f"no *.pt checkpoint in {where}", path=path, hint="set checkpoints = FILE or FOLDER")
+    spec = FairseqSpec(checkpoints=checkpoints, data=resolve("data"), sentencepiece=resolve("sentencepiece"),
+                       bpe_codes=resolve("bpe_codes"), moses_escape=bool(data.get("moses_escape", True)),
+                       source_lang=data.get("source_lang"), target_lang=data.get("target_lang"),
+                       results=resolve("results"), origin=path)
+    if spec.sentencepiece is not None and spec.bpe_codes is not None:
+        raise InputError("both 'sentencepiece' and 'bpe_codes' given", path=path, hint="name one subword model")
+    return spec
+
+
+def _find_subword(folders: Sequence[Path]) -> dict[str, Path]:
+    for folder in folders:
+        for name in _SPM_NAMES:
+            if (folder / name).is_file():
+                return {"sentencepiece": folder / name}
+        for name in _BPE_NAMES:
+            if (folder / name).is_file():
+                return {"bpe_codes": folder / name}
+    return {}
+
+
+def find_spec(target: Path) -> FairseqSpec | None:
+    """The fairseq model ``target`` names, or None when it is not one.
+
+    ``target`` may be a ``fairseq.toml`` (or any TOML with a ``checkpoints`` key), a directory
+    holding one, a fairseq save directory (``*.pt``) whose dictionaries and subword model sit in
+    it (or, for the dictionaries, in the data directory recorded in the checkpoint), or one
+    ``.pt`` file with the same around it.
+    """
+    target = Path(target)
+    if target.is_file() and target.suffix == ".toml":
+        return load_spec_file(target)
+    if target.is_dir() and (target / SPEC_FILE).is_file():
+        return load_spec_file(target / SPEC_FILE)
+    if target.is_file() and target.suffix == ".pt":
+        if (target.parent / SPEC_FILE).is_file():
+            spec = load_spec_file(target.parent / SPEC_FILE)
+            return FairseqSpec(**{**spec.__dict__, "checkpoints": [target]})
+        folder, checkpoints = target.parent, [target]
+    elif target.is_dir() and not (target / "config.json").exists() and list_checkpoints(target):
+        folder, checkpoints = target, list_checkpoints(target)
+    else:
+        return None
+    dicts = [d for d in (folder, folder.parent) if list(d.glob("dict.*.txt"))]
+    return FairseqSpec(checkpoints=checkpoints, data=dicts[0] if dicts else None,
+                       **_find_subword([folder, folder.parent, *dicts]), origin=target)

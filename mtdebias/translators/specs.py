@@ -23,7 +23,7 @@ from ..errors import ConfigError
 from ..options import check_options, declared_ranges, signature_types
 from ..plugins import Plugin, load_object, merged
 from ..signature import hash_json
-from .base import check_translator_kind
+from .base import BaseTranslator, check_translator_kind
 
 if TYPE_CHECKING:
     from .source import ModelSource
@@ -162,7 +162,16 @@ def _kind_class(kind: str) -> type:
     plugin = _plugin_kinds().get(kind) if kind not in KINDS else None
     cls = plugin.load() if plugin else load_object(KINDS[kind])
     check_translator_kind(cls, kind, plugin.where() if plugin else f"translator kind {kind!r}")
-    return cls
+    return cls if issubclass(cls, BaseTranslator) else _declaring(cls)
+
+
+@functools.cache
+def _declaring(cls: type) -> type:
+    """A plugin's class written to the bare protocol, with the optional parts it lacks declared
+    (:class:`~.base.BaseTranslator`'s defaults; what it defines is its own): what the registry
+    opens then has every part the runner and the commands read."""
+    return type(cls.__name__, (cls, BaseTranslator), {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                                                      "__doc__": cls.__doc__})
 
 
 def translator_options(cls: type) -> dict[str, inspect.Parameter]:
