@@ -68,17 +68,17 @@ def test_following_a_name_from_eval_to_a_loaded_translator_enters_few_files(tiny
     def on_call(frame, event, arg):
         if event != "call":
             return None
-        chain, inside = [], False
+        chain = []  # the frame and its callers, up to the step of the trip it is in and that step's caller
         caller = frame
         while caller is not None:
             if caller.f_code in backend:
                 return None  # inside the backend: loading the model
-            if caller.f_code in trip:
-                inside = True
             chain.append(caller)
+            if caller.f_code in trip:
+                chain.append(caller.f_back)
+                entered.update(f.f_code.co_filename for f in chain if f.f_code.co_filename.startswith(str(PACKAGE)))
+                return None
             caller = caller.f_back
-        if inside:
-            entered.update(f.f_code.co_filename for f in chain if f.f_code.co_filename.startswith(str(PACKAGE)))
         return None
 
     argv = _quality_eval(tmp_path, tiny_checkpoint)

@@ -119,17 +119,3 @@ def declared(translator: Any) -> BaseTranslator:
     """``translator`` with every optional part declared: itself when it derives from
     :class:`BaseTranslator`, else read through an adapter with the defaults for what it lacks."""
     return translator if isinstance(translator, BaseTranslator) else _Bare(translator)
-
-
-def check_translator_kind(obj: object, name: str, where: str) -> None:
-    """What a translator kind (``KINDS`` or a plugin of ``mtdebias.translators``) must name, checked
-    when loaded: a class with ``from_spec`` and the calls of :class:`Translator`."""
-    from ..errors import ConfigError
-
-    lacking = [member for member in ("from_spec", "translate", "sample", "score", "signature")
-               if not callable(getattr(obj, member, None))]
-    if not isinstance(obj, type) or lacking:
-        raise ConfigError(f"{where}: names {obj!r}, not a translator class"
-                          + (f" (it lacks {', '.join(lacking)})" if lacking else ""),
-                          hint="a class with from_spec(rest, src_lang, tgt_lang, **options), translate, sample, "
-                               "score and signature")

@@ -7,7 +7,7 @@ registry (:mod:`.specs`: every backend's kind and ``from_spec``).
   it: ``hf`` → :class:`~.hf.HFTranslator`, ``ct2`` → :class:`~.ct2.CT2Translator` (CTranslate2
   for beam search and scores; sampling stays on transformers);
 * a fairseq model (a ``.pt`` file, a fairseq save directory, or a ``fairseq.toml`` naming the
-  parts; see :func:`~.fairseq.find_spec`) → :class:`~.fairseq.FairseqTranslator`;
+  parts; see :func:`~.source.find_spec`) → :class:`~.fairseq.FairseqTranslator`;
 * a checkpoint of a decoder-only run (``model.kind = "causal"``) → ``hf-causal``, with the
   prompt options of its recipe (:func:`mtdebias.runner.causal_loader`);
 * a GGUF file, or a decoder-only folder outside a run, holds an LM asked to translate by a

@@ -1,14 +1,16 @@
 """A model name, classified once: where the model is, what kind of name it is, what signatures
-call it and which registered backend opens it.
+call it and which kind of the translator registry opens it — one :class:`ModelSource`.
 
-:func:`classify` is the one classifier every command calls (``eval``, ``translate``, ``ablate``
-through the runner); what it returns, a :class:`ModelSource`, is what every later step reads —
-the run store's places, request keys, the loader (:func:`~mtdebias.translators.load.open_translator`)
-— so no layer looks at the name again. Users name models six ways:
+:func:`mtdebias.translators.load.classify` is the one classifier every command calls (``eval``,
+``translate``; ``ablate`` and ``--watch`` through the runner); what it returns is what every later
+step reads — the run store's places (:func:`mtdebias.runner.locate`), request keys, the loader
+(:func:`~mtdebias.translators.load.open_translator`) — so no layer looks at the name again. The
+kinds of name are recognised here (:func:`resolve`, :func:`find_spec`) and there, and nowhere else:
 
 * ``spec``: ``KIND:REST`` for any kind of the translator registry (:mod:`.specs`: ``hf-causal:MODEL``,
   ``openai:MODEL@URL``, ``apertium:en-es``, ``file:TRANSLATIONS`` …); where the rest names a model
-  (``hf-causal``, ``ct2-causal``, ``llamacpp``) it is resolved here too (:attr:`ModelSource.model`);
+  (``hf``, ``ct2``, ``fairseq``, ``hf-causal``, ``ct2-causal``, ``llamacpp``) it is resolved with the spec
+  (:attr:`ModelSource.model`);
 * ``run``: a run directory of ``mtdebias train``, or a checkpoint inside one (a decoder-only
   run's open with ``hf-causal``);
 * ``fairseq``: a ``.pt`` file, a fairseq save folder or a ``fairseq.toml`` (see

@@ -23,7 +23,7 @@ from ..errors import ConfigError
 from ..options import check_options, declared_ranges, signature_types
 from ..plugins import Plugin, load_object, merged
 from ..signature import hash_json
-from .base import BaseTranslator, check_translator_kind
+from .base import BaseTranslator
 
 if TYPE_CHECKING:
     from .source import ModelSource
@@ -163,6 +163,18 @@ def _kind_class(kind: str) -> type:
     cls = plugin.load() if plugin else load_object(KINDS[kind])
     check_translator_kind(cls, kind, plugin.where() if plugin else f"translator kind {kind!r}")
     return cls if issubclass(cls, BaseTranslator) else _declaring(cls)
+
+
+def check_translator_kind(obj: object, name: str, where: str) -> None:
+    """What a translator kind (``KINDS`` or a plugin of ``mtdebias.translators``) must name, checked
+    when loaded: a class with ``from_spec`` and the calls of :class:`~.base.Translator`."""
+    lacking = [member for member in ("from_spec", "translate", "sample", "score", "signature")
+               if not callable(getattr(obj, member, None))]
+    if not isinstance(obj, type) or lacking:
+        raise ConfigError(f"{where}: names {obj!r}, not a translator class"
+                          + (f" (it lacks {', '.join(lacking)})" if lacking else ""),
+                          hint="a class with from_spec(rest, src_lang, tgt_lang, **options), translate, sample, "
+                               "score and signature")
 
 
 @functools.cache
