@@ -165,16 +165,6 @@ def check_snapshot_links(snapshot: Path) -> None:
                                   "the model again")
 
 
-def resolve_target(target: str | Path, revision: str | None = None, what: str = "model") -> Path:
-    """A command-line model argument: an existing path as it is (run folders, fairseq files,
-    checkpoints), a hub id resolved to its snapshot folder."""
-    if Path(target).expanduser().exists() and revision is None:
-        return Path(target)
-    if looks_like_hub_id(str(target)) or revision is not None:
-        return resolve_model(target, revision, what).path
-    return Path(target)  # not there: the command says what it expected
-
-
 def local_model_dir(name_or_path: str | Path, what: str = "model", revision: str | None = None,
                     download: bool = False) -> Path:
     """The local folder for a model name (see :func:`resolve_model`); cached models only,
