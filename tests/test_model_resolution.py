@@ -145,3 +145,32 @@ def test_a_run_checkpoint_and_a_spec_are_classified_with_their_backend(tmp_path)
     assert load.classify(run).backend == "hf"
     spec = load.classify("apertium:en-es")
     assert (spec.kind, spec.backend, spec.rest, spec.model) == ("spec", "apertium", "en-es", None)
+
+
+def test_the_epsilon_cut_is_one_function_every_backend_draws_through():
+    import ast
+
+    import numpy as np
+    import torch
+
+    from mtdebias.translators import epsilon_sampler, llamacpp
+
+    probs = torch.tensor([[0.5, 0.3, 0.15, 0.05], [0.04, 0.04, 0.02, 0.9]], dtype=torch.float64)
+    assert epsilon_sampler.epsilon_cut(probs, 0.1).tolist() == [[0.5, 0.3, 0.15, 0.0], [0.0, 0.0, 0.0, 0.9]]
+    flat = torch.full((1, 4), 0.25, dtype=torch.float64)  # every token below ε: the first most likely one stays
+    assert epsilon_sampler.epsilon_cut(flat, 0.5).tolist() == [[0.25, 0.0, 0.0, 0.0]]
+    assert llamacpp.epsilon_cut is epsilon_sampler.epsilon_cut
+    fairseq_search = Path(epsilon_sampler.__file__).with_name("fairseq_epsilon.py")  # imports fairseq: read, not run
+    imported = {alias.name for node in ast.walk(ast.parse(fairseq_search.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom) and node.module == "epsilon_sampler" for alias in node.names}
+    assert "epsilon_cut" in imported
+    # llama.cpp's draws are what they were with its own numpy cut (float64, the maximum kept)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        logits = rng.normal(size=50) * 3
+        z = logits - logits.max()
+        p = np.exp(z) / np.exp(z).sum()
+        before = np.where(p >= 0.02, p, 0.0)
+        before[int(np.argmax(p))] = p.max()
+        after = epsilon_sampler.epsilon_cut(torch.from_numpy(p), 0.02).numpy()
+        assert np.array_equal(before, after)
