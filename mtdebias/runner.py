@@ -383,8 +383,8 @@ def causal_loader(source: ModelSource, store: RunStore, backend: str = "hf") -> 
     return load, f"hf-causal-{hash_json(options)[:12]}"
 
 
-def watch(run_dir: Path | ModelSource, suite_path: Path, overrides: dict[str, str] | None = None, interval: float = 10.0,
-          timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None,
+def watch(run_dir: Path | ModelSource, suite_path: Path, overrides: dict[str, str] | None = None,
+          interval: float = 10.0, timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None,
           backend: str | None = None, compute_type: str | None = None, limit: int | None = None) -> EvalOutcome:
     """Score checkpoints of a training run as they appear, until the run has finished."""
     total = EvalOutcome()

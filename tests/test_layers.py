@@ -31,7 +31,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mtdebias"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("mtdebias", "mtdebias.errors", "mtdebias.options", "mtdebias.atomic", "mtdebias.signature", "mtdebias.textio",
-              "mtdebias.store", "mtdebias.outputs", "mtdebias.plugins", "mtdebias.progress", "mtdebias.lazy_registry", "mtdebias.resources",
+              "mtdebias.store", "mtdebias.outputs", "mtdebias.plugins", "mtdebias.progress", "mtdebias.lazy_registry",
+              "mtdebias.resources",
               "mtdebias.stats", "mtdebias.significance", "mtdebias.locking", "mtdebias.langcodes",
               "mtdebias.languages", "mtdebias.plots")),
     ("language tools", ("mtdebias.lang", "mtdebias.align", "mtdebias.ner", "mtdebias.names", "mtdebias.synth",

@@ -2,10 +2,10 @@
 
 ``hf:MODEL`` and ``ct2:MODEL`` (a transformers encoder-decoder: folder or hub id; the same model
 named by its path alone opens with ``--backend``), ``fairseq:MODEL`` (a fairseq save),
-``file:TRANSLATIONS`` (fixed translations), ``hf-causal:MODEL`` (a decoder-only LM: folder, hub id or GGUF file), ``llamacpp:FILE.gguf``
-(the same GGUF model run by llama.cpp), ``openai:MODEL@URL`` (any OpenAI-compatible chat server)
-and ``apertium:en-es`` (the rule-based engine) are chosen the same
-way on every command (``translate SPEC``, ``eval SPEC`` or ``--translator SPEC``) and in a
+``file:TRANSLATIONS`` (fixed translations), ``hf-causal:MODEL`` (a decoder-only LM: folder, hub
+id or GGUF file), ``llamacpp:FILE.gguf`` (the same GGUF model run by llama.cpp),
+``openai:MODEL@URL`` (any OpenAI-compatible chat server) and ``apertium:en-es`` (the rule-based
+engine) are chosen the same way on every command (``translate SPEC``, ``eval SPEC`` or ``--translator SPEC``) and in a
 suite's ``[translator]`` table. Kinds resolve lazily (nothing heavy is imported to check a
 command line) and an unknown kind gets a did-you-mean, before any model loads.
 """
@@ -118,7 +118,7 @@ def identity(spec: "ModelSource", options: dict[str, Any] | None = None) -> str:
 
 
 def prepare_spec(spec: str, download: bool = True) -> "ModelSource | None":
-    """Check a spec before any work (:func:`~.source.classify` calls it): its kind; for
+    """Check a spec before any work (:func:`~.load.classify` calls it): its kind; for
     ``hf-causal``/``ct2-causal``, its model — a hub id is fetched into the cache here, by the
     command, visibly (the translator itself never downloads), and a GGUF file's architecture and
     tensor types are checked against what transformers reads; for ``llamacpp``, that it names a
