@@ -67,10 +67,11 @@ def locate(source: ModelSource) -> tuple[RunStore, list[Path]]:
     return RunStore.locate(source.path, repo_id=source.repo_id)
 
 
-def check_target_language(target: ModelSource, lang: str, flag: str = "--lang") -> None:
-    """Refuse to score ``target`` in a language it does not translate into, where its run's
-    recipe says which (a probe would otherwise find no cue in the other language and report a
-    meaningless miss rate)."""
+def check_target_language(target: Path | ModelSource, lang: str, flag: str = "--lang") -> None:
+    """Refuse to score ``target`` (a name, or as a command classified it) in a language it does not
+    translate into, where its run's recipe says which (a probe would otherwise find no cue in the
+    other language and report a meaningless miss rate)."""
+    target = classify(target)
     if target.kind != "run":
         return  # a checkpoint from elsewhere or a spec: its config does not say, the user knows
     tgt_lang = run_context(locate(target)[0]).get("tgt_lang")
