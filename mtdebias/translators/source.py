@@ -255,7 +255,7 @@ def load_spec_file(path: Path) -> FairseqSpec:
                          hint=f"a fairseq model file takes {', '.join(sorted(SPEC_KEYS))}")
     base = path.parent
 
-    def resolve(key: str) -> Path | None:
+    def located(key: str) -> Path | None:  # (not this module's resolve: a path in the file)
         value = data.get(key)
         if value is None:
             return None
@@ -266,14 +266,14 @@ def load_spec_file(path: Path) -> FairseqSpec:
             raise InputError(f"'{key}' = {value!r}: {resolved} does not exist", path=path)
         return resolved
 
-    where = resolve("checkpoints") or base
+    where = located("checkpoints") or base
     checkpoints = list_checkpoints(where) if where.is_dir() else [where]
     if not checkpoints:
         raise InputError(f"no *.pt checkpoint in {where}", path=path, hint="set checkpoints = FILE or FOLDER")
-    spec = FairseqSpec(checkpoints=checkpoints, data=resolve("data"), sentencepiece=resolve("sentencepiece"),
-                       bpe_codes=resolve("bpe_codes"), moses_escape=bool(data.get("moses_escape", True)),
+    spec = FairseqSpec(checkpoints=checkpoints, data=located("data"), sentencepiece=located("sentencepiece"),
+                       bpe_codes=located("bpe_codes"), moses_escape=bool(data.get("moses_escape", True)),
                        source_lang=data.get("source_lang"), target_lang=data.get("target_lang"),
-                       results=resolve("results"), origin=path)
+                       results=located("results"), origin=path)
     if spec.sentencepiece is not None and spec.bpe_codes is not None:
         raise InputError("both 'sentencepiece' and 'bpe_codes' given", path=path, hint="name one subword model")
     return spec
