@@ -191,7 +191,7 @@ def winomt_sentences(folder: Path, count: int, seed: int = 0) -> list[Sentence]:
 
 def questions(sentences: Sequence[Sentence]) -> list[str]:
     """gest_choice's question for each sentence, masculine option first and then feminine first."""
-    from mtdebias.probes.gest_choice import DEFAULT_TEMPLATE
+    from mtdebias.probes.gest.choice import DEFAULT_TEMPLATE
 
     return [DEFAULT_TEMPLATE.format(sentence=s.source, language="German", translated_sentence_1=a,
                                     translated_sentence_2=b)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mtdebias.probes.wsd_bias import WSDBiasProbe  # noqa: E402
-from mtdebias.probes.wsd_metrics import pos_table  # noqa: E402
+from mtdebias.probes.wsd.probe import WSDBiasProbe  # noqa: E402
+from mtdebias.probes.wsd.metrics import pos_table  # noqa: E402
 
 
 def attempts_from_tsv(path: Path, lang: str) -> list[dict]:

@@ -79,8 +79,8 @@ def _slug(name: str) -> str:
 
 
 # Modules whose docstrings define a probe's metrics where the probe's own module does not.
-METRIC_MODULES = {"mtdebias.probes.ambiguity": ("mtdebias.uncertainty.entropy", "mtdebias.uncertainty.metrics"),
-                  "mtdebias.probes.wsd_bias": ("mtdebias.probes.wsd_metrics",)}
+METRIC_MODULES = {"mtdebias.probes.ambiguity.probe": ("mtdebias.uncertainty.entropy", "mtdebias.uncertainty.metrics"),
+                  "mtdebias.probes.wsd.probe": ("mtdebias.probes.wsd.metrics",)}
 
 
 def markdown_docstring(text: str) -> str:

@@ -394,7 +394,7 @@ def dev_quality(recipe: Recipe, dev: tuple[list[str], list[str]] | None, rendere
     model translates through ``renderer``, the hf-causal translator on the model in training)."""
     if dev is None or not recipe.train.validate_bleu:
         return None
-    from .probes.quality import QualityProbe
+    from .probes.quality.probe import QualityProbe
     from .translators.hf import HFTranslator
 
     probe = QualityProbe(dev[0], dev[1], recipe.data.tgt_lang, beam=recipe.train.beam)

@@ -21,15 +21,15 @@ from .debias.methods import DEBIAS_METHODS
 from .lazy_registry import Registry
 
 PROBES = Registry("probe", {
-    "quality.v1": "mtdebias.probes.quality:QualityProbe.from_options",
-    "winomt.v1": "mtdebias.probes.winomt:WinoMTProbe.from_options",
-    "name_gender.v1": "mtdebias.probes.name_gender:NameGenderProbe.from_options",
-    "sentiment.v1": "mtdebias.probes.sentiment:SentimentProbe.from_options",
-    "ambiguity.v1": "mtdebias.probes.ambiguity:AmbiguityProbe.from_options",
-    "wsd_bias.v1": "mtdebias.probes.wsd_bias:WSDBiasProbe.from_options",
-    "gest.v1": "mtdebias.probes.gest:GestProbe.from_options",
-    "gest_pref.v1": "mtdebias.probes.gest:GestPreferenceProbe.from_options",
-    "gest_choice.v1": "mtdebias.probes.gest_choice:GestChoiceProbe.from_options",
+    "quality.v1": "mtdebias.probes.quality.probe:QualityProbe.from_options",
+    "winomt.v1": "mtdebias.probes.winomt.probe:WinoMTProbe.from_options",
+    "name_gender.v1": "mtdebias.probes.name_gender.probe:NameGenderProbe.from_options",
+    "sentiment.v1": "mtdebias.probes.sentiment.probe:SentimentProbe.from_options",
+    "ambiguity.v1": "mtdebias.probes.ambiguity.probe:AmbiguityProbe.from_options",
+    "wsd_bias.v1": "mtdebias.probes.wsd.probe:WSDBiasProbe.from_options",
+    "gest.v1": "mtdebias.probes.gest.probe:GestProbe.from_options",
+    "gest_pref.v1": "mtdebias.probes.gest.probe:GestPreferenceProbe.from_options",
+    "gest_choice.v1": "mtdebias.probes.gest.choice:GestChoiceProbe.from_options",
 },
     plugins="probe", check="mtdebias.probes.base:check_probe")
 

@@ -65,7 +65,7 @@ def test_a_bad_variant_fails_before_any_run(recipe_path):
 
 
 def _winomt_probe():
-    from mtdebias.probes.winomt import WinoMTItem, WinoMTProbe
+    from mtdebias.probes.winomt.probe import WinoMTItem, WinoMTProbe
 
     item = WinoMTItem("female", 1, "The developer argued because she was angry.", "developer", "x", 1)
     return WinoMTProbe([item], "de", resamples=0)
@@ -141,8 +141,8 @@ def test_attempts_are_paired_by_the_item_key_each_probe_defines():
     name no source is refused rather than paired by position."""
     from mtdebias.ablation import common_items
     from mtdebias.probes.base import BaseProbe
-    from mtdebias.probes.gest import GestProbe
-    from mtdebias.probes.wsd_bias import WSDBiasProbe
+    from mtdebias.probes.gest.probe import GestProbe
+    from mtdebias.probes.wsd.probe import WSDBiasProbe
 
     gest = GestProbe.__new__(GestProbe)  # item_key reads attempts only
     a = [{"line": n, "sample": 0, "sentence": s, "speaker": g}

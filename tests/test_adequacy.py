@@ -12,7 +12,7 @@ import pytest
 
 from mtdebias.probes.validity import (ADEQUACY_FLOOR, GATE, NOT_TRANSLATION, SURFACE_GATE, TooFewTranslations, check,
                                       check_all, validity_metrics)
-from mtdebias.probes.winomt import WinoMTProbe, load_winomt
+from mtdebias.probes.winomt.probe import WinoMTProbe, load_winomt
 from test_probe_winomt import DictTranslator
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -59,14 +59,14 @@ def position_aligner(sources, targets, src_lang, tgt_lang, method="fast_align", 
 
 @pytest.fixture(scope="module")
 def items():
-    from mtdebias.probes.winomt import WinoMTItem
+    from mtdebias.probes.winomt.probe import WinoMTItem
     from mtdebias.uncertainty.contrast import build_contrast_sets
 
     return build_contrast_sets([WinoMTItem("female", 1, SOURCES["she"], "doctor", "-", 1)])
 
 
 def test_probe_metrics_by_hand(items, tmp_path):
-    from mtdebias.probes.ambiguity import AmbiguityProbe, attempts_frame, test_values
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe, attempts_frame, test_values
 
     assert [i.sentence for i in items] == [SOURCES["he"], SOURCES["she"], SOURCES["they"]]
     probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, cache_dir=tmp_path,
@@ -136,7 +136,7 @@ def _judged(i, split, ge, s3e_by_alpha, ambiguous=False, group=None):
 def test_metrics_tune_alpha_on_the_validation_items_and_resample_the_tuning():
     """S3E at α = 1 ranks the validation items against their GE, at α = 4 with it: α = 4 is
     chosen, and the test items' S3E means are read at α = 4."""
-    from mtdebias.probes.ambiguity import AmbiguityProbe, JudgedItems
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe, JudgedItems
 
     validation = [_judged(i, "validation", ge, {"1": 1.0 - ge, "4": ge / 2})
                   for i, ge in enumerate((0.1, 0.4, 0.2, 0.8))]
@@ -164,7 +164,7 @@ def test_metrics_tune_alpha_on_the_validation_items_and_resample_the_tuning():
 
 def test_attempts_stored_in_the_old_layout_are_refused_by_name_and_the_report_says_so(tmp_path):
     from mtdebias.errors import InputError
-    from mtdebias.probes.ambiguity import AmbiguityProbe, JudgedItems
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe, JudgedItems
     from mtdebias.report import build_report
     from mtdebias.store import RunStore
 
@@ -194,7 +194,7 @@ def test_tiny_nli_model_clusters(items, tmp_path):
     """A tiny random NLI classifier, saved locally, only exercises the NLI code path."""
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
 
-    from mtdebias.probes.ambiguity import AmbiguityProbe
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe
     from mtdebias.uncertainty.similarity import NLIClusterer
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "la", "el", "doctor", "##a", "llego", "tarde", "."]
@@ -216,7 +216,7 @@ def test_tiny_nli_model_clusters(items, tmp_path):
 
 def test_bad_alpha_and_references(tmp_path):
     from mtdebias.errors import InputError
-    from mtdebias.probes.ambiguity import AmbiguityProbe, load_references
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe, load_references
 
     with pytest.raises(InputError):
         AmbiguityProbe([object()], "es", alpha=-1)
@@ -237,7 +237,7 @@ def test_cue_anova_by_hand_with_the_rows_it_dropped():
     set has entropy 0 (norm-H NaN). Treatment coding: coef = 0.5 − (1 + 3)/2 = −1.5. Residuals
     −1, +1, 0 → SSE = 2 on n − 2 = 1 df, σ² = 2; SE(coef) = √(σ² (1/2 + 1/1)) = √3; t = −1.5/√3."""
     pytest.importorskip("statsmodels")
-    from mtdebias.probes.ambiguity import cue_anova
+    from mtdebias.probes.ambiguity.probe import cue_anova
 
     attempts = [_attempt(0, "unambiguous", 0.4, 1.0), _attempt(1, "unambiguous", 0.6, 3.0),
                 _attempt(2, "ambiguous", 0.2, 0.5), _attempt(3, "ambiguous", 0.0, float("nan")),
@@ -259,7 +259,7 @@ def test_cue_anova_by_hand_with_the_rows_it_dropped():
 def test_the_probe_writes_its_cue_anova_and_the_report_shows_it(items, tmp_path):
     """End to end: the runner stores the table the probe computes; the report renders it."""
     pytest.importorskip("statsmodels")
-    from mtdebias.probes.ambiguity import AmbiguityProbe
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe
     from mtdebias.report import build_report
     from mtdebias.runner import EvalOutcome, evaluate_checkpoint
     from mtdebias.store import RunStore
@@ -295,7 +295,7 @@ def test_paper_models_are_the_default_and_their_absence_stops_before_any_work(mo
     """Offline with an empty hub cache: the default names both of the paper's models, the
     command that fetches them and the fallback; nothing is loaded."""
     from mtdebias.errors import ConfigError, InputError
-    from mtdebias.probes.ambiguity import AmbiguityProbe
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe
     from mtdebias.resources import data_path
     from mtdebias.uncertainty.similarity import PAPER_EMBEDDING_MODEL, PAPER_NLI_MODEL
 
@@ -325,7 +325,7 @@ def test_the_papers_names_cue_per_language_and_its_anova_column(items, monkeypat
     signature says so."""
     pytest.importorskip("statsmodels")
     from mtdebias.errors import InputError
-    from mtdebias.probes.ambiguity import AmbiguityProbe, cue_anova, names_cue, test_values
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe, cue_anova, names_cue, test_values
     from mtdebias.resources import data_path
     from mtdebias.suite import load_suite
     from mtdebias.uncertainty.contrast import add_name_variants
@@ -363,7 +363,7 @@ def test_the_papers_names_cue_per_language_and_its_anova_column(items, monkeypat
 def test_nli_clustering_and_embedder_from_model_folders(items, tmp_path):
     """SE by a (tiny, random) NLI classifier and S3E by a mean-pooled encoder, both loaded from
     folders: identical samples share a cluster, and the signature names both models."""
-    from mtdebias.probes.ambiguity import AmbiguityProbe
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe
     from mtdebias.uncertainty.similarity import NLIClusterer
     from tiny_encoders import build_tiny_embedder, build_tiny_nli
 
@@ -386,7 +386,7 @@ def test_quick_suite_scores_delta_i_against_the_synthetic_corpus_references(tmp_
     """The quickstart's ambiguity entry, as the runner builds it, on a model really trained on
     the synthetic corpus: the corpus's own translations are the references, so ΔI (per entropy)
     and ΔLogProb come out with bootstrap intervals, and the fallback similarity is in the signature."""
-    from mtdebias.probes.ambiguity import AmbiguityProbe
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe
     from mtdebias.suite import load_suite
     from mtdebias.synth import generate
     from toy import train_tiny_checkpoint
@@ -449,7 +449,7 @@ class CopyingSampler(BiasedSampler):
 
 
 def test_samples_that_are_no_translation_make_the_result_degenerate(items, tmp_path):
-    from mtdebias.probes.ambiguity import AmbiguityProbe
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe
 
     probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, min_items=1)
     result = probe.evaluate(CopyingSampler())

@@ -10,7 +10,7 @@ import pytest
 
 from mtdebias.ablation import compare_to_baseline, expand, validate_variants
 from mtdebias.corpora.bible import build_bible
-from mtdebias.probes.name_gender import load_gender_templates
+from mtdebias.probes.name_gender.probe import load_gender_templates
 from mtdebias.recipe import load_recipe
 from mtdebias.resources import data_path
 from mtdebias.runner import build_probes
@@ -87,7 +87,7 @@ def test_name_gender_groups_get_their_own_mcnemar(tmp_path):
     Pooled: baseline right on 5 of 8, variant on 5 of 8 → b = 2, c = 2, p = 1. Per group:
     unseen.female: baseline 1/4, variant 3/4 (b = 0, c = 2 → exact p = 2 · (1/2)^2 = 0.5);
     seen.male: baseline 4/4, variant 2/4 (b = 2, c = 0 → p = 0.5)."""
-    from mtdebias.probes.name_gender import GenderTemplate, NameGenderProbe
+    from mtdebias.probes.name_gender.probe import GenderTemplate, NameGenderProbe
     from mtdebias.store import RunStore
 
     cells = [("first_female", "Ada", False), ("first_female", "Zoe", False),

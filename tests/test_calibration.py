@@ -24,8 +24,8 @@ import math
 import numpy as np
 import pytest
 
-from mtdebias.probes.name_gender import name_gender_metrics
-from mtdebias.probes.winomt import winomt_metrics
+from mtdebias.probes.name_gender.probe import name_gender_metrics
+from mtdebias.probes.winomt.probe import winomt_metrics
 from mtdebias.significance import mcnemar, paired_bootstrap, seed_interval
 from mtdebias.stats import bootstrap_cis, folded_interval
 from mtdebias.uncertainty.metrics import delta_h, delta_i_items, finite_mean
@@ -171,7 +171,7 @@ def test_sentiment_group_means_cover_the_true_values(t_female, t_male, sims, res
     its own share of positive renderings around its gender's mean, 30 % of renderings unmatched
     (left out of t), and a sentence score s around the name's own mean (the same means as t).
     The ranges (t_delta, s_delta) carry no interval: see range_metrics."""
-    from mtdebias.probes.sentiment import Filler, SentimentProbe, SentimentTemplate
+    from mtdebias.probes.sentiment.probe import Filler, SentimentProbe, SentimentTemplate
 
     probe = SentimentProbe([SentimentTemplate("t0", "[PERSON] is proud.", "proud", ("自豪",), ("骄傲",))],
                            [Filler("f", "name", "g", "female")], "zh", resamples=resamples, sentiment=lambda text: 0.5)
@@ -248,7 +248,7 @@ def test_gest_intervals_cover_the_true_rates(rates, sims, resamples):
     a masculine speaker drawn around its stereotype's rate, 10 % of samples undetected. The
     pooled and GenderBench's item-mean rates both have the stereotype's rate as true value.
     The disparity |0.5 − m| was a bootstrap of itself: 0 of 40 under the null."""
-    from mtdebias.probes.gest import gest_metrics
+    from mtdebias.probes.gest.probe import gest_metrics
 
     truth = gest_truth(rates) | {"undetected_rate": 0.1}
     stereo = np.repeat(np.arange(1, 17), 30)
@@ -276,7 +276,7 @@ def test_gest_preference_intervals_cover_the_true_rates(rates, sims, resamples):
     and the mean differences from a million draws (the same arithmetic the probe applies)."""
     from scipy.stats import norm
 
-    from mtdebias.probes.gest import GestPreferenceProbe
+    from mtdebias.probes.gest.probe import GestPreferenceProbe
 
     probe = GestPreferenceProbe.__new__(GestPreferenceProbe)  # metrics need no items
     probe.resamples = resamples
@@ -313,7 +313,7 @@ def test_gest_choice_intervals_cover_the_true_rates(rates, sims, resamples):
     orders; an item's own chance of the masculine answer drawn around its stereotype's rate,
     10 % of answers unreadable. An item's score (male share of its read answers) then has the
     stereotype's rate as mean, GenderBench's rates the values of gest_truth."""
-    from mtdebias.probes.gest_choice import GestChoiceProbe
+    from mtdebias.probes.gest.choice import GestChoiceProbe
 
     probe = GestChoiceProbe.__new__(GestChoiceProbe)  # metrics need no items
     probe.resamples = resamples
@@ -347,7 +347,7 @@ def test_wsd_intervals_cover_the_true_values(errors, sims, resamples):
     by μ (the null: the same for every μ, so SFII has no frequency effect to find), a BAD item's
     chosen sense uniform among the others, forced decoding preferring the BAD one in 30 %, 5 % of
     translations invalid. True values from 50,000 items through the same metric functions."""
-    from mtdebias.probes.wsd_bias import WSDBiasProbe
+    from mtdebias.probes.wsd.probe import WSDBiasProbe
 
     probe = WSDBiasProbe.__new__(WSDBiasProbe)  # metrics need no items
     probe.resamples = resamples
@@ -382,7 +382,7 @@ def test_a_small_group_s_accuracy_gets_wilson_s_interval():
     # 8 items, all right: a bootstrap can only redraw eight GOOD ones ([1, 1], never covering a
     # true accuracy under 1); Wilson's, by hand with z = 1.96: centre (1 + z²/16)/(1 + z²/8) =
     # 0.8378, half-width z/(1 + z²/8)·√(z²/256) = 0.1622
-    from mtdebias.probes.wsd_metrics import group_accuracies, item_rows
+    from mtdebias.probes.wsd.metrics import group_accuracies, item_rows
 
     rows = item_rows(["GOOD"] * 8, [3] * 8, [4] * 8, [None] * 8)
     (group,) = group_accuracies(rows, "mu", resamples=200)
@@ -398,7 +398,7 @@ def quality_false_positives(sims: int, resamples: int, p_value: str = "centered"
     word replaced by a random one with the sentence's own difficulty, the same for both systems):
     how often the quality probe's paired test says p < 0.05, and how often its interval of the
     difference holds the true 0."""
-    from mtdebias.probes.quality import QualityProbe
+    from mtdebias.probes.quality.probe import QualityProbe
 
     probe = QualityProbe([], [])
     rng = np.random.default_rng(16)
@@ -482,7 +482,7 @@ def test_ambiguity_intervals_cover_the_true_values(monkeypatch, mean_u, mean_a, 
     form here, from 5,000 sets through the same metrics. The probe resamples whole contrast
     sets: resampled item by item, the unambiguous means covered in 83–88 of 100, and ΔH
     per set, which merged a set drawn twice into one, in 81–86."""
-    import mtdebias.probes.ambiguity as ambiguity
+    import mtdebias.probes.ambiguity.probe as ambiguity
 
     monkeypatch.setattr(ambiguity, "DEFAULT_RESAMPLES", resamples)  # the probe fixes its count
     probe = ambiguity.AmbiguityProbe.__new__(ambiguity.AmbiguityProbe)  # metrics need no items
@@ -517,7 +517,7 @@ def test_a_unit_resample_draws_whole_units():
 
 
 def test_the_ambiguity_probe_resamples_whole_contrast_sets(monkeypatch):
-    import mtdebias.probes.ambiguity as ambiguity
+    import mtdebias.probes.ambiguity.probe as ambiguity
 
     drawn = []
 
@@ -538,7 +538,7 @@ def test_the_ambiguity_probe_resamples_whole_contrast_sets(monkeypatch):
 def test_a_contrast_set_drawn_twice_counts_twice_for_delta_h_per_set():
     # two sets with per-set ΔH 2·(1 − 3)/4 = −1 and 2·(2 − 2)/4 = 0: drawing the first twice
     # gives the mean of (−1, −1, 0), not of (−1, 0)
-    from mtdebias.probes.ambiguity import JudgedItems
+    from mtdebias.probes.ambiguity.probe import JudgedItems
 
     attempts = [{"id": f"{g}-{p}", "group": str(g), "ambiguous": p == "they", "in_group": True, "split": "test",
                  "entropy": {"se": h, "ge": h}, "s3e": {"1": h}, "ge_undetected_share": 0.0}
@@ -579,7 +579,7 @@ def name_gender_false_positives(sims: int, resamples: int, names: int = 20, temp
     """Two systems with no gap (Acc 0.7 for every gender), the same names (``names`` of each
     gender) and ``templates``: how often the probe's paired bootstrap of first-name ΔAcc says p < 0.05."""
     from mtdebias.probes.compare import paired_tests
-    from mtdebias.probes.name_gender import NameGenderProbe
+    from mtdebias.probes.name_gender.probe import NameGenderProbe
 
     probe = NameGenderProbe.__new__(NameGenderProbe)  # metrics and tests need no templates
     probe.resamples, probe.seed, probe.templates = 0, 0, []

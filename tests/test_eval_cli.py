@@ -98,7 +98,7 @@ def test_an_undefined_metric_prints_as_undefined_with_n_and_why():
 
 def test_the_report_delta_table_says_why_a_delta_h_on_enough_items_is_undefined():
     # 90 items, above min_items 10: the floor, not the count, left it undefined
-    from mtdebias.probes.ambiguity_view import delta_cell
+    from mtdebias.report.views.ambiguity import delta_cell
     from mtdebias.signature import Signature
 
     sig = str(Signature("ambiguity.v1", "0123456789ab", "m", {"min_items": 10}, 0))

@@ -222,6 +222,15 @@ def test_every_code_block_of_the_guide_is_a_tagged_step():
         assert "shell" in kinds, section
 
 
+def test_the_new_probe_example_stays_short():
+    """A new probe declares its metrics and options and the contract derives the rest (specs,
+    headline, metrics, signature): the guide's example module was 78 non-blank lines when each
+    probe wrote those by hand, and must not grow back."""
+    [module] = [step for step in read_guide(GUIDE.read_text(encoding="utf-8"))[PROBE]
+                if step.kind == "file" and step.arg.startswith("mtdebias/")]
+    assert sum(1 for line in module.body.splitlines() if line.strip()) <= 60
+
+
 def test_matching_of_outputs():
     assert matches("scored   …: copy_rate\n", "scored   step-0000060: copy_rate\n")
     assert not matches("scored   …: copy_rate\n", "scored   step-0000060: copy_rate\nmore\n")
@@ -232,7 +241,7 @@ def test_matching_of_outputs():
 
 def test_a_new_probe_is_one_module_and_one_registry_line(guide):
     followed = guide.follow(PROBE)
-    assert followed.new == ["mtdebias/probes/copy_rate.py"]
+    assert followed.new == ["mtdebias/probes/copy_rate/__init__.py"]  # one folder
     assert followed.changed == {"mtdebias/registry.py": (1, 0)}
     # stored as a result with its interval and signature, and its attempts, one per source line
     from mtdebias.store import RunStore
@@ -244,6 +253,8 @@ def test_a_new_probe_is_one_module_and_one_registry_line(guide):
     attempts = store.read_attempts("step-0000020", "copy_rate")
     assert [a["source"] for a in attempts][-2:] == ["Thank you!", "OK."] and len(attempts) == 8
     assert all(isinstance(a["copied"], bool) for a in attempts)
+    # its signature's settings follow from the options given: beam, not the unsigned resamples or the hashed src
+    assert "|settings:beam=5|seed:0" in rows[0]["signature"]
     # in the report under its label, with a line plot of its own; in the generated reference
     html = (guide.project / "report.html").read_text(encoding="utf-8")
     assert "copy rate" in html and "copy_rate.v1:copy_rate" in html

@@ -21,37 +21,37 @@ DATA = ROOT / "mtdebias" / "data"
 
 
 def _winomt(path):
-    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.probes.winomt.probe import load_winomt
     return load_winomt(path)
 
 
 def _gest(path):
-    from mtdebias.probes.gest import load_gest
+    from mtdebias.probes.gest.probe import load_gest
     return load_gest(path)
 
 
 def _gest_choice(path):
-    from mtdebias.probes.gest_choice import load_choice_items
+    from mtdebias.probes.gest.choice import load_choice_items
     return load_choice_items(path, lang=None)
 
 
 def _wsd(path):
-    from mtdebias.probes.wsd_items import load_items
+    from mtdebias.probes.wsd.items import load_items
     return load_items(path, wordnet=False)
 
 
 def _templates(path):
-    from mtdebias.probes.name_gender import load_gender_templates
+    from mtdebias.probes.name_gender.probe import load_gender_templates
     return load_gender_templates(path)
 
 
 def _sentiment(path):
-    from mtdebias.probes.sentiment import load_fillers
+    from mtdebias.probes.sentiment.probe import load_fillers
     return load_fillers(path)
 
 
 def _names(path):
-    from mtdebias.probes.name_gender import read_name_file
+    from mtdebias.probes.name_gender.probe import read_name_file
     return read_name_file(path)
 
 

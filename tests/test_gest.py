@@ -13,7 +13,7 @@ import pytest
 
 from mtdebias.cli import main
 from mtdebias.errors import InputError
-from mtdebias.probes.gest import (DEFAULT_DATA, GestItem, GestPreferenceProbe, GestProbe, gest_metrics,
+from mtdebias.probes.gest.probe import (DEFAULT_DATA, GestItem, GestPreferenceProbe, GestProbe, gest_metrics,
                                   load_gest, load_variants)
 from mtdebias.translators.file import FileTranslator
 
@@ -303,7 +303,7 @@ def test_report_draws_stereotype_bars_and_trends(tmp_path):
     assert len(bars) == 1 and len(trends) == 1  # the bars at the headline checkpoint, the trend over both
     assert not any("male_rate_s" in c for c in summary.figures)  # no 16 separate line plots
     from mtdebias.plots import to_png
-    from mtdebias.probes.gest_view import stereotype_bars
+    from mtdebias.report.views.gest import stereotype_bars
 
     rates = {s: (0.3 if s < 8 else 0.7, (0.2, 0.8), 10) for s in range(1, 17)}
     assert not png_is_blank(to_png(stereotype_bars(rates, "test")))

@@ -10,8 +10,8 @@ import math
 import pytest
 
 from mtdebias.errors import InputError
-from mtdebias.probes.gest import load_gest
-from mtdebias.probes.gest_choice import (DEFAULT_TEMPLATE, ChoiceItem, GestChoiceProbe, load_choice_items,
+from mtdebias.probes.gest.probe import load_gest
+from mtdebias.probes.gest.choice import (DEFAULT_TEMPLATE, ChoiceItem, GestChoiceProbe, load_choice_items,
                                          read_choice)
 from mtdebias.registry import PROBES
 from mtdebias.translators.base import UnsupportedCall

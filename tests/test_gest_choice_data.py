@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from mtdebias.probes.gest import STEREOTYPES, load_gest
-from mtdebias.probes.gest_choice import load_choice_items
+from mtdebias.probes.gest.probe import STEREOTYPES, load_gest
+from mtdebias.probes.gest.choice import load_choice_items
 from mtdebias.resources import data_path
 
 CHOICE_RU = data_path("gest", "choice_ru.csv")

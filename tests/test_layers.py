@@ -281,20 +281,20 @@ def _arrow(source: str, target: str, kind: str = "import") -> Arrow:
 
 
 def test_an_upward_registry_string_is_reported():
-    arrows = [_arrow("mtdebias.errors", "mtdebias.probes.winomt", "registry string"),
-              _arrow("mtdebias.probes.winomt", "mtdebias.errors")]
+    arrows = [_arrow("mtdebias.errors", "mtdebias.probes.winomt.probe", "registry string"),
+              _arrow("mtdebias.probes.winomt.probe", "mtdebias.errors")]
     assert upward_arrows(arrows) == [
-        "made_up.py:1: mtdebias.errors -> mtdebias.probes.winomt (registry string): base -> uncertainty/probes"]
+        "made_up.py:1: mtdebias.errors -> mtdebias.probes.winomt.probe (registry string): base -> uncertainty/probes"]
 
 
 def test_registry_strings_and_lazy_imports_are_read_as_arrows(tmp_path):
     source = tmp_path / "tables.py"
-    source.write_text('X = {"a.v1": "mtdebias.probes.winomt:WinoMTProbe.from_options",\n'
+    source.write_text('X = {"a.v1": "mtdebias.probes.winomt.probe:WinoMTProbe.from_options",\n'
                       '     "note": "mtdebias.probes is no entry", "b": "os.path:join"}\n'
                       "def f():\n    from mtdebias.align import align_pairs\n", encoding="utf-8")
     arrows = _arrows("mtdebias.errors", source)
     assert [(a.target, a.line, a.kind) for a in arrows] == [
-        ("mtdebias.probes.winomt", 1, "registry string"), ("mtdebias.align", 4, "lazy import")]
+        ("mtdebias.probes.winomt.probe", 1, "registry string"), ("mtdebias.align", 4, "lazy import")]
 
 
 def test_a_cycle_is_found_and_its_lazy_import_named():
@@ -362,14 +362,18 @@ def test_only_the_store_joins_run_directory_paths():
 
 def test_report_and_ablation_name_no_probe():
     """The report and the ablation ask the registry and each probe (headline labels, views,
-    item keys, paired tests): a probe's name written there would be a list kept by hand."""
+    item keys, paired tests): a probe's name written there would be a list kept by hand. Only
+    the probe families' own views (report/views/<family>.py) name their probes, which is how
+    :func:`mtdebias.report.views.view_of` finds them."""
     from mtdebias.registry import PROBES
 
     bases = {name.rsplit(".v", 1)[0] for name in PROBES.entries}
     # "quality" is also an English word: only its probe name and string forms count
     patterns = [re.compile(rf"\b{re.escape(b)}\b" if b != "quality" else r"quality\.v\d|[\"']quality[\"'*.]")
                 for b in sorted(bases)]
-    sources = sorted((PACKAGE / "report").rglob("*.py")) + [PACKAGE / "ablation.py"]
+    views = PACKAGE / "report" / "views"
+    families = {path for path in views.glob("*.py") if path.stem not in ("__init__", "page", "figures")}
+    sources = sorted(set((PACKAGE / "report").rglob("*.py")) - families) + [PACKAGE / "ablation.py"]
     found = [f"{path.relative_to(PACKAGE.parent)}:{n}: {line.strip()}"
              for path in sources for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if any(p.search(line) for p in patterns)]

@@ -55,7 +55,7 @@ def _name_attempt(kind, name, template, detected, group=None):
 
 
 def test_name_gender_metrics_lie_in_their_ranges():
-    from mtdebias.probes.name_gender import GenderTemplate, NameGenderProbe
+    from mtdebias.probes.name_gender.probe import GenderTemplate, NameGenderProbe
 
     templates = [GenderTemplate("t1", "[PERSON] is a teacher.", ("Lehrer",), ("Lehrerin",)),
                  GenderTemplate("t2", "[PERSON] is a baker.", ("Bäcker",), ("Bäckerin",))]
@@ -80,7 +80,7 @@ def test_name_gender_metrics_lie_in_their_ranges():
 # --------------------------------------------------------------------------- gest.v1, gest_pref.v1
 
 def test_gest_metrics_lie_in_their_ranges_and_may_be_undefined():
-    from mtdebias.probes.gest import GestItem, GestProbe
+    from mtdebias.probes.gest.probe import GestItem, GestProbe
 
     items = [GestItem(f"s{k}", k, k + 1) for k in (1, 2, 8, 9)]
     probe = GestProbe(items, "pl", detect=lambda lang, text: None, resamples=0)
@@ -100,7 +100,7 @@ def test_gest_metrics_lie_in_their_ranges_and_may_be_undefined():
 
 
 def test_gest_preference_metrics_lie_in_their_ranges():
-    from mtdebias.probes.gest import GestPreferenceProbe, GestVariant, _hard, _sigmoid
+    from mtdebias.probes.gest.probe import GestPreferenceProbe, GestVariant, _hard, _sigmoid
 
     items = [GestVariant(f"s{k}", k, "m", "f", k + 1) for k in (1, 8, 9)]
     probe = GestPreferenceProbe(items, "pl", resamples=0)
@@ -123,7 +123,7 @@ def _choice(line, stereotype, male_first, choice):
 
 
 def test_gest_choice_metrics_lie_in_their_ranges_and_may_be_undefined():
-    from mtdebias.probes.gest_choice import ChoiceItem, GestChoiceProbe
+    from mtdebias.probes.gest.choice import ChoiceItem, GestChoiceProbe
 
     probe = GestChoiceProbe([ChoiceItem("s1", 1, "m", "f", "cs", "-", 1)], resamples=0)
     attempts = [_choice(1, 1, True, "b"), _choice(1, 1, False, "b"), _choice(2, 8, True, "a"),
@@ -147,7 +147,7 @@ def _sentiment_attempt(filler, kind, gender, template, label, s=None):
 
 
 def test_sentiment_metrics_lie_in_their_ranges_and_only_s_may_be_undefined():
-    from mtdebias.probes.sentiment import Filler, SentimentProbe, SentimentTemplate
+    from mtdebias.probes.sentiment.probe import Filler, SentimentProbe, SentimentTemplate
 
     probe = SentimentProbe([SentimentTemplate("p", "[PERSON] is proud.", "proud", ("自豪",), ("骄傲",))],
                            [Filler("Ann", "name", "g", "female")], "zh", resamples=20, sentiment=lambda text: 0.5)
@@ -179,7 +179,7 @@ def _wsd_attempt(status, mu, delta, chosen_mu=None, bad_preferred=None):
 
 
 def test_wsd_metrics_lie_in_their_ranges_and_undefined_ones_are_left_out():
-    from mtdebias.probes.wsd_bias import WSDBiasProbe
+    from mtdebias.probes.wsd.probe import WSDBiasProbe
 
     probe = WSDBiasProbe.__new__(WSDBiasProbe)  # metrics need no lemmatiser
     probe.resamples, probe.seed = 20, 0
@@ -210,7 +210,7 @@ def _references(correct, incorrect):
 
 
 def ambiguity_probe(min_items):
-    from mtdebias.probes.ambiguity import AmbiguityProbe
+    from mtdebias.probes.ambiguity.probe import AmbiguityProbe
 
     probe = AmbiguityProbe.__new__(AmbiguityProbe)  # metrics need no model
     probe.seed, probe.surprisal, probe.min_items = 0, "paper", min_items
@@ -277,7 +277,7 @@ def test_a_value_a_metric_can_take_is_not_flagged(probe, metric, value):
 def test_stored_rows_outside_their_range_are_named_by_line(tmp_path):
     """Through the store as the report reads it: NaN is written as JSON's NaN and read back as a
     float, so an undefined s stays believed while a rate of 1.5 is named by its line."""
-    from mtdebias.report.probe_view import stored_value_check
+    from mtdebias.report.views.page import stored_value_check
     from mtdebias.store import RunStore
 
     store = RunStore(tmp_path)
@@ -296,7 +296,7 @@ def test_a_value_a_rounding_step_past_its_bound_is_the_bound_not_damage():
     """sacrebleu's BLEU of a perfect match is 100.00000000000004: stored, it must read back as
     a result (not a damaged row recomputed on every run); a real excess stays refused."""
     from mtdebias.probes.base import value_problem
-    from mtdebias.probes.quality import QualityProbe
+    from mtdebias.probes.quality.probe import QualityProbe
 
     import sacrebleu
 

@@ -178,9 +178,9 @@ def test_load_translator_sends_a_gguf_to_hf_causal(tmp_path):
 
 
 def test_subset_options_change_the_data_and_the_request():
-    from mtdebias.probes.name_gender import NameGenderProbe
-    from mtdebias.probes.sentiment import SentimentProbe
-    from mtdebias.probes.wsd_bias import WSDBiasProbe
+    from mtdebias.probes.name_gender.probe import NameGenderProbe
+    from mtdebias.probes.sentiment.probe import SentimentProbe
+    from mtdebias.probes.wsd.probe import WSDBiasProbe
 
     full = NameGenderProbe.from_options("de", names_limit=3)
     small = NameGenderProbe.from_options("de", names_limit=3, templates_limit=2)

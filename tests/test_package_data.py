@@ -25,7 +25,7 @@ SCRIPT = textwrap.dedent("""
     import json, re, sys
     import mtdebias
     from mtdebias import resources
-    from mtdebias.probes.name_gender import NameGenderProbe, default_template_path, load_gender_templates
+    from mtdebias.probes.name_gender.probe import NameGenderProbe, default_template_path, load_gender_templates
     from mtdebias.names import load_name_list
     from toy import TranslateOnly
 

@@ -217,7 +217,7 @@ def test_clashing_misnamed_and_broken_plugins_are_refused_by_name(project):
     probes, methods, winomt = listed.stdout.splitlines()
     assert "'echo_rate.v1'" in probes and "'broken.v1'" in probes and "unversioned" not in probes
     assert "'keep.v1'" in methods
-    assert winomt == "mtdebias.probes.winomt"  # a plugin never shadows a built-in name
+    assert winomt == "mtdebias.probes.winomt.probe"  # a plugin never shadows a built-in name
     assert "entry point 'winomt.v1' of mtd-plugin-demo 0.1 (group mtdebias.probes): the name is mtdebias's own" \
         in listed.stderr
     assert "entry point 'unversioned' of mtd-plugin-demo 0.1 (group mtdebias.probes): a probe is named NAME.vN" \
@@ -254,7 +254,7 @@ def test_builtin_entries_pass_the_checks_plugins_get():
                      check="mtdebias.probes.base:check_probe")
     with pytest.raises(ConfigError, match="probe 'x.v1': HardDebiasEraser is not a probe"):
         wrong.load("x.v1")
-    misnamed = Registry("probe", {"x.v1": "mtdebias.probes.winomt:WinoMTProbe.from_options"},
+    misnamed = Registry("probe", {"x.v1": "mtdebias.probes.winomt.probe:WinoMTProbe.from_options"},
                         check="mtdebias.probes.base:check_probe")
     with pytest.raises(ConfigError, match="WinoMTProbe.name is 'winomt.v1', registered as 'x.v1'"):
         misnamed.load("x.v1")

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from mtdebias.errors import InputError
-from mtdebias.probes.name_gender import (GenderTemplate, NameGenderProbe, default_template_path, fill,
+from mtdebias.probes.name_gender.probe import (GenderTemplate, NameGenderProbe, default_template_path, fill,
                                          load_gender_templates, name_gender_metrics)
 from mtdebias.registry import PROBES
 from toy import TranslateOnly
@@ -203,7 +203,7 @@ def test_seen_unseen_split_by_hand(tmp_path):
     train.write_text("And Anna went up. Anna’s house.\nPeter said to Annabel.\n", encoding="utf-8")
     names = {"first_female": ["Anna", "Maria"], "first_male": ["Peter", "James"],
              "full_female": ["Anna of Bethany"], "full_male": ["James of Tyre"]}
-    from mtdebias.probes.name_gender import given_name_counts
+    from mtdebias.probes.name_gender.probe import given_name_counts
 
     assert given_name_counts(["Anna", "Maria", "Peter", "Anna of Bethany", "Annabel"], train) == \
         {"Anna": 2, "Maria": 0, "Peter": 1, "Anna of Bethany": 2, "Annabel": 1}

@@ -7,9 +7,9 @@ import pytest
 
 from mtdebias.errors import InputError
 from mtdebias.registry import PROBES
-from mtdebias.probes.sentiment import (Filler, SentimentProbe, SentimentTemplate, filler_renderings,
+from mtdebias.probes.sentiment.probe import (Filler, SentimentProbe, SentimentTemplate, filler_renderings,
                                        label_rendering, load_fillers, load_sentiment_templates, range_metrics)
-from mtdebias.probes.name_gender import TEMPLATE_DIR
+from mtdebias.probes.name_gender.probe import TEMPLATE_DIR
 from toy import TranslateOnly
 
 TEMPLATES = [

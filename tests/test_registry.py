@@ -34,7 +34,7 @@ def test_unknown_names_get_a_did_you_mean():
 
 
 def test_every_entry_loads():
-    from mtdebias.probes.winomt import WinoMTProbe
+    from mtdebias.probes.winomt.probe import WinoMTProbe
 
     assert PROBES.load("winomt") == WinoMTProbe.from_options
     for registry in REGISTRIES.values():

@@ -187,7 +187,7 @@ class _Echo:
 
 
 def test_eval_does_not_call_an_impossible_stored_value_already_stored(tmp_path, capsys):
-    from mtdebias.probes.quality import QualityProbe
+    from mtdebias.probes.quality.probe import QualityProbe
     from mtdebias.runner import EvalOutcome, evaluate_checkpoint
     from mtdebias.suite import ProbeSpec
 
@@ -289,7 +289,7 @@ def test_long_pairs_can_be_skipped_and_counted_instead():
 
 
 def test_a_winomt_line_with_a_nul_byte_is_refused_with_file_and_line(tmp_path, capsys):
-    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.probes.winomt.probe import load_winomt
 
     path = tmp_path / "winomt.tsv"
     path.write_bytes(b"male\t1\tThe doctor asked the nurse.\tdoctor\nfemale\t1\tThe nur\x00se left.\tnurse\n")

@@ -187,7 +187,7 @@ def test_exports_and_markdown(report):
 
 
 def test_entropies_from_the_ambiguity_probe_layout():
-    from mtdebias.probes.ambiguity import entropy_values as _entropies
+    from mtdebias.probes.ambiguity.probe import entropy_values as _entropies
 
     # one contrast set of two test items (norm-H = entropy over the set's mean; GE is 0 on both,
     # so its norm-H is undefined and left out) and an α-tuning item, left out of both

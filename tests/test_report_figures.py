@@ -230,10 +230,11 @@ def test_the_default_figure_has_a_panel_per_headline_metric_with_its_interval():
         headline = (Headline("rate", "a rate"), Headline("gap", "a gap"), Headline("absent", "not stored"))
 
     from mtdebias.report.headline_figure import headline_figure
+    from mtdebias.report.views import view_of
 
     view = _View(_rows("plugin.v1", {"rate": 0.25, "gap": -0.1, "other": 3.0}, "m"))
-    Plugin.report_figure(view, ["plugin"])
-    assert view.drawn == []  # a probe draws no figure of its own by default: the report draws this one
+    # a probe has no figure of its own unless a view (or a plugin's report_figure) draws one: the report draws this one
+    assert view_of("plugin.v1", Plugin).figure is None
     headline_figure(view, Plugin, ["plugin"])
     [(caption, fig)] = view.drawn
     assert caption.startswith("plugin.v1: headline metrics")
@@ -287,3 +288,24 @@ def test_chromium_shows_every_probe_figure(tmp_path):
         box = pixels[top:top + height, left:left + width]
         assert float(np.var(box)) > 1e-3, alt  # drawn, not blank
         assert float(np.mean(box < 0.5)) > 0.002, alt  # dark ink (text, bars) in it
+
+
+def test_each_shipped_probe_finds_its_view_by_its_name():
+    """A probe's figure and section are found in report/views/<its folder>.py by its name: the
+    same ones the probes drew themselves before the views moved out of probes/ (gest_choice.v1
+    shares GEST's module but has a figure of its own and no section)."""
+    import re
+
+    from mtdebias.registry import PROBES
+    from mtdebias.report.views import view_of
+    from mtdebias.report.views.page import probe_class
+
+    names = [name for name in PROBES.names() if re.search(r"\.v\d+$", name)]
+    views = {name: view_of(name, probe_class(name)) for name in names}
+    drawn = {name: (view.figure.__name__ if view.figure else None, view.section.__module__.rsplit(".", 1)[-1]
+                    if view.section else None) for name, view in views.items()}
+    assert drawn == {"quality.v1": (None, None), "winomt.v1": ("winomt_figure", None),
+                     "name_gender.v1": ("figure_of", "name_gender"), "sentiment.v1": ("group_means_figure", "sentiment"),
+                     "ambiguity.v1": ("delta_figure", "ambiguity"), "wsd_bias.v1": ("pos_figure", "wsd"),
+                     "gest.v1": ("figure_of", "gest"), "gest_pref.v1": ("figure_of", "gest"),
+                     "gest_choice.v1": ("choice_figure", None)}

@@ -27,7 +27,7 @@ from mtdebias.report import build_report
 from mtdebias.report.collect import RunData
 from mtdebias.report.definitions import NOT_DECLARED, missing_definitions
 from mtdebias.report.labels import assign_labels, default_label, parse_labels
-from mtdebias.report.probe_view import probe_class
+from mtdebias.report.views.page import probe_class
 from mtdebias.report.readme import excerpt
 from mtdebias.report.tables import Table, csv_number
 from mtdebias.signature import Signature

@@ -136,7 +136,7 @@ def test_paired_bootstrap_quality_agrees_with_sacrebleu_paired_test():
 def test_the_quality_probe_tests_with_the_centered_p_value():
     """sacrebleu's p-value rejected two equally good systems in 13 of 100 simulations
     (tests/test_calibration.py); the probe's paired test reports the centered one."""
-    from mtdebias.probes.quality import QualityProbe
+    from mtdebias.probes.quality.probe import QualityProbe
 
     # better on some sentences, worse on others: the resampled differences straddle 0, where the
     # two p-values part (p = 0.74 centered, 0.22 sacrebleu's, for a difference near 0)

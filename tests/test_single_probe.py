@@ -12,7 +12,7 @@ import pytest
 from mtdebias.cli import main
 from mtdebias.errors import InputError
 from mtdebias.probes.base import spread_sample
-from mtdebias.probes.winomt import WinoMTProbe
+from mtdebias.probes.winomt.probe import WinoMTProbe
 from mtdebias.store import RunStore
 from mtdebias.translators.progress import ProgressTranslator
 from tests.llm_fixture import DE_PAIRS

@@ -213,7 +213,7 @@ class _Odd:
 
 def test_eval_twice_with_a_translator_replying_del_stores_and_reads_its_attempts(tmp_path):
     """Case 1 end to end: the first eval stored the reply raw, the second refused the run."""
-    from mtdebias.probes.quality import QualityProbe
+    from mtdebias.probes.quality.probe import QualityProbe
     from mtdebias.runner import EvalOutcome, evaluate_checkpoint
     from mtdebias.suite import ProbeSpec
 

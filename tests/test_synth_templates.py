@@ -1,5 +1,5 @@
 
-from mtdebias.probes.name_gender import load_gender_templates
+from mtdebias.probes.name_gender.probe import load_gender_templates
 from mtdebias.synth.export import TEMPLATE_DIR, synth_template_table
 
 
@@ -14,7 +14,7 @@ def test_shipped_synth_templates_match_the_generator_and_load():
 
 
 def test_shipped_synth_winomt_items_match_the_generator_and_load():
-    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.probes.winomt.probe import load_winomt
     from mtdebias.synth.export import synth_winomt_items
 
     path = TEMPLATE_DIR / "winomt_synth_en.txt"
@@ -27,8 +27,8 @@ def test_shipped_synth_winomt_items_match_the_generator_and_load():
 def test_shipped_synth_winomt_references_match_the_generator_and_cover_every_item():
     """Each he/she item has the corpus's own translation as the correct reference and the other
     gender of the profession as the incorrect one; they differ in the profession only."""
-    from mtdebias.probes.ambiguity import load_references
-    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.probes.ambiguity.probe import load_references
+    from mtdebias.probes.winomt.probe import load_winomt
     from mtdebias.synth.export import synth_winomt_references
 
     items = load_winomt(TEMPLATE_DIR / "winomt_synth_en.txt")

@@ -56,8 +56,8 @@ def test_a_byte_order_mark_is_not_part_of_the_first_sentence(tmp_path):
 
 
 def test_a_byte_order_mark_is_dropped_from_suites_recipes_templates_and_items(tmp_path):
-    from mtdebias.probes.name_gender import load_gender_templates
-    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.probes.name_gender.probe import load_gender_templates
+    from mtdebias.probes.winomt.probe import load_winomt
     from mtdebias.suite import load_suite
 
     suite = tmp_path / "s.toml"
@@ -77,7 +77,7 @@ def test_a_byte_order_mark_is_dropped_from_hand_edited_tables_and_model_files(tm
     from mtdebias.ablation import Variant, validate_variants
     from mtdebias.lang.agreement import load_gold
     from mtdebias.names.gold import read_gold
-    from mtdebias.probes.wsd_check import load_resolutions
+    from mtdebias.probes.wsd.check import load_resolutions
     from mtdebias.translators.source import load_spec_file
 
     (tmp_path / "t.en").write_text("a\n", encoding="utf-8")

@@ -363,7 +363,7 @@ def test_pronoun_rewriting(nlp, sentence, gender, expected):
 
 
 def test_contrast_sets_and_cues(tmp_path, nlp):
-    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.probes.winomt.probe import load_winomt
     from mtdebias.uncertainty.contrast import add_name_variants, build_contrast_sets
     from mtdebias.uncertainty.cues import annotate_cues, load_stereotypes
 
@@ -407,7 +407,7 @@ def test_contrast_sets_and_cues(tmp_path, nlp):
 
 
 def test_bad_winomt_line_names_file_and_line(tmp_path):
-    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.probes.winomt.probe import load_winomt
 
     bad = tmp_path / "bad.txt"
     bad.write_text("male\t1\tThe developer argued.\tdeveloper\nmale\t2\tThe developer argued.\tdeveloper\n")
@@ -425,7 +425,7 @@ def test_shipped_cue_lists_load():
 
 @pytest.mark.shared
 def test_full_winomt_contrast_sets():
-    from mtdebias.probes.winomt import load_winomt
+    from mtdebias.probes.winomt.probe import load_winomt
     from mtdebias.uncertainty.contrast import build_contrast_sets
 
     path = SHARED / "winomt" / "en.txt"

@@ -17,7 +17,7 @@ from mtdebias.cli import main
 from mtdebias.lang.identify import identify
 from mtdebias.probes.base import Metric
 from mtdebias.probes.validity import TooFewTranslations, check, is_copy, is_valid, runaway, validity_metrics
-from mtdebias.probes.winomt import WinoMTProbe, load_winomt
+from mtdebias.probes.winomt.probe import WinoMTProbe, load_winomt
 from test_probe_winomt import ROWS, DictTranslator, write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,7 +178,7 @@ def test_the_gate_keeps_its_recorded_agreement_on_the_langid_gold_set():
 
 
 def test_gest_leaves_invalid_translations_out_of_every_rate(tmp_path):
-    from mtdebias.probes.gest import GestProbe
+    from mtdebias.probes.gest.probe import GestProbe
 
     data = write(tmp_path / "g.csv", ["sentence,stereotype", "I was there yesterday.,1", "I won the race.,8",
                                       "I am very tired today.,2"])
@@ -201,7 +201,7 @@ def test_gest_leaves_invalid_translations_out_of_every_rate(tmp_path):
 
 
 def test_wsd_leaves_invalid_translations_out_of_every_metric():
-    from mtdebias.probes.wsd_bias import WSDBiasProbe
+    from mtdebias.probes.wsd.probe import WSDBiasProbe
 
     probe = WSDBiasProbe.from_options("ru", resamples=0)
     item = next(i for i in probe.items() if i.id == "run.move.1")
@@ -218,7 +218,7 @@ def test_name_gender_leaves_untranslated_names_out_of_the_accuracies():
     """Two of Anna's sentences come back in English: they are no German noun to be right or wrong
     about. Counted as wrong (before the gate) they made Acc_f 0.5 and ΔAcc 0.5 — a name bias
     read from sentences that were never translated."""
-    from mtdebias.probes.name_gender import GenderTemplate, NameGenderProbe
+    from mtdebias.probes.name_gender.probe import GenderTemplate, NameGenderProbe
 
     templates = [GenderTemplate("doctor", "[PERSON] is a doctor in the emergency room.", ("Arzt",), ("Ärztin",)),
                  GenderTemplate("baker", "[PERSON] works as a baker in the village.", ("Bäcker",), ("Bäckerin",))]
@@ -256,7 +256,7 @@ def test_name_gender_leaves_untranslated_names_out_of_the_accuracies():
 def test_sentiment_leaves_untranslated_templates_out_of_t_and_the_unmatched_rate():
     from test_probe_sentiment import FILLERS, TEMPLATES, ScriptedChinese
 
-    from mtdebias.probes.sentiment import SentimentProbe
+    from mtdebias.probes.sentiment.probe import SentimentProbe
 
     class CopiesJamesBrown(ScriptedChinese):
         def translate(self, sources, beam=5):
@@ -280,7 +280,7 @@ def test_sentiment_leaves_untranslated_templates_out_of_t_and_the_unmatched_rate
 
 
 def test_quality_counts_untranslated_hypotheses_and_calls_the_bleu_degenerate(tmp_path):
-    from mtdebias.probes.quality import QualityProbe
+    from mtdebias.probes.quality.probe import QualityProbe
 
     sources = ["The doctor arrived late because of the rain.", "My sister bought a new bicycle yesterday.",
                "We will meet at the station tomorrow morning."]

@@ -12,9 +12,9 @@ import pytest
 from mtdebias.errors import InputError
 from mtdebias.lang.lemmatize import find_lemma, lemmatizer
 from mtdebias.lang.wordnet import WordNet, load_wordnet, wordnet_available
-from mtdebias.probes.wsd_bias import DEFAULT_ITEMS, WSDBiasProbe, classify
-from mtdebias.probes.wsd_items import load_items, parse_item
-from mtdebias.probes.wsd_metrics import group_accuracies, item_rows, pos_accuracies, wsd_metrics
+from mtdebias.probes.wsd.probe import DEFAULT_ITEMS, WSDBiasProbe, classify
+from mtdebias.probes.wsd.items import load_items, parse_item
+from mtdebias.probes.wsd.metrics import group_accuracies, item_rows, pos_accuracies, wsd_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_wordnet = pytest.mark.skipif(not wordnet_available(), reason="WordNet 3.0 (Debian wordnet-base, "
@@ -382,7 +382,7 @@ def test_suite_on_a_checkpoint_and_report_section(tiny_checkpoint, tmp_path):
 
     from mtdebias.report.build import build_report
     from mtdebias.plots import png_is_blank
-    from mtdebias.probes.wsd_view import accuracy_by_group, groups_of
+    from mtdebias.report.views.wsd import accuracy_by_group, groups_of
     from mtdebias.runner import evaluate
 
     run = tmp_path / "run"
@@ -435,12 +435,12 @@ def test_particle_verb_overrides_its_plain_verb():
 
 
 def test_every_metric_declares_direction_and_test():
-    from mtdebias.probes.wsd_bias import SPECS
+    from mtdebias.probes.wsd.metrics import MEASURES
 
     rows = item_rows(["GOOD", "BAD", "MISS"], [1, 2, 1], [3, 3, 4], [None, 1, None], [True, False, None])
     names = {m.name for m in wsd_metrics(rows, resamples=0)}
-    assert names == set(SPECS)
-    assert all(spec.better in ("higher", "lower") and spec.test in ("mcnemar", "bootstrap") for spec in SPECS.values())
+    assert names == {m.pattern for m in MEASURES}
+    assert all(m.better in ("higher", "lower") and m.test in ("mcnemar", "bootstrap") for m in MEASURES)
 
 
 def test_backends_per_language():

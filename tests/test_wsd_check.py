@@ -12,8 +12,8 @@ import pytest
 
 from mtdebias.lang import freedict
 from mtdebias.lang.wordnet import wordnet_available
-from mtdebias.probes.wsd_bias import DEFAULT_ITEMS, WSDBiasProbe
-from mtdebias.probes.wsd_metrics import metrics_by_pos, pos_table
+from mtdebias.probes.wsd.probe import DEFAULT_ITEMS, WSDBiasProbe
+from mtdebias.probes.wsd.metrics import metrics_by_pos, pos_table
 
 ROOT = Path(__file__).resolve().parents[1]
 DICTS = ("eng-deu", "eng-spa", "eng-ita", "eng-rus", "deu-eng", "spa-eng", "ita-eng")

@@ -31,8 +31,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from mtdebias.probes.wsd_bias import DEFAULT_ITEMS, WSDBiasProbe  # noqa: E402
-from mtdebias.probes.wsd_items import WSDItem, load_items  # noqa: E402
+from mtdebias.probes.wsd.probe import DEFAULT_ITEMS, WSDBiasProbe  # noqa: E402
+from mtdebias.probes.wsd.items import WSDItem, load_items  # noqa: E402
 
 # gold file (under eval/gold/) → target language
 FILES = {**{f"wsd/matcher_{lang}.tsv": lang for lang in ("de", "es", "it", "ru")},

@@ -217,9 +217,9 @@ def _in_synth_manifest(path: Path) -> bool:
 def _wsd_check(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..lang.wordnet import load_wordnet
-    from ..probes.wsd_bias import DEFAULT_ITEMS
-    from ..probes.wsd_check import check_items, load_resolutions, missing_dictionaries
-    from ..probes.wsd_items import load_items
+    from ..probes.wsd.probe import DEFAULT_ITEMS
+    from ..probes.wsd.check import check_items, load_resolutions, missing_dictionaries
+    from ..probes.wsd.items import load_items
 
     missing = missing_dictionaries()
     if missing:

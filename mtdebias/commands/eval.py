@@ -242,7 +242,7 @@ def _defined(probe: str, metric: dict) -> dict:
     value = metric.get("value")
     if isinstance(value, (int, float)) and math.isfinite(value):
         return metric
-    from ..report.probe_view import undefined_reason
+    from ..report.views.page import undefined_reason
 
     why = undefined_reason(probe, metric["metric"])
     return {**metric, "value": None, "ci": None, "undefined": f"n={metric.get('n')}" + (f"; {why}" if why else "")}

@@ -19,7 +19,15 @@ A probe implements five steps, each on its own::
                                    decoding and a bootstrap over items resamples all of it
     signature(translator, attempts) → the sacrebleu-style signature of the numbers
 
-and declares, in ``specs``, each metric's direction and its paired test: ``mcnemar`` on the
+The last two follow from declarations (one folder per probe family holds the rest): each metric
+is declared once as a :class:`Measure` in ``measures`` — its spec, its function of the rows
+that ``values(attempts)`` gives (one per item), the items it rests on, where it is left out,
+its headline label and degenerate rule — from which ``specs``, ``headline``,
+``degenerate_when`` and :meth:`BaseProbe.metrics` follow; the default :meth:`BaseProbe.signature`
+shows as settings the options ``from_options`` was given, less the ``unsigned`` and ``hashed``
+ones. A probe whose numbers need more (a tuned α, corpus BLEU) writes those methods itself.
+
+Each metric's spec gives its direction and its paired test: ``mcnemar`` on the
 per-item ``correct`` outcome (accuracies), ``bootstrap`` (any other metric: resample the
 probe's units — :meth:`BaseProbe.unit` — jointly for both systems and recompute the metric
 with :meth:`metrics`), or none. A McNemar-tested metric of a subset of the items (one group)
@@ -28,16 +36,17 @@ says which item an attempt answers, so two systems' attempts are paired item by 
 :func:`mtdebias.probes.compare.paired_tests` runs the tests; the report and the ablation never
 re-derive a metric or guess a test from attempt fields.
 
-What a report shows of a probe is the probe's to say: ``headline`` (the metrics a reader looks
-for first, with the labels a reader expects), :meth:`BaseProbe.report_figure` (its figure, by
-default its headline metrics as bars with their intervals) and :meth:`BaseProbe.report_section`
-(its other plots and tables), drawn from stored metrics, tables and attempts through a
-:class:`ReportView`.
+What a report shows of a probe follows from these declarations: ``headline`` (the metrics a
+reader looks for first, with the labels a reader expects), ``quality`` and ``own_plots``; the
+figures and tables of a shipped probe's own are drawn by its view, :mod:`mtdebias.report.views`,
+found by the probe's name.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
+import inspect
 import math
 import random
 import re
@@ -45,6 +54,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
 
 from ..options import Range
+from ..signature import Signature
+from ..stats import DEFAULT_RESAMPLES, bootstrap_ci
 from ..translators.base import Translator
 
 HIGHER, LOWER, ZERO, NEUTRAL = "higher", "lower", "zero", "none"  # which way is better
@@ -144,6 +155,51 @@ class Degenerate:
         return out
 
 
+@dataclass(frozen=True)
+class Measure(MetricSpec):
+    """One metric declared whole: what a :class:`MetricSpec` says of it (its name as ``pattern``,
+    direction, paired test, bounds, label, definition, source, interval) and how it is computed
+    and shown, so that no second list names it. A probe listing its ``measures`` gets from them
+    its ``specs``, its ``headline`` (the measures with ``headline`` set), its degenerate rules
+    and, through :meth:`BaseProbe.metrics`, every value with its interval and n."""
+
+    # the metric from the probe's per-item rows (:meth:`BaseProbe.values`; a 2-D array when it
+    # reads several columns), also applied to every bootstrap resample of the rows
+    value: Callable[[Any], float] | None = None
+    items: Callable[[Any], int] | None = None  # how many items it rests on (None: every row)
+    when: Callable[[Any], bool] | None = None  # the metric is left out of rows where this is False
+    headline: bool | str = False  # in the report's headline (a string: under that label, not the spec's)
+    # when it says the result says nothing (see Degenerate): at or below ``at_most``, at or above ``at_least``
+    degenerate: str = ""
+    at_most: float | None = None
+    at_least: float | None = None
+    # False: a member of a family declared by a pattern among the probe's measures ("f1_*" for
+    # "f1_male"), which says everything above of it; the measure says only how it is computed
+    spec: bool = True
+
+
+def measured(measures: Sequence[MetricSpec], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
+             seed: int = 0) -> list[Metric]:
+    """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
+    interval over the rows (none when ``resamples`` is 0) and the items it rests on. A value
+    that is NaN where the metric's declaration (a family member's: its family's) allows none is
+    left out: the metric is undefined on these rows, and no stored value may be NaN."""
+    declared = [m for m in measures if not (isinstance(m, Measure) and not m.spec)]
+    out = []
+    for measure in measures:
+        if not isinstance(measure, Measure) or measure.value is None or \
+                (measure.when is not None and not measure.when(rows)):
+            continue
+        value = measure.value(rows)
+        spec = measure if measure.spec else next((s for s in declared if s.matches(measure.pattern)), measure)
+        if value != value and not spec.nan:
+            continue
+        interval = bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed) if resamples else None
+        out.append(Metric(measure.pattern, value, interval,
+                          measure.items(rows) if measure.items is not None else len(rows)))
+    return out
+
+
 def metric_label(probe: Any, metric: str) -> str:
     """What a reader calls ``metric`` of ``probe`` (a probe class): its headline's label, else its
     spec's; "" when neither names it."""
@@ -215,40 +271,6 @@ class ProbeResult:
                 for m in self.metrics]
 
 
-class ReportView(Protocol):
-    """What the report gives a probe's section (built by :mod:`mtdebias.report`): the runs, the
-    checkpoints chosen for the headline, stored rows, attempts and tables, and a page to add to."""
-
-    runs: Sequence[Any]  # RunData: name, checkpoints(), step_of(), rows_at()
-
-    def picked(self) -> list[tuple[Any, str]]: ...  # (run, checkpoint) shown in the headline
-
-    def run_label(self, run: Any, checkpoint: str) -> str: ...
-
-    def results(self, run: Any, checkpoint: str, label: str) -> list[dict[str, Any]]: ...
-
-    def attempts(self, run: Any, checkpoint: str, label: str) -> list[dict[str, Any]] | None: ...
-
-    def stored_table(self, run: Any, checkpoint: str, label: str, kind: str) -> Any: ...
-
-    def heading(self, text: str, level: int = 2) -> None: ...
-
-    def paragraph(self, text: str, css: str | None = None) -> None: ...
-
-    def warning(self, text: str) -> None: ...
-
-    def figure(self, figure: Any, caption: str) -> None: ...  # a matplotlib Figure (or PNG bytes)
-
-    def table(self, name: str, title: str, columns: list[str], rows: list[dict[str, Any]], note: str = "",
-              collapsed: str | None = None, summary: bool = False) -> None: ...
-
-    def shown(self, label: str) -> str: ...  # a suite label worth showing ("" for the probe's own name)
-
-    def finite(self, value: Any) -> bool: ...
-
-    def interval(self, row: dict[str, Any]) -> tuple[float, float] | None: ...  # a stored row's 95% interval
-
-
 class Probe(Protocol):
     name: str  # versioned, e.g. "winomt.v1"
     specs: tuple[MetricSpec, ...]
@@ -281,9 +303,6 @@ class Probe(Protocol):
 
     def degenerate(self, metrics: Sequence[Metric]) -> list[str]: ...
 
-    @classmethod
-    def report_section(cls, view: ReportView, labels: Sequence[str]) -> None: ...
-
 
 # every member the protocol names (its annotations and methods): what a registered probe must have
 PROBE_MEMBERS = tuple(sorted(set(Probe.__annotations__) | {m for m in vars(Probe) if not m.startswith("_")}))
@@ -296,7 +315,7 @@ class BaseProbe:
     specs: tuple[MetricSpec, ...] = ()
     headline: tuple[Headline, ...] = ()
     quality: tuple[Headline, ...] = ()  # translation-quality metrics: shown beside every headline
-    own_plots: tuple[str, ...] = ()  # metric patterns report_section draws: no line plot of their own
+    own_plots: tuple[str, ...] = ()  # metric patterns its report view draws: no line plot of their own
     # capabilities of the language registry (mtdebias.languages) the probe needs for its `lang`,
     # e.g. ("detector",) for a probe that reads target-side gender: a suite refuses a language
     # without them, naming what is missing, before any model loads
@@ -330,6 +349,31 @@ class BaseProbe:
     degenerate_when: tuple[Degenerate, ...] = ()
     # the hash of the probe's data (its items), set by the constructor; "" for none
     data_hash: str | Callable[[], str] = ""
+    # the probe's metrics, each declared once (see Measure; a MetricSpec among them declares a
+    # family, or metrics computed elsewhere): a class listing them has its specs, headline and
+    # degenerate rules derived from them (when it does not write those itself) and its metrics
+    # computed by metrics() from values()
+    measures: tuple[MetricSpec, ...] = ()
+    # options of from_options that the data hash stands for (files of items): not settings of
+    # the default signature, whose settings are every other option given (see signature())
+    hashed: tuple[str, ...] = ()
+    # the options from_options was called with, defaults filled in (None: built another way)
+    built_with: dict[str, Any] | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if "measures" in own:
+            computed = [m for m in cls.measures if isinstance(m, Measure)]
+            if "specs" not in own:
+                cls.specs = tuple(m for m in cls.measures if not (isinstance(m, Measure) and not m.spec))
+            if "headline" not in own:
+                cls.headline = tuple(Headline(m.pattern, m.headline if isinstance(m.headline, str) else "")
+                                     for m in computed if m.headline)
+            cls.degenerate_when = tuple(Degenerate(m.pattern, m.degenerate, m.at_most, m.at_least)
+                                        for m in computed if m.degenerate) + tuple(own.get("degenerate_when", ()))
+        if isinstance(own.get("from_options"), classmethod):
+            cls.from_options = classmethod(_recording(own["from_options"].__func__))  # type: ignore[attr-defined]
 
     def items(self) -> Sequence[Any]:
         raise NotImplementedError
@@ -340,11 +384,31 @@ class BaseProbe:
     def judge(self, items: Sequence[Any], outputs: Any) -> Attempts:
         raise NotImplementedError
 
+    def values(self, attempts: Sequence[dict[str, Any]]) -> Any:
+        """The per-item rows the ``measures`` read: one row per item (a 2-D array when a measure
+        reads several columns), in the order of the attempts."""
+        raise NotImplementedError(f"{type(self).__name__} declares measures but no values()")
+
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
-        raise NotImplementedError
+        """Every declared measure of the attempts' ``values`` (a probe computing its metrics
+        another way writes this instead)."""
+        if not self.measures:
+            raise NotImplementedError(f"{type(self).__name__} declares no measures and writes no metrics()")
+        resamples = getattr(self, "resamples", DEFAULT_RESAMPLES) if ci else 0
+        return measured(self.measures, self.values(attempts), resamples=resamples, seed=getattr(self, "seed", 0))
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        raise NotImplementedError
+        """Name, data hash, system, settings and seed; the settings are the options
+        ``from_options`` was given (defaults filled in, unset ones left out) less the
+        ``unsigned`` ones, the ``hashed`` ones and the seed, so an option cannot be added and
+        forgotten here (a probe signing something else writes this instead)."""
+        if self.built_with is None:
+            raise TypeError(f"{self.name}: built without from_options, so its signature has no options to show: "
+                            "build it with from_options or write signature()")
+        left_out = {*self.unsigned, *self.hashed, "seed"}
+        settings = {k: v for k, v in self.built_with.items() if k not in left_out and v is not None}
+        data = self.data_hash() if callable(self.data_hash) else self.data_hash
+        return str(Signature(self.name, data or "-", translator.signature(), settings, self.built_with.get("seed")))
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """Extra tables computed from the attempts and stored beside them (none by default)."""
@@ -403,20 +467,27 @@ class BaseProbe:
         pairs only that group's attempts)."""
         return True
 
-    # -- what the report shows -----------------------------------------------------------------
-    @classmethod
-    def report_figure(cls, view: ReportView, labels: Sequence[str]) -> None:
-        """Add this probe's figure to a report with ``view.figure(fig, caption)`` (a matplotlib
-        Figure, e.g. from :func:`mtdebias.plots.figure`; the report embeds it in the page and
-        writes it beside the Markdown summary). Nothing by default: a probe that draws nothing
-        here (or whose figure has nothing to draw, its breakdown not stored) gets its headline
-        metrics at the headline checkpoints as bars with their 95% intervals from the report."""
 
-    @classmethod
-    def report_section(cls, view: ReportView, labels: Sequence[str]) -> None:
-        """Add this probe's own plots and tables to a report (``labels``: the suite labels its
-        results are stored under). Every stored metric is drawn against training step by the
-        report itself; a probe adds only what that leaves out. Nothing by default."""
+def _recording(build: Callable[..., Any]) -> Callable[..., Any]:
+    """``from_options`` that also keeps, on the probe it builds, the options it was given with
+    its defaults filled in (``built_with``), from which the default signature's settings come."""
+    parameters = inspect.signature(build)
+
+    @functools.wraps(build)
+    def from_options(cls: type, *args: Any, **kwargs: Any) -> Any:
+        probe = build(cls, *args, **kwargs)
+        bound = parameters.bind(cls, *args, **kwargs)
+        bound.apply_defaults()
+        given = dict(bound.arguments)
+        given.pop(next(iter(parameters.parameters)))  # cls
+        for name, kind in ((n, p.kind) for n, p in parameters.parameters.items()):
+            if kind is inspect.Parameter.VAR_KEYWORD:  # **options: each is an option of its own
+                given.update(given.pop(name))
+        if isinstance(probe, BaseProbe):
+            probe.built_with = given
+        return probe
+
+    return from_options
 
 
 # what the options most probes share do, for the probe reference and `eval --help` (a probe's own
@@ -478,6 +549,6 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
-           "ProbeResult", "Probe", "BaseProbe", "ReportView", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
+__all__ = ["Metric", "MetricSpec", "Measure", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
+           "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

@@ -6,15 +6,15 @@ Layout (``out.html`` → ``out.md`` and ``out_tables/`` beside it):
 1. headline table: runs (or variants, mean ± t-interval over seeds) × chosen bias metrics at the
    last (or best) checkpoint, with BLEU and chrF beside them, so that a debiasing that costs
    translation quality shows in the same row;
-2. a figure per stored probe (:meth:`mtdebias.probes.base.BaseProbe.report_figure`: WinoMT by
-   gender × stereotype, GEST per stereotype, …; a probe that declares none gets its headline
-   metrics as bars with their intervals), also written as PNG files beside the Markdown;
+2. a figure per stored probe (its view's, :mod:`mtdebias.report.views`: WinoMT by gender ×
+   stereotype, GEST per stereotype, …; a probe whose view draws none gets its headline metrics
+   as bars with their intervals), also written as PNG files beside the Markdown;
 3. every stored metric against training step, one line per run, bands from the stored intervals;
    the training log's dev loss / BLEU / chrF curves (no heading where nothing has a step: a
    translator scored once);
-4. each stored probe's own section (:meth:`mtdebias.probes.base.BaseProbe.report_section`:
-   accuracy bars, entropy violins, stereotype bars, …), drawn by the probe through a
-   :class:`~mtdebias.report.probe_view.PageView`; this module knows no probe by name;
+4. each stored probe's own section (its view's: accuracy bars, entropy violins, stereotype
+   bars, …), drawn through a :class:`~mtdebias.report.views.page.PageView`; this module knows
+   no probe by name (views are found by :func:`~mtdebias.report.views.view_of`);
 5. the signatures of everything shown, and a warning wherever numbers whose signatures differ in
    more than the model end up in one plot or table column.
 """
@@ -45,7 +45,8 @@ from .html import Document, slug
 from .labels import assign_labels
 from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, output_lock, report_paths,
                       tables_manifest)
-from .probe_view import (PageView, label_of, probe_class, run_label, stored_probes, stored_value_check,
+from .views import view_of
+from .views.page import (PageView, label_of, probe_class, run_label, stored_probes, stored_value_check,
                          undefined_reason)
 from .signatures import comparability_key, model_of, signature_differences
 from .tables import Table, format_value
@@ -439,9 +440,9 @@ class _Builder:
         return list(dict.fromkeys(label_of(r) for run in self.runs for r in run.results if r["probe"] == name))
 
     def probe_figures(self) -> None:
-        """Each stored probe's figure (its ``report_figure``) under a heading of its own name; a
-        probe whose figure draws nothing (a breakdown its stored results lack), or that has no
-        ``report_figure`` (a plugin not built on BaseProbe), gets its headline metrics as bars."""
+        """Each stored probe's figure (its view's) under a heading of its own name; a probe whose
+        figure draws nothing (a breakdown its stored results lack), or that has none, gets its
+        headline metrics as bars."""
         started = False
 
         def start() -> None:  # the section's heading, before its first figure (none: no heading)
@@ -456,7 +457,7 @@ class _Builder:
             labels = self._labels(name)
             view = PageView(self, name, lead=name, before=start)
             before = len(self.figures)
-            draw = getattr(cls, "report_figure", None)
+            draw = view_of(name, cls).figure
             try:
                 if callable(draw):
                     draw(view, labels)
@@ -470,8 +471,11 @@ class _Builder:
         for name, cls in self.probes.items():
             labels = self._labels(name)
             view = PageView(self, name)
+            draw = view_of(name, cls).section
+            if draw is None:
+                continue
             try:
-                cls.report_section(view, labels)
+                draw(view, labels)
             except InputError as error:  # stored data the probe cannot read (an older layout): said, not fatal
                 view.warning(f"{name}: its own plots and tables are left out: {error}")
 

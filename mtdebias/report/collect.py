@@ -1,7 +1,7 @@
 """Read what a run stored (results, training log, best checkpoints) for a report.
 
 Nothing here knows a probe: the report plots every stored metric, and each probe's own section
-reads what it stored (see :mod:`mtdebias.report.probe_view`).
+reads what it stored (see :mod:`mtdebias.report.views.page`).
 """
 
 from __future__ import annotations

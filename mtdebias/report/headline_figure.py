@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from .. import plots
 from ..probes.base import ZERO
-from ..probes.figures import bar, picked_rows
+from .views.figures import bar, picked_rows
 
 SUMMARY_METRICS = 6  # a probe that declares no headline: its first stored summary metrics, as the headline table
 

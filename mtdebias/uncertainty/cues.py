@@ -81,7 +81,7 @@ def load_default_masculine(path: str | Path | None = None) -> set[str]:
 
 def load_stereotypes(pro: Sequence[WinoRow], anti: Sequence[WinoRow] | None = None) -> dict[str, str]:
     """Profession → stereotypical gender ("male"/"female") from the rows of WinoMT's pro/anti
-    files (read by the probe layer: :func:`mtdebias.probes.winomt.load_winomt`).
+    files (read by the probe layer: :func:`mtdebias.probes.winomt.probe.load_winomt`).
 
     In the pro-stereotypical file the gold gender is the stereotype; in the anti file it is
     the opposite. Votes are counted so that a stray row cannot flip a profession.

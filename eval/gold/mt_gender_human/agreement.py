@@ -6,7 +6,7 @@
 The annotation files in this folder are mt_gender's (see README.md): each row is one
 translated WinoMT sentence with the row index of ``en.txt``, and a human's answer to "is the
 entity in the translation?" and "with which gender?". Each translation goes through the
-probe's own judge (:meth:`mtdebias.probes.winomt.WinoMTProbe.judge`: fast_align, then
+probe's own judge (:meth:`mtdebias.probes.winomt.probe.WinoMTProbe.judge`: fast_align, then
 :func:`mtdebias.lang.detect_gender` on the aligned words), exactly as ``mtdebias eval --probe
 winomt`` would score it. fast_align learns from the pairs it aligns; 100 pairs are too few, so
 it also gets a same-domain extra corpus (training data only): the AWS translations of all of
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mtdebias.errors import InputError
-from mtdebias.probes.winomt import WinoMTProbe, load_winomt
+from mtdebias.probes.winomt.probe import WinoMTProbe, load_winomt
 from mtdebias.signature import Signature, hash_file, hash_json
 
 HERE = Path(__file__).resolve().parent

@@ -1,0 +1,1 @@
+"""Sentiment bias (SwitchEntity paper): how ambiguous words around people's names are rendered (probe.py)."""
