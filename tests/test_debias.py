@@ -270,7 +270,7 @@ def test_classifier_based_methods_change_only_selected_encoder_rows(checkpoint, 
 
 
 def test_every_epoch_keeps_the_projection_at_zero_while_training(checkpoint, tmp_path):
-    from mtdebias.tokenizer import PAD_ID
+    from mtdebias.models.tokenizer import PAD_ID
 
     model, tokenizer = _load(checkpoint)
     model.train()

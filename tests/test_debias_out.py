@@ -63,7 +63,7 @@ def no_work(monkeypatch):
         raise AssertionError("the model was loaded before --out was refused")
 
     monkeypatch.setattr("mtdebias.debias.apply._load_any", loaded)
-    monkeypatch.setattr("mtdebias.hub.local_model_dir", loaded)
+    monkeypatch.setattr("mtdebias.models.hub.local_model_dir", loaded)
 
 
 @pytest.mark.parametrize("case, target, message", [

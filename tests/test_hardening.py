@@ -65,7 +65,7 @@ def _recipe(folder: Path, vocab: int = 150, seed: int = 1, extra: str = ""):
 def test_changed_recipe_before_the_first_checkpoint_rebuilds_the_tokenizer(corpus_dir, caplog):
     from mtdebias.experiments.pipeline import build_model_and_tokenizer, prepare_run
     from mtdebias.textio import read_parallel
-    from mtdebias.tokenizer import vocab_sizes
+    from mtdebias.models.tokenizer import vocab_sizes
 
     corpus = read_parallel(corpus_dir / "train.en", corpus_dir / "train.de")
     first = _recipe(corpus_dir, vocab=150)
@@ -172,9 +172,9 @@ def test_temporaries_of_a_killed_evaluator_are_cleaned_on_the_next_start(tmp_pat
 # --- cases 6 and 7: damaged checkpoints, disk full --------------------------------------------
 
 def _trainer(run: Path, tok_dir: Path, **config):
-    from mtdebias.model import build_model, marian_config
+    from mtdebias.models.model import build_model, marian_config
     from mtdebias.recipe.schema import TrainConfig
-    from mtdebias.tokenizer import load_tokenizer, vocab_sizes
+    from mtdebias.models.tokenizer import load_tokenizer, vocab_sizes
     from mtdebias.train.trainer import StaticPairs, Trainer
 
     src, tgt = toy_corpus(120, seed=5)
@@ -190,7 +190,7 @@ def _trainer(run: Path, tok_dir: Path, **config):
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """A run with checkpoints at steps 2 and 4, and its tokenizer."""
-    from mtdebias.tokenizer import train_tokenizer
+    from mtdebias.models.tokenizer import train_tokenizer
 
     folder = tmp_path_factory.mktemp("trained")
     src, tgt = toy_corpus(120, seed=5)

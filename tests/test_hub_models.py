@@ -10,7 +10,7 @@ import pytest
 
 from hub_cache import BUILDERS, add_to_hub_cache
 from mtdebias.cli import main
-from mtdebias.hub import local_model_dir, resolve_model
+from mtdebias.models.hub import local_model_dir, resolve_model
 
 OPUS, M2M, NLLB = "Helsinki-NLP/opus-mt-en-de", "facebook/m2m100_418M", "facebook/nllb-200-distilled-600M"
 LANGS = {OPUS: [], M2M: ["--src-lang", "en", "--tgt-lang", "de"], NLLB: ["--src-lang", "en", "--tgt-lang", "de"]}
@@ -53,7 +53,7 @@ def test_translate_sample_score_by_hub_id_offline(hub, repo, capsys, monkeypatch
 @pytest.mark.parametrize("repo", [OPUS, M2M, NLLB])
 def test_ct2_conversion_by_hub_id_stays_out_of_the_cache(hub, repo, tmp_path):
     pytest.importorskip("ctranslate2")
-    from mtdebias.hub import cache_dir
+    from mtdebias.models.hub import cache_dir
     from mtdebias.translators.ct2 import CT2Translator
 
     languages = {"src_lang": "en", "tgt_lang": "de"} if repo != OPUS else {}

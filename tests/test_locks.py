@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias import gguf_model
+from mtdebias.models import gguf_model
 from mtdebias.store.atomic import _HOST
 from mtdebias.cli import main
 from mtdebias.errors import InputError

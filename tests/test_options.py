@@ -150,7 +150,7 @@ def test_deeply_nested_toml_is_one_message_naming_the_file(tmp_path, kind):
     elif kind == "recipe":
         from mtdebias.recipe.load import load_recipe as read
     else:
-        from mtdebias.translators.fairseq import load_spec_file as read
+        from mtdebias.translators.source import load_spec_file as read
     with pytest.raises(InputError, match="nested too deeply") as caught:
         read(path)
     assert str(caught.value).startswith(str(path))
@@ -228,7 +228,8 @@ BASE = {
     "gest_choice.v1": {"lang": "de"},
 }
 SPECS = {"openai": OPENAI, "hf-causal": "hf-causal:model", "llamacpp": "llamacpp:model.gguf",
-         "apertium": "apertium:en-es", "ct2-causal": "ct2-causal:model.gguf"}
+         "apertium": "apertium:en-es", "ct2-causal": "ct2-causal:model.gguf", "hf": "hf:model", "ct2": "ct2:model",
+         "fairseq": "fairseq:model.pt", "file": "file:translations.txt"}
 
 ANYTHING = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(-2, 2), st.sampled_from([10 ** 400, -10 ** 400]),

@@ -212,7 +212,7 @@ def test_eval_does_not_call_an_impossible_stored_value_already_stored(tmp_path, 
 
 
 def test_a_hub_snapshot_file_linking_outside_the_cache_is_refused(tmp_path, monkeypatch):
-    from mtdebias.hub import check_snapshot_links, resolve_model
+    from mtdebias.models.hub import check_snapshot_links, resolve_model
 
     cache = tmp_path / "hub"
     repo = cache / "models--org--model"

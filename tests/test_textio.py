@@ -78,7 +78,7 @@ def test_a_byte_order_mark_is_dropped_from_hand_edited_tables_and_model_files(tm
     from mtdebias.lang.agreement import load_gold
     from mtdebias.names.gold import read_gold
     from mtdebias.probes.wsd.check import load_resolutions
-    from mtdebias.translators.fairseq import load_spec_file
+    from mtdebias.translators.source import load_spec_file
 
     (tmp_path / "t.en").write_text("a\n", encoding="utf-8")
     (tmp_path / "t.de").write_text("b\n", encoding="utf-8")

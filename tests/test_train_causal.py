@@ -1,4 +1,4 @@
-"""Fine-tuning a decoder-only LM as a translator (mtdebias/translators/causal_training.py), on the tiny Llama fixture
+"""Fine-tuning a decoder-only LM as a translator (mtdebias/train/causal.py), on the tiny Llama fixture
 (tests/llm_fixture.py): the loss covers the reply and its end token only and equals the hf-causal
 translator's own score of the pair; a fine-tuned checkpoint translates its training pairs through
 ``hf-causal:`` under the prompt it was trained on; a run killed by SIGKILL resumes bit-identically; a
@@ -18,7 +18,7 @@ from tests.resume_check import kill_and_resume
 from mtdebias.errors import ConfigError
 from mtdebias.store.runs import RunStore
 from mtdebias.train.batching import collate, joined_pairs
-from mtdebias.translators.causal_training import PromptRenderer, load_causal
+from mtdebias.train.causal import PromptRenderer, load_causal
 from mtdebias.translators.hf_causal import HFCausalTranslator
 from tests.llm_fixture import DE_PAIRS
 
@@ -211,7 +211,7 @@ torch.set_num_threads(1)
 from pathlib import Path
 from mtdebias.recipe.schema import TrainConfig
 from mtdebias.train.batching import joined_pairs
-from mtdebias.translators.causal_training import PromptRenderer, load_causal
+from mtdebias.train.causal import PromptRenderer, load_causal
 from mtdebias.train.trainer import StaticPairs, Trainer
 run, init, slow = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "slow"
 pairs = [("The red dog sleeps.", "Der rote Hund schläft."), ("Anna sees the red dog.", "Anna sieht den roten Hund."),

@@ -22,7 +22,7 @@ from mtdebias.errors import ConfigError  # noqa: E402
 from mtdebias.store.runs import RunStore  # noqa: E402
 from mtdebias.train.batching import collate, joined_pairs  # noqa: E402
 from mtdebias.train.lora import ADAPTER_FILE  # noqa: E402
-from mtdebias.translators.causal_training import PromptRenderer, load_causal  # noqa: E402
+from mtdebias.train.causal import PromptRenderer, load_causal  # noqa: E402
 from mtdebias.translators.hf_causal import HFCausalTranslator  # noqa: E402
 from tests.resume_check import kill_and_resume  # noqa: E402
 from tests.test_train_causal import NEW_PAIRS, PROMPT, TRAIN_SCRIPT, _recipe, score_every_checkpoint  # noqa: E402

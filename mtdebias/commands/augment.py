@@ -176,8 +176,8 @@ def _run_fairseq(args: argparse.Namespace) -> int:
 
     from ..augment.fairseq_shards import parse_epochs, read_parallel, write_fairseq_shards
     from ..errors import InputError
-    from ..fairseq_env import require_fairseq
-    from ..subword import load_codec, train_sentencepiece
+    from ..models.fairseq_env import require_fairseq
+    from ..models.subword import load_codec, train_sentencepiece
 
     # every check before any work: epochs, fairseq itself, subword model, languages, valid files
     if not args.epochs:

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..store.atomic import check_writable
     from ..debias.apply import REPORT_NAME, check_debias_out, check_eraser_options, debias_checkpoint
-    from ..hub import local_model_dir
+    from ..models.hub import local_model_dir
     from .key_values import parse_pairs
 
     options = parse_pairs(args.option)

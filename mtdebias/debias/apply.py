@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from ..store.atomic import clean_stale_temporaries, replace_folder, restore_replaced, temporary_dir, write_json
-from ..hub import snapshot_id
+from ..models.hub import snapshot_id
 from ..errors import InputError, shown
 from ..store.locking import output_lock
 from ..options import check_options, declared_ranges, signature_types
@@ -414,12 +414,10 @@ def _files_written(folder: Path) -> set[str] | None:
 
 def _load_any(checkpoint_dir: Path):
     """An encoder-decoder checkpoint, or a decoder-only LM (float32) where its config says so."""
-    from ..model import load_model
-    from ..translators.causal_training import is_causal_checkpoint
+    from ..models.model import load_causal_model, load_model
+    from ..translators.source import is_causal_checkpoint
 
     if is_causal_checkpoint(checkpoint_dir):
-        from ..translators.hf_causal import _load_model as load_causal_model
-
         return load_causal_model(checkpoint_dir, "float32", "cpu")  # the tokenizer is loaded by the caller
     return load_model(checkpoint_dir)
 

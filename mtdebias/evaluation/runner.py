@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import CheckpointError, InputError, MtdebiasError
-from ..hub import snapshot_id
+from ..models.hub import snapshot_id
 from ..probes.base import Probe, ProbeResult, value_problem
 from ..progress import heartbeat, progress
 from ..probes.registry import PROBES
@@ -26,11 +26,11 @@ from ..signature import Signature, hash_checkpoint_cached, hash_json
 from ..store.runs import RunStore, claim_deadline
 from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite, probe_options
 from ..textio import parse_toml
-from ..translators.base import Translator
-from ..translators.fairseq import find_spec
-from ..translators.load import check_backend, load_translator, translator_factory
+from ..translators.base import Translator, declared
+from ..translators.load import check_backend, classify, load_translator, open_translator
 from ..translators.progress import ProgressTranslator
-from ..translators.specs import CACHED_KINDS, is_spec, load_spec, split_spec
+from ..translators.source import FOLDER_BACKENDS, ModelSource
+from ..translators.specs import CACHED_KINDS
 from ..translators.specs import identity as spec_identity
 
 
@@ -55,27 +55,29 @@ def run_context(store: RunStore) -> dict[str, str]:
     return context
 
 
-def locate(target: Path) -> tuple[RunStore, list[Path]]:
-    """A run directory → its checkpoints; a checkpoint inside a run → that one; a fairseq model
-    → its ``.pt`` files, with results beside them (or where its ``fairseq.toml`` says)."""
-    target = Path(target)
-    if not RunStore.is_run_target(target):
-        fairseq = find_spec(target)
-        if fairseq is not None:
-            return RunStore(fairseq.results_dir()), fairseq.checkpoints
-    return RunStore.locate(target)
+def locate(source: ModelSource) -> tuple[RunStore, list[Path]]:
+    """Where a classified name's results go, and its checkpoints: a run directory → its
+    checkpoints; a checkpoint inside a run → that one; a fairseq model → its ``.pt`` files, with
+    results beside them (or where its ``fairseq.toml`` says); a spec → one "checkpoint" under
+    ./runs/translators/; a hub model → under ./runs/hub/."""
+    if source.kind == "spec":
+        return RunStore.for_translator(source.name)
+    if source.kind == "fairseq":
+        return RunStore(source.fairseq.results_dir()), source.fairseq.checkpoints
+    return RunStore.locate(source.path, repo_id=source.repo_id)
 
 
-def check_target_language(target: Path, lang: str, flag: str = "--lang") -> None:
-    """Refuse to score ``target`` in a language it does not translate into, where its run's
-    recipe says which (a probe would otherwise find no cue in the other language and report a
-    meaningless miss rate)."""
-    if not RunStore.is_run_target(target):
-        return  # a checkpoint from elsewhere: its config does not say, the user knows
-    tgt_lang = run_context(RunStore.locate(target)[0]).get("tgt_lang")
+def check_target_language(target: Path | ModelSource, lang: str, flag: str = "--lang") -> None:
+    """Refuse to score ``target`` (a name, or as a command classified it) in a language it does not
+    translate into, where its run's recipe says which (a probe would otherwise find no cue in the
+    other language and report a meaningless miss rate)."""
+    target = classify(target)
+    if target.kind != "run":
+        return  # a checkpoint from elsewhere or a spec: its config does not say, the user knows
+    tgt_lang = run_context(locate(target)[0]).get("tgt_lang")
     if tgt_lang and tgt_lang != lang:
         raise InputError(f"{flag} {lang}: this checkpoint translates into '{tgt_lang}' (data.tgt_lang of its "
-                         f"run's recipe), not '{lang}'", path=target,
+                         f"run's recipe), not '{lang}'", path=target.name,
                          hint=f"pass {flag} {tgt_lang}, or a checkpoint trained to translate into '{lang}'")
 
 
@@ -124,7 +126,7 @@ def evaluate_checkpoint(checkpoint: Path, probes: list[tuple[ProbeSpec, Probe]],
             missing.append((spec, probe, request))
     if not missing:
         return  # nothing to compute: the model is never loaded
-    load = make_translator or load_translator  # hf or fairseq, by the path
+    load = make_translator or load_translator  # a checkpoint named by its path alone: classified there
     try:
         translator = load(checkpoint)
     except (CheckpointError, InputError, OSError) as exc:
@@ -244,19 +246,20 @@ def evaluate_probe(probe: Probe, translator: Translator) -> ProbeResult:
     translator had to truncate to the model's positions (their translations cover a part only),
     for an API translator the requests, cache hits and tokens the probe cost, and why the
     result is degenerate when the probe says it is (``degenerate``)."""
-    before = getattr(translator, "truncated_inputs", 0)
-    usage_before = dict(getattr(translator, "usage", {}))
+    parts = declared(translator)
+    before = parts.truncated_inputs
+    usage_before = dict(parts.usage or {})
     result = probe.evaluate(translator)
-    cut = getattr(translator, "truncated_inputs", 0) - before
+    cut = parts.truncated_inputs - before
     if cut:
         result.meta["truncated_inputs"] = cut
-    if hasattr(translator, "usage"):
-        result.meta["api_usage"] = {k: v - usage_before.get(k, 0) for k, v in translator.usage.items()}
+    if parts.usage is not None:
+        result.meta["api_usage"] = {k: v - usage_before.get(k, 0) for k, v in parts.usage.items()}
     degenerate = probe.degenerate(result.metrics)
     if degenerate:
         result.meta["degenerate"] = degenerate
-    if getattr(translator, "served_models", None):  # what the server says answered (an API may swap models)
-        result.meta["served_models"] = sorted(translator.served_models)
+    if parts.served_models:  # what the server says answered (an API may swap models)
+        result.meta["served_models"] = sorted(parts.served_models)
     return result
 
 
@@ -312,21 +315,20 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path | Suite, overrides:
     jobs = []
     targets = list(targets) or ([suite.translator] if suite.translator else [])
     for target in targets:
-        if is_spec(target):  # a system named by a spec: apertium:en-es, hf-causal:MODEL, openai:MODEL@URL
-            store, checkpoints = RunStore.for_translator(str(target))
-            context = {**run_context(store), **(overrides or {})}
-            options = {**(suite.translator_options if str(target) == suite.translator else {}),
+        source = classify(target)  # a name from a command comes classified: it is not looked at again
+        store, checkpoints = locate(source)
+        context = {**run_context(store), **(overrides or {})}
+        if source.kind == "spec":  # a system named by a spec: apertium:en-es, hf-causal:MODEL, openai:MODEL@URL
+            options = {**(suite.translator_options if source.name == suite.translator else {}),
                        **(translator_options or {}), **_probe_language(suite, context), **_languages(context)}
-            model = spec_identity(str(target), options)  # the cache folder is not part of what the system is
-            if split_spec(str(target))[0] in CACHED_KINDS:
+            model = spec_identity(source, options)  # the cache folder is not part of what the system is
+            if source.backend in CACHED_KINDS:
                 options["cache_dir"] = str(store.response_cache_dir)
-            loader = make_translator or (lambda _, spec=str(target), options=options: load_spec(spec, **options))
+            loader = make_translator or (lambda _, source=source, options=options: open_translator(source, **options))
             tag = backend_tag(chosen_backend, kind)
         else:
-            store, checkpoints = locate(target)
-            context = {**run_context(store), **(overrides or {})}
             # a fairseq.toml's parts follow its checkpoints; a decoder-only run's open as hf-causal
-            loader, tag = run_loader(target, store, chosen_backend, kind, _languages(context))
+            loader, tag = run_loader(source, store, chosen_backend, kind, _languages(context))
             loader = make_translator or loader
             model = None
         store.clean_stale_temporaries(evaluation_only=True)  # left by an evaluator killed mid-write
@@ -348,35 +350,32 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path | Suite, overrides:
     return outcome
 
 
-def run_loader(target: Path | str, store: RunStore, backend: str, compute_type: str,
+def run_loader(source: ModelSource, store: RunStore, backend: str, compute_type: str,
                languages: dict[str, str]) -> tuple[Callable[[Path], Any], str]:
-    """How the checkpoints of ``target`` open, and the backend tag of their request keys."""
-    causal = causal_loader(store, backend)
-    if causal is not None:
-        return causal
-    return translator_factory(target, backend, compute_type, languages), backend_tag(backend, compute_type)
+    """How the checkpoints of ``source`` (classified) open, and the backend tag of their request keys."""
+    if source.backend == "hf-causal":  # a decoder-only run
+        return causal_loader(source, store, backend)
+    opened = source.with_backend(backend)
+    options: dict[str, Any] = {}
+    if opened.backend in FOLDER_BACKENDS:  # M2M100/NLLB need the pair; a fairseq pair is fixed by its task
+        options = {**languages, **({"compute_type": compute_type} if opened.backend == "ct2" else {})}
+    return (lambda checkpoint: open_translator(opened, checkpoint, **options)), backend_tag(backend, compute_type)
 
 
-def causal_loader(store: RunStore, backend: str = "hf") -> tuple[Callable[[Path], Any], str] | None:
+def causal_loader(source: ModelSource, store: RunStore, backend: str = "hf") -> tuple[Callable[[Path], Any], str]:
     """A decoder-only run (``model.kind = "causal"`` in its recipe): each checkpoint opens as the
     ``hf-causal`` translator with the recipe's prompt options and language pair, and must render
     the prompt the run was trained on (the hash its log holds). The backend tag names the options:
-    the same weights asked another way are another system. None for any other run."""
-    if not store.recipe_file.exists():
-        return None
-    tables = parse_toml(store.recipe_file.read_text(encoding="utf-8"), store.recipe_file)
-    if tables.get("model", {}).get("kind") != "causal":
-        return None
+    the same weights asked another way are another system."""
     if backend != "hf":
         raise InputError(f"backend {backend!r}: {store.dir} fine-tunes a decoder-only LM, whose checkpoints are "
                          "scored with the hf-causal translator", path=store.dir, hint="drop --backend")
-    from ..translators.hf_causal import HFCausalTranslator
-
+    tables = parse_toml(store.recipe_file.read_text(encoding="utf-8"), store.recipe_file)
     options = prompt_options(tables["model"], tables["data"])
     trained = next((row["prompt"]["hash"] for row in store.read_log() if "prompt" in row), None)
 
-    def load(checkpoint: Path) -> HFCausalTranslator:
-        translator = HFCausalTranslator(checkpoint, **options)
+    def load(checkpoint: Path) -> Translator:
+        translator = open_translator(source, checkpoint, **options)
         if trained is not None and translator.prompt_hash != trained:
             raise CheckpointError(f"{checkpoint} renders another prompt (hash {translator.prompt_hash}) than its run "
                                   f"was trained on ({trained}): its tokenizer or chat template changed")
@@ -385,16 +384,17 @@ def causal_loader(store: RunStore, backend: str = "hf") -> tuple[Callable[[Path]
     return load, f"hf-causal-{hash_json(options)[:12]}"
 
 
-def watch(run_dir: Path, suite_path: Path, overrides: dict[str, str] | None = None, interval: float = 10.0,
-          timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None,
+def watch(run_dir: Path | ModelSource, suite_path: Path, overrides: dict[str, str] | None = None,
+          interval: float = 10.0, timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None,
           backend: str | None = None, compute_type: str | None = None, limit: int | None = None) -> EvalOutcome:
     """Score checkpoints of a training run as they appear, until the run has finished."""
     total = EvalOutcome()
     started = time.monotonic()
     cache: ProbeCache = {}  # probes are built once, not at every look
+    source = classify(run_dir)
     while True:
-        finished = RunStore(run_dir).is_finished()  # read before scoring: no checkpoint is missed
-        outcome = evaluate([run_dir], suite_path, overrides, cache=cache, backend=backend,
+        finished = locate(source)[0].is_finished()  # read before scoring: no checkpoint is missed
+        outcome = evaluate([source], suite_path, overrides, cache=cache, backend=backend,
                            compute_type=compute_type, limit=limit)
         total.scored += outcome.scored
         total.failed.update(outcome.failed)
@@ -442,7 +442,7 @@ def checkpoint_evaluator(recipe, store: RunStore) -> Callable[[Path], None]:
     # read once, not at every checkpoint: the run's recipe, and (a causal run) the prompt hash it
     # logged before training, do not change while it trains
     context = run_context(store)
-    loader, tag = run_loader(store.dir, store, *backend_choice(suite), _languages(context))
+    loader, tag = run_loader(classify(store.dir), store, *backend_choice(suite), _languages(context))
 
     def hook(checkpoint: Path) -> None:
         outcome = EvalOutcome()
@@ -491,24 +491,6 @@ def single_suite(probe_type: str, options: dict[str, Any], flags: dict[str, str]
     return Suite(f"--probe {canonical}", (ProbeSpec(canonical, dict(options), label),))
 
 
-def decoder_only(target: Path | str) -> bool:
-    """Whether ``target`` is a decoder-only LM asked to translate by a prompt (an ``hf-causal``,
-    ``ct2-causal``, ``llamacpp`` or ``openai`` spec, a causal run or one of its checkpoints): the targets whose
-    probes decode greedily unless asked for a beam, as the LLM suites do (a beam of 5 costs an LLM
-    five times the time, and is not how LLMs are used)."""
-    if is_spec(target):
-        return split_spec(str(target))[0] in DECODER_ONLY_KINDS
-    if RunStore.is_run_target(target):
-        store = RunStore.locate(target)[0]
-        return causal_loader(store) is not None
-    from ..translators.causal_training import is_causal_checkpoint
-
-    return Path(target).is_dir() and is_causal_checkpoint(Path(target))
-
-
-DECODER_ONLY_KINDS = ("hf-causal", "ct2-causal", "llamacpp", "openai")
-
-
 def single_probe(probe_type: str, options: dict[str, Any], translator: Translator,
                  flags: dict[str, str] | None = None) -> ProbeResult:
     """Run one probe with the given options (``mtdebias eval --probe``)."""
@@ -523,5 +505,5 @@ def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str
     return PROBES.load(canonical)(**options)
 
 
-__all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "decoder_only", "evaluate", "single_probe",
+__all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "evaluate", "single_probe",
            "single_suite", "watch", "with_limit"]

@@ -145,7 +145,7 @@ def check_recipe(recipe: Recipe) -> list[str]:
 def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
     """model.kind agrees with what model.init is (read from its config), and a causal model's
     prompt options are ones the hf-causal translator takes."""
-    from ..translators.causal_training import model_kind
+    from ..translators.source import model_kind
 
     found = model_kind(recipe.model.init)
     if found != recipe.model.kind:
@@ -326,17 +326,17 @@ def prepare_run(recipe: Recipe) -> RunStore:
 
 
 def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[str], store: RunStore):
-    from ..model import build_model, load_model, marian_config
-    from ..tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
+    from ..models.model import build_model, load_model, marian_config
+    from ..models.tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
 
     if recipe.model.kind == "causal":
-        from ..translators.causal_training import load_causal
+        from ..train.causal import load_causal
 
         return load_causal(recipe.model.init)  # a GGUF file: converted once to its float folder
     if recipe.model.init:
         from transformers import AutoTokenizer
 
-        from ..hub import local_model_dir
+        from ..models.hub import local_model_dir
         from ..translators.hf import model_language
 
         init = local_model_dir(recipe.model.init, what="model.init checkpoint")  # resolved when the recipe loaded
@@ -478,7 +478,7 @@ def _prompt_renderer(recipe: Recipe, model, tokenizer):
     """A causal model's prompts, rendered by the hf-causal translator on the model in training."""
     if recipe.model.kind != "causal":
         return None
-    from ..translators.causal_training import PromptRenderer
+    from ..train.causal import PromptRenderer
 
     return PromptRenderer(model, tokenizer, **_prompt_options(recipe))
 

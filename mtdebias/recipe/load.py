@@ -45,7 +45,7 @@ def _coerce(value: Any, annotation: Any, where: str, path: Path | None, base: Pa
             raise ConfigError(f"{where} must be a path string, got {type(value).__name__}", path=path)
         resolved = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
         if must_exist and not resolved.exists():
-            from ..hub import looks_like_hub_id, resolve_model
+            from ..models.hub import looks_like_hub_id, resolve_model
 
             if where == "model.init" and looks_like_hub_id(value):
                 # a hub id: the snapshot in the local cache (fetched now when downloads are allowed)

@@ -136,9 +136,11 @@ class RunStore:
         return path.parent.name == CHECKPOINTS and RunStore.is_run_folder(path.parent.parent)
 
     @classmethod
-    def locate(cls, target: str | Path) -> tuple["RunStore", list[Path]]:
+    def locate(cls, target: str | Path, repo_id: str | None = None) -> tuple["RunStore", list[Path]]:
         """A run directory → its store and checkpoints; a checkpoint inside a run → that one; a
-        checkpoint from elsewhere (a downloaded Opus-MT) → a store beside it for its results."""
+        checkpoint from elsewhere (a downloaded Opus-MT) → a store beside it for its results, or,
+        for a snapshot of the hub cache (``repo_id``: the caller's resolution of the name says
+        which), under ./runs/hub/."""
         target = Path(target)
         if (target / CHECKPOINTS).is_dir() or (target / RECIPE).exists():
             store = cls(target)
@@ -162,11 +164,8 @@ class RunStore:
                 hint=f"a run directory (what `mtdebias train` writes) holds {RECIPE} and {CHECKPOINTS}/; a "
                      "checkpoint folder holds config.json beside the model weights (model.safetensors) and "
                      "tokenizer files; a fairseq model is a .pt file, its save folder or a fairseq.toml")
-        from ..hub import snapshot_id
-
-        hub_model = snapshot_id(target)
-        if hub_model:  # never write into the hub cache: results go under ./runs/hub/
-            return cls(Path("runs") / "hub" / hub_model[4:].split("@")[0].replace("/", "--")), [target]
+        if repo_id:  # never write into the hub cache: results go under ./runs/hub/
+            return cls(Path("runs") / "hub" / repo_id.replace("/", "--")), [target]
         return cls(target.parent / f"{target.name}.mtdebias"), [target]
 
     @classmethod

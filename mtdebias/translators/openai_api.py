@@ -56,7 +56,7 @@ from ..store.locking import FileLock, check_lock_folder
 from ..options import Range
 from ..signature import hash_json
 from ..textio import open_append, read_bytes, visible
-from .base import DEFAULT_EPSILON, Scored, UnsupportedCall
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored, UnsupportedCall
 from .llm_prompt import DEFAULT_TEMPLATE, TranslationPrompt, load_examples
 
 OPTIONS = ("src_lang", "tgt_lang", "prompt", "system", "examples", "api_key_env", "concurrency", "retries",
@@ -75,7 +75,7 @@ class _Stopped(Exception):
     """The translator is being stopped (Ctrl-C in the main thread): give up at once."""
 
 
-class OpenAITranslator:
+class OpenAITranslator(BaseTranslator):
     # the allowed range of each numeric option (its type is __init__'s annotation), checked with
     # every option's type before anything is sent (mtdebias/options.py)
     option_ranges = {"concurrency": Range(1), "retries": Range(0, why="0 sends each request once"),

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .errors import CheckpointError, InputError
+from ..errors import CheckpointError, InputError
 
 INSTALL_HINT = ("install it with `make install-fairseq` (builds the fairseq-fixed fork from source, "
                 "about 2.5 min on 2 cores; see README 'fairseq')")

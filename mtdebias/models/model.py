@@ -1,15 +1,20 @@
-"""Marian-architecture Transformers built from a size preset, or loaded from a local checkpoint."""
+"""Marian-architecture Transformers built from a size preset, or loaded from a local checkpoint; and
+decoder-only LMs loaded from a folder (the hf-causal translator, causal training and debiasing share it)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import torch
 from transformers import AutoModelForSeq2SeqLM, MarianConfig, PreTrainedModel
 
-from .errors import CheckpointError
+from ..errors import CheckpointError, ConfigError
 from .hub import local_model_dir
 from .tokenizer import EOS_ID, PAD_ID
+
+# how a decoder-only LM may be loaded (hf-causal's dtype option); None: the device decides
+DTYPES = {"auto": None, "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 # Sizes: "tiny" trains in seconds on a CPU (tests, quickstart); "base" is Transformer-base
 # (Vaswani et al. 2017), the size of Opus-MT models.
@@ -61,3 +66,40 @@ def load_model(path: str | Path) -> PreTrainedModel:
     except Exception as exc:  # transformers raises many types for damaged files
         raise CheckpointError(f"{directory}: checkpoint could not be loaded ({type(exc).__name__}: "
                               f"{str(exc).splitlines()[0][:300]}); it may be incomplete or corrupt") from exc
+
+
+def load_causal_tokenizer(directory: Path):
+    """A decoder-only LM's tokenizer, padding on the left (where generation continues from)."""
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(directory)
+    except Exception as exc:
+        raise CheckpointError(f"{directory}: tokenizer files missing or unreadable ({exc})") from exc
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token_id is None:  # many LLMs ship without one; padding is masked anyway
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+def load_causal_model(directory: Path, dtype: str, device: str):
+    """A decoder-only LM in ``dtype`` (one of :data:`DTYPES`) on ``device``, in eval mode; a clear
+    error for an encoder-decoder folder or unreadable files."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    try:
+        config = AutoConfig.from_pretrained(directory)
+    except Exception as exc:
+        raise CheckpointError(f"{directory}: no readable config.json ({exc})") from exc
+    if getattr(config, "is_encoder_decoder", False):
+        raise ConfigError(f"{directory} is an encoder-decoder model, not a decoder-only one",
+                          hint="score it with the hf backend")
+    chosen = DTYPES[dtype]
+    if chosen is None:  # CPUs compute float32 best; a GPU takes the dtype the model was saved in
+        chosen = torch.float32 if device == "cpu" else "auto"
+    try:
+        model = AutoModelForCausalLM.from_pretrained(directory, dtype=chosen)
+    except Exception as exc:
+        raise CheckpointError(f"{directory}: model could not be loaded ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0][:300]})") from exc
+    return model.to(device).eval()

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol, Sequence
 
-from .errors import InputError
-from .signature import hash_file, hash_json
+from ..errors import InputError
+from ..signature import hash_file, hash_json
 
 
 class SubwordCodec(Protocol):

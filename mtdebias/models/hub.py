@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError
+from ..errors import InputError
 
 _TRUE = {"1", "true", "yes", "on"}
 # …/models--ORG--NAME/snapshots/<commit>: how huggingface_hub lays out its cache
@@ -163,16 +163,6 @@ def check_snapshot_links(snapshot: Path) -> None:
                              f"{os.readlink(path)}", path=snapshot,
                              hint="a download never makes such a link: delete this snapshot folder and fetch "
                                   "the model again")
-
-
-def resolve_target(target: str | Path, revision: str | None = None, what: str = "model") -> Path:
-    """A command-line model argument: an existing path as it is (run folders, fairseq files,
-    checkpoints), a hub id resolved to its snapshot folder."""
-    if Path(target).expanduser().exists() and revision is None:
-        return Path(target)
-    if looks_like_hub_id(str(target)) or revision is not None:
-        return resolve_model(target, revision, what).path
-    return Path(target)  # not there: the command says what it expected
 
 
 def local_model_dir(name_or_path: str | Path, what: str = "model", revision: str | None = None,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .errors import CheckpointError, InputError
+from ..errors import CheckpointError, InputError
 
 GGUF_MAGIC = b"GGUF"
 # tensor types stored unquantized, which the reader copies as they are
@@ -102,7 +102,7 @@ def check_readable(header: GGUFHeader) -> None:
 
 def gguf_identity(path: str | Path) -> str:
     """How signatures name a GGUF model: its content hash (cached by stat)."""
-    from .signature import hash_checkpoint_cached
+    from ..signature import hash_checkpoint_cached
 
     return f"gguf:{hash_checkpoint_cached(Path(path))}"
 
@@ -110,7 +110,7 @@ def gguf_identity(path: str | Path) -> str:
 def converted_dir(path: str | Path, kind: str = "hf") -> Path:
     """Where the conversion of ``path`` lives (whether or not it exists yet): ``kind`` ``hf`` is
     the float folder, ``ct2`` the CTranslate2 model made from it (:mod:`.translators.ct2_causal`)."""
-    from .signature import hash_checkpoint_cached
+    from ..signature import hash_checkpoint_cached
 
     path = Path(path).expanduser().resolve()
     name = f"{path.name}.{kind}-{hash_checkpoint_cached(path)}"
@@ -139,8 +139,8 @@ def build_once(target: Path, marker: str, write: Callable[[Path], None]) -> Path
     finished (a killed one's temporary folder is removed by the next build)."""
     if (target / marker).is_file():
         return target
-    from .store.atomic import clean_stale_temporaries, temporary_dir
-    from .store.locking import FileLock
+    from ..store.atomic import clean_stale_temporaries, temporary_dir
+    from ..store.locking import FileLock
 
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(target.parent / f".{target.name}.lock"):

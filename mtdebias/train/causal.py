@@ -17,39 +17,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import ConfigError
-from .hf_causal import HFCausalTranslator, _load_model, _load_tokenizer
-from .source import ModelSource, resolve
-
-
-def model_kind(init: str | Path, what: str = "model.init") -> str:
-    """``causal`` or ``seq2seq``: what the model ``init`` names is, read from its config (a GGUF
-    file always holds a decoder-only LM), without loading its weights."""
-    source = resolve(init, what=what, fairseq=False)
-    if source.kind == "gguf":
-        return "causal"
-    from transformers import AutoConfig
-
-    try:
-        config = AutoConfig.from_pretrained(source.path)
-    except Exception as exc:  # transformers raises many types for a missing or unknown config
-        raise ConfigError(f"{what} = {init}: no readable config.json ({type(exc).__name__}: "
-                          f"{str(exc).splitlines()[0][:200]})", hint="name a transformers model folder, a hub id "
-                                                                     "or a .gguf file") from exc
-    return "seq2seq" if getattr(config, "is_encoder_decoder", False) else "causal"
-
-
-def is_causal_checkpoint(folder: Path) -> bool:
-    """A transformers model folder whose config says it holds a decoder-only LM (e.g. a
-    checkpoint of a ``model.kind = "causal"`` run)."""
-    return (folder / "config.json").is_file() and model_kind(folder, what="checkpoint") == "causal"
+from ..models.model import load_causal_model, load_causal_tokenizer
+from ..translators.hf_causal import HFCausalTranslator
+from ..translators.source import ModelSource, resolve
 
 
 def load_causal(init: str | Path) -> tuple[Any, Any]:
     """The model (float32, to train) and tokenizer that ``model.init`` names; a GGUF file is
     converted once to its float folder."""
     folder = resolve(init, what="model.init", fairseq=False).folder()
-    return _load_model(folder, "float32", "cpu"), _load_tokenizer(folder)
+    return load_causal_model(folder, "float32", "cpu"), load_causal_tokenizer(folder)
 
 
 class PromptRenderer(HFCausalTranslator):
