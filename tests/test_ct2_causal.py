@@ -163,9 +163,9 @@ def test_a_ct2_causal_spec_decodes_greedily_in_probes_and_translate():
 
 def test_every_probe_of_a_suite_runs_on_a_ct2_causal_spec(tiny_copy, tmp_path, monkeypatch):
     """``mtdebias eval ct2-causal:MODEL --suite …``: every probe kind, its rows signed by the route."""
-    from mtdebias.runner import evaluate
+    from mtdebias.evaluation.runner import evaluate
     from mtdebias.signature import Signature
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
     from tests.test_hf_causal import _probe_data
 
     monkeypatch.chdir(tmp_path)

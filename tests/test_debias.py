@@ -368,7 +368,7 @@ def test_eraser_settings_from_a_recipe_and_the_command_line(checkpoint, tmp_path
     import json as _json
 
     from mtdebias.cli import main
-    from mtdebias.pipeline import check_recipe
+    from mtdebias.experiments.pipeline import check_recipe
     from mtdebias.recipe import parse_recipe
 
     out = tmp_path / "inlp"

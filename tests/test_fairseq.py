@@ -272,7 +272,7 @@ def test_loaders_find_the_parts(trained, shards, corpus, tmp_path):
 
 def test_eval_cli_scores_every_checkpoint_into_a_store(trained, tmp_path):
     """`mtdebias eval SAVE_DIR --suite`: a probe per fairseq checkpoint, stored with signatures."""
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     src = tmp_path / "src.txt"
     ref = tmp_path / "ref.txt"

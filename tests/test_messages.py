@@ -11,8 +11,8 @@ import pytest
 
 from mtdebias.errors import ConfigError, InputError
 from mtdebias.models.hub import looks_like_hub_id
-from mtdebias.langcodes import check_language_code, nearest_language
-from mtdebias.languages import require
+from mtdebias.lang.codes import check_language_code, nearest_language
+from mtdebias.lang.languages import require
 from mtdebias.translators.apertium import _installed_hint
 from mtdebias.translators.source import resolve
 

@@ -45,7 +45,7 @@ def test_eval_classifies_a_name_once(tiny_checkpoint, tmp_path, monkeypatch):
         return real_resolve(name, **kwargs)
 
     monkeypatch.setattr(load, "classify", counting_classify)
-    monkeypatch.setattr("mtdebias.runner.classify", counting_classify)
+    monkeypatch.setattr("mtdebias.evaluation.runner.classify", counting_classify)
     monkeypatch.setattr(source, "resolve", counting_resolve)
     monkeypatch.setattr(load, "resolve", counting_resolve)
     monkeypatch.chdir(tmp_path)
@@ -57,7 +57,7 @@ def test_following_a_name_from_eval_to_a_loaded_translator_enters_few_files(tiny
     """Every mtdebias file a call enters while the name is classified, placed (run store) and
     opened, up to the backend's ``from_spec`` (what happens inside the backend — reading the
     weights — is the backend's, not the name's trip), counted by a trace of the real command."""
-    from mtdebias import runner
+    from mtdebias.evaluation import runner
     from mtdebias.commands import eval as eval_command
 
     trip = {load.classify.__code__, runner.locate.__code__, runner.run_loader.__code__,

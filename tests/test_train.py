@@ -10,7 +10,7 @@ import torch
 
 from tests.resume_check import kill_and_resume
 from mtdebias.errors import CheckpointError, InputError
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from toy import toy_corpus
 from mtdebias.translators.hf import HFTranslator, length_batches
 

@@ -94,7 +94,7 @@ def test_apertium_translates_line_by_line_and_refuses_what_it_cannot_do():
 
 @pytest.mark.skipif(not HAS_APERTIUM, reason="apertium is not installed (make apertium)")
 def test_suite_with_a_translator_table_scores_apertium_once(tmp_path, monkeypatch):
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     monkeypatch.chdir(tmp_path)
     suite = tmp_path / "s.toml"

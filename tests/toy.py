@@ -41,7 +41,7 @@ def train_tiny_checkpoint(out_dir: str | Path, pairs: tuple[list[str], list[str]
 
     from mtdebias.models.model import build_model, marian_config
     from mtdebias.recipe.schema import TrainConfig
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
     from mtdebias.models.tokenizer import train_tokenizer, vocab_sizes
     from mtdebias.train.trainer import StaticPairs, Trainer
 

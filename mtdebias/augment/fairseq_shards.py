@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .. import atomic
+from ..store import atomic
 from ..errors import InputError
 from ..models.fairseq_env import require_fairseq, run_fairseq_cli
 from ..signature import hash_file, hash_json

@@ -49,7 +49,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import atomic
+    from ..store import atomic
     from ..errors import InputError
 
     _check_switch_options(args)
@@ -109,8 +109,8 @@ def _check_out(args: argparse.Namespace) -> None:
 
 def _check_out_paths(args: argparse.Namespace, flag: str) -> None:
     """What augment writes is never a run's file, an input or a file augment did not write
-    (mtdebias/outputs.py): a rerun replaces its own output, nothing else."""
-    from ..outputs import check_output_file, check_output_folder
+    (mtdebias/store/outputs.py): a rerun replaces its own output, nothing else."""
+    from ..store.outputs import check_output_file, check_output_folder
 
     inputs = [args.dir, args.valid_src, args.valid_tgt, args.spm, args.bpe_codes]
     if args.swap_log:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..options import Range, check_value
 from ..probes.base import OPTION_HELP
-from ..registry import PROBES
+from ..probes.registry import PROBES
 from ..translators.specs import kinds
 from .key_values import parse_pairs
 
@@ -86,7 +86,7 @@ def _positive(text: str) -> int:
 
 
 def _suite_translator(suite: Path) -> str | None:
-    from ..suite import load_suite
+    from ..evaluation.suite import load_suite
 
     return load_suite(suite).translator
 
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.suite or not (args.targets or _suite_translator(args.suite)):
         raise InputError("give run or checkpoint directories (or a --translator) and --suite, or --probe for "
                          "a single probe")
-    from ..runner import evaluate, watch
+    from ..evaluation.runner import evaluate, watch
 
     overrides = {k: str(v) for k, v in parse_pairs(args.overrides, "set").items()}
     if args.watch and len(args.targets) != 1:
@@ -142,9 +142,9 @@ def run(args: argparse.Namespace) -> int:
 def _places(targets: list, allow_empty: bool, hint: str) -> list:
     """(store, checkpoint) of every checkpoint of ``targets`` (classified), after checking that each
     target's results folder can be written and (unless ``allow_empty``) that it has checkpoints."""
-    from ..atomic import check_writable
+    from ..store.atomic import check_writable
     from ..errors import InputError
-    from ..runner import locate
+    from ..evaluation.runner import locate
 
     places = []
     for target in targets:
@@ -160,8 +160,8 @@ def _check_attempts(args: argparse.Namespace) -> None:
     """--attempts names a file that can be written (the write would fail only after the probe
     ran): not a folder, not an input, not a run's own file, and if a file is there, an attempts
     log (JSON objects, one a line) that an earlier --attempts wrote."""
-    from ..atomic import check_writable
-    from ..outputs import check_output_file, is_json_lines
+    from ..store.atomic import check_writable
+    from ..store.outputs import check_output_file, is_json_lines
 
     inputs = [args.src, args.ref, args.data, args.pro, args.anti, args.templates, args.translations, *args.targets]
     check_output_file(args.attempts, "--attempts", role="the per-item log", inputs=inputs, ours=is_json_lines,
@@ -170,9 +170,9 @@ def _check_attempts(args: argparse.Namespace) -> None:
 
 
 def _run_single(args: argparse.Namespace) -> int:
-    from ..atomic import write_jsonl
+    from ..store.atomic import write_jsonl
     from ..errors import InputError
-    from ..runner import build_single_probe, evaluate_probe
+    from ..evaluation.runner import build_single_probe, evaluate_probe
 
     options = {k: v for k, v in {"lang": args.lang, "data": args.data, "pro": args.pro, "anti": args.anti,
                                  "templates": args.templates, "src": args.src, "ref": args.ref}.items()
@@ -260,14 +260,14 @@ def _lines(summary: dict) -> str:
 
 def _run_single_stored(args: argparse.Namespace, options: dict, flags: dict) -> int:
     """``--probe`` on models (checkpoints, runs, hub ids, translator specs): a one-probe suite
-    through :func:`mtdebias.runner.evaluate`, so the result is stored in the run store (shown by
+    through :func:`mtdebias.evaluation.runner.evaluate`, so the result is stored in the run store (shown by
     ``mtdebias report``; a rerun with the same settings reads it back instead of decoding), then
     printed from what was stored."""
-    from ..atomic import write_jsonl
+    from ..store.atomic import write_jsonl
     from ..errors import InputError
-    from ..registry import PROBES
-    from ..runner import check_target_language, evaluate, single_suite
-    from ..suite import probe_options
+    from ..probes.registry import PROBES
+    from ..evaluation.runner import check_target_language, evaluate, single_suite
+    from ..evaluation.suite import probe_options
 
     canonical = PROBES.canonical(args.probe, where="--probe")
     accepted = probe_options(canonical)

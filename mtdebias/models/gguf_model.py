@@ -139,8 +139,8 @@ def build_once(target: Path, marker: str, write: Callable[[Path], None]) -> Path
     finished (a killed one's temporary folder is removed by the next build)."""
     if (target / marker).is_file():
         return target
-    from ..atomic import clean_stale_temporaries, temporary_dir
-    from ..locking import FileLock
+    from ..store.atomic import clean_stale_temporaries, temporary_dir
+    from ..store.locking import FileLock
 
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(target.parent / f".{target.name}.lock"):

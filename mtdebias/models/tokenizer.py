@@ -18,7 +18,7 @@ from typing import Iterable
 import sentencepiece as spm
 from transformers import MarianTokenizer
 
-from ..atomic import write_json
+from ..store.atomic import write_json
 
 EOS, UNK, PAD = "</s>", "<unk>", "<pad>"
 SPECIALS = (EOS, UNK, PAD)

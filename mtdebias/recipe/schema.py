@@ -25,7 +25,7 @@ class _RangeChecked:
             if section == self.section:
                 check_value(getattr(self, key, None), Any, bounds, f"{section}.{key}")
 
-from ..registry import ALIGNERS, AUGMENTERS, DEBIAS_METHODS
+from ..probes.registry import ALIGNERS, AUGMENTERS, DEBIAS_METHODS
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 from typing import Sequence
 
-from ..atomic import clean_stale_temporaries, temporary_dir
+from ..store.atomic import clean_stale_temporaries, temporary_dir
 from ..errors import CheckpointError, MtdebiasError
 from ..models.hub import cache_dir as hub_cache_dir, snapshot_id
 from ..signature import hash_checkpoint_cached

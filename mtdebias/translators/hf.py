@@ -15,7 +15,7 @@ from transformers import AutoTokenizer, PreTrainedModel
 
 from ..errors import CheckpointError, ConfigError
 from ..models.hub import snapshot_id
-from ..langcodes import NLLB_CODES
+from ..lang.codes import NLLB_CODES
 from ..models.model import load_model
 from ..signature import hash_checkpoint_cached
 from .base import DEFAULT_EPSILON, BaseTranslator, Scored, source_seed

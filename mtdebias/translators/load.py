@@ -9,7 +9,7 @@ registry (:mod:`.specs`: every backend's kind and ``from_spec``).
 * a fairseq model (a ``.pt`` file, a fairseq save directory, or a ``fairseq.toml`` naming the
   parts; see :func:`~.source.find_spec`) → :class:`~.fairseq.FairseqTranslator`;
 * a checkpoint of a decoder-only run (``model.kind = "causal"``) → ``hf-causal``, with the
-  prompt options of its recipe (:func:`mtdebias.runner.causal_loader`);
+  prompt options of its recipe (:func:`mtdebias.evaluation.runner.causal_loader`);
 * a GGUF file, or a decoder-only folder outside a run, holds an LM asked to translate by a
   prompt: it is refused with the spec that scores it (``hf-causal:FILE``).
 """
@@ -44,7 +44,7 @@ def classify(name: str | Path | ModelSource, *, revision: str | None = None, wha
         return ModelSource(text, "spec", model.path if model else Path(rest), backend=kind, rest=rest, model=model)
     path = Path(text).expanduser()
     if runs and revision is None:
-        from ..store import RunStore
+        from ..store.runs import RunStore
 
         if RunStore.is_run_target(path):
             return ModelSource(text, "run", path, backend="hf-causal" if _causal_run(path) else "hf")
@@ -58,7 +58,7 @@ def classify(name: str | Path | ModelSource, *, revision: str | None = None, wha
 
 def _causal_run(target: Path) -> bool:
     """Whether the run ``target`` belongs to fine-tunes a decoder-only LM (``model.kind = "causal"``)."""
-    from ..store import RunStore
+    from ..store.runs import RunStore
     from ..textio import parse_toml
 
     recipe = RunStore.locate(target)[0].recipe_file

@@ -10,7 +10,7 @@ llama.cpp's server, TGI, Ollama, or a hosted API. ``openai:MODEL@URL`` (``URL`` 
 * **Each request once**: responses are cached on disk (``cache_dir``; the runner gives each
   run's own, inside the run store) keyed by the request body, appended under a lock as they
   arrive, so an interrupted or repeated evaluation resends nothing it already has. Each line is
-  :func:`~mtdebias.atomic.json_line` (whatever a reply holds, it stays one line and reads back
+  :func:`~mtdebias.store.atomic.json_line` (whatever a reply holds, it stays one line and reads back
   the same); a line cut by a kill is skipped, and the next append starts a line of its own.
 * **Bounded**: each request has one total deadline (``timeout`` seconds, however slowly the
   server sends) and a reply-size limit (``max_reply_bytes``); a body cut short is retried, then
@@ -50,9 +50,9 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..atomic import json_line
+from ..store.atomic import json_line
 from ..errors import ConfigError, MtdebiasError, disk_full_as
-from ..locking import FileLock, check_lock_folder
+from ..store.locking import FileLock, check_lock_folder
 from ..options import Range
 from ..signature import hash_json
 from ..textio import open_append, read_bytes, visible

@@ -5,7 +5,7 @@ A probe hands its translator all its sources in one ``translate`` (or ``sample``
 :class:`ProgressTranslator` passes them on in chunks and counts the sentences done, so
 :func:`mtdebias.progress.progress` shows items done / total with a rate and an ETA (a bar on a
 terminal, a line every ``MTDEBIAS_PROGRESS_SECONDS`` elsewhere). Given a journal (the run
-store's :class:`~mtdebias.store.DecodeJournal`), each chunk's outputs are stored as soon as they
+store's :class:`~mtdebias.store.runs.DecodeJournal`), each chunk's outputs are stored as soon as they
 are decoded and a chunk already stored is not decoded again, so a killed evaluation resumes at
 its last chunk; the ETA then counts only the chunks decoded now. Every other attribute is the
 wrapped translator's.

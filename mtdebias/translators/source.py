@@ -3,7 +3,7 @@ call it and which kind of the translator registry opens it — one :class:`Model
 
 :func:`mtdebias.translators.load.classify` is the one classifier every command calls (``eval``,
 ``translate``; ``ablate`` and ``--watch`` through the runner); what it returns is what every later
-step reads — the run store's places (:func:`mtdebias.runner.locate`), request keys, the loader
+step reads — the run store's places (:func:`mtdebias.evaluation.runner.locate`), request keys, the loader
 (:func:`~mtdebias.translators.load.open_translator`) — so no layer looks at the name again. The
 kinds of name are recognised here (:func:`resolve`, :func:`find_spec`) and there, and nowhere else:
 

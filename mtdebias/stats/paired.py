@@ -16,12 +16,12 @@
   such as ΔG, ΔS, Acc_m − Acc_f): items are resampled jointly for both systems, and the p-value
   is :func:`centered_p_value`, not sacrebleu's (which rejected a true null in 13 of 100
   simulations at 0.05; tests/test_calibration.py).
-* :func:`seed_interval` — mean ± 95% Student-t interval over training seeds.
+
+The interval over training seeds is :func:`mtdebias.stats.seeds.seed_interval`.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -145,14 +145,86 @@ def paired_bootstrap(statistic: Callable[[np.ndarray], float], items_a: Sequence
                                  centered_p_value(deltas, score_b - score_a), len(deltas), seed)
 
 
-def _quality_metric(metric: str, tgt_lang: str | None):
-    from sacrebleu.metrics import BLEU, CHRF
-
+def _quality_metric(metric: str, tgt_lang: str | None) -> "_BleuStatistics | _ChrfStatistics":
     if metric == "bleu":
-        return BLEU(tokenize="zh" if tgt_lang == "zh" else "13a")
+        return _BleuStatistics("zh" if tgt_lang == "zh" else "13a")
     if metric == "chrf":
-        return CHRF()
+        return _ChrfStatistics()
     raise ValueError(f"metric must be 'bleu' or 'chrf', not {metric!r}")
+
+
+# Per-sentence sufficient statistics of a corpus metric, and the corpus score of their sum,
+# through sacrebleu's public interface only (its private `_extract_corpus_statistics` and
+# `_compute_score_from_stats` may change in any release); tests/test_significance.py checks the
+# score of summed statistics against sacrebleu's `corpus_score` of the same sentences.
+class _BleuStatistics:
+    """BLEU as sacrebleu's default ``BLEU(tokenize=...)`` scores a corpus: a sentence's
+    ``sentence_score`` carries its n-gram matches, totals and lengths (``counts``, ``totals``,
+    ``sys_len``, ``ref_len``; sentence by sentence they are the corpus statistics), and the public
+    ``BLEU.compute_bleu`` turns their sum into the corpus score."""
+
+    def __init__(self, tokenize: str):
+        from sacrebleu.metrics import BLEU
+
+        self.corpus = BLEU(tokenize=tokenize)
+        # effective order changes a sentence's score, not its statistics; it keeps sacrebleu from
+        # warning once per sentence that sentence-level BLEU should use it
+        self.sentences = BLEU(tokenize=tokenize, effective_order=True)
+
+    def statistics(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        rows = []
+        for hypothesis, reference in zip(hypotheses, references):
+            s = self.sentences.sentence_score(hypothesis, [reference])
+            rows.append([s.sys_len, s.ref_len, *s.counts, *s.totals])
+        return np.array(rows, dtype=float)
+
+    def score(self, summed: np.ndarray) -> float:
+        bleu, order = self.corpus, self.corpus.max_ngram_order
+        return bleu.compute_bleu(correct=summed[2:2 + order], total=summed[2 + order:], sys_len=int(summed[0]),
+                                 ref_len=int(summed[1]), smooth_method=bleu.smooth_method,
+                                 smooth_value=bleu.smooth_value, effective_order=bleu.effective_order,
+                                 max_ngram_order=order).score
+
+
+class _ChrfStatistics:
+    """chrF as sacrebleu's default ``CHRF()`` scores a corpus (character n-grams of orders 1–6,
+    whitespace removed, β = 2, no word n-grams, effective-order averaging): per order, a
+    sentence's hypothesis n-grams (0 where the reference has none), reference n-grams and
+    clipped matches; the corpus F-score averages precision and recall over the orders both
+    sides have, as sacrebleu does. sacrebleu offers no public call for either step."""
+
+    ORDER, BETA = 6, 2
+
+    def statistics(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        from sacrebleu.metrics.helpers import extract_all_char_ngrams
+
+        rows = []
+        for hypothesis, reference in zip(hypotheses, references):
+            row: list[int] = []
+            for hyp, ref in zip(extract_all_char_ngrams(hypothesis, self.ORDER),
+                                extract_all_char_ngrams(reference, self.ORDER)):
+                matches = sum(min(count, ref[gram]) for gram, count in hyp.items() if gram in ref)
+                row += [sum(hyp.values()) if ref else 0, sum(ref.values()), matches]
+            rows.append(row)
+        return np.array(rows, dtype=float)
+
+    def score(self, summed: np.ndarray) -> float:
+        precision = recall = 0.0
+        orders = 0
+        for n_hyp, n_ref, n_match in summed.reshape(self.ORDER, 3):
+            if n_hyp > 0 and n_ref > 0:
+                precision += n_match / n_hyp
+                recall += n_match / n_ref
+                orders += 1
+        if orders == 0:
+            return 0.0
+        precision, recall = precision / orders, recall / orders
+        if not precision + recall:
+            return 0.0
+        factor = self.BETA ** 2
+        score = (1 + factor) * precision * recall  # in sacrebleu's order of operations: equal floats
+        score /= factor * precision + recall
+        return 100 * score
 
 
 def paired_bootstrap_quality(hypotheses_a: Sequence[str], hypotheses_b: Sequence[str],
@@ -178,52 +250,16 @@ def paired_bootstrap_quality(hypotheses_a: Sequence[str], hypotheses_b: Sequence
     if len(references) < 2:
         raise ValueError("a paired bootstrap needs at least 2 sentences")
     scorer = _quality_metric(metric, tgt_lang)
-    refs = [list(references)]
-    stats_a = np.array(scorer._extract_corpus_statistics(list(hypotheses_a), refs), dtype=float)
-    stats_b = np.array(scorer._extract_corpus_statistics(list(hypotheses_b), refs), dtype=float)
-    score_a = scorer._compute_score_from_stats(stats_a.sum(0)).score
-    score_b = scorer._compute_score_from_stats(stats_b.sum(0)).score
+    stats_a = scorer.statistics(hypotheses_a, references)
+    stats_b = scorer.statistics(hypotheses_b, references)
+    score_a, score_b = scorer.score(stats_a.sum(0)), scorer.score(stats_b.sum(0))
     idx = _indices(len(references), resamples, seed)
-    deltas = np.array([scorer._compute_score_from_stats(stats_b[row].sum(0)).score
-                       - scorer._compute_score_from_stats(stats_a[row].sum(0)).score for row in idx])
+    deltas = np.array([scorer.score(stats_b[row].sum(0)) - scorer.score(stats_a[row].sum(0)) for row in idx])
     p = (centered_p_value if p_value == "centered" else bootstrap_p_value)(deltas, score_b - score_a)
     return PairedBootstrapResult(float(score_a), float(score_b), float(score_b - score_a),
                                  percentile_ci(deltas), p, resamples, seed)
 
 
-@dataclass(frozen=True)
-class SeedInterval:
-    mean: float
-    ci: tuple[float, float] | None  # None for a single seed: no spread to estimate
-    n: int
-
-    @property
-    def half_width(self) -> float | None:
-        return None if self.ci is None else (self.ci[1] - self.ci[0]) / 2
-
-    def format(self, digits: int = 3) -> str:
-        if self.half_width is None:
-            return f"{self.mean:.{digits}f}"
-        return f"{self.mean:.{digits}f} ± {self.half_width:.{digits}f}"
-
-
-def seed_interval(values: Sequence[float], level: float = 0.95) -> SeedInterval:
-    """Mean and Student-t interval, mean ± t_{n−1} · s/√n, over runs that differ only by seed.
-
-    NaN values (a metric a run could not compute) are left out.
-    """
-    from scipy.stats import t
-
-    data = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
-    if len(data) == 0:
-        raise ValueError("no finite values to average")
-    mean = float(data.mean())
-    if len(data) < 2:
-        return SeedInterval(mean, None, len(data))
-    half = float(t.ppf((1 + level) / 2, len(data) - 1) * data.std(ddof=1) / math.sqrt(len(data)))
-    return SeedInterval(mean, (mean - half, mean + half), len(data))
-
-
 __all__ = ["McNemarResult", "mcnemar", "mcnemar_from_counts", "PairedBootstrapResult", "paired_bootstrap",
            "bootstrap_p_value", "centered_p_value", "percentile_ci",
-           "paired_bootstrap_quality", "SeedInterval", "seed_interval", "EXACT_BELOW"]
+           "paired_bootstrap_quality", "EXACT_BELOW"]

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Callable
 
 import tomli_w
 
-from .atomic import write_json, write_text
-from .errors import ConfigError, InputError, MtdebiasError
-from .recipe import Recipe, recipe_to_dict
-from .store import RunStore
-from .textio import read_parallel
+from ..store.atomic import write_json, write_text
+from ..errors import ConfigError, InputError, MtdebiasError
+from ..recipe import Recipe, recipe_to_dict
+from ..store.runs import RunStore
+from ..textio import read_parallel
 
 if TYPE_CHECKING:  # the suite module is imported where a recipe names a suite
-    from .suite import ProbeSpec
+    from ..evaluation.suite import ProbeSpec
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def _training_data(recipe: Recipe):
     folder = Path(data.train_src).parent
     # synth.json is written last: without it the folder is incomplete (an interrupted write)
     if data.synth and not (folder / "synth.json").exists():
-        from .synth import generate  # the synthetic corpus is made by the run itself
+        from ..synth import generate  # the synthetic corpus is made by the run itself
 
         with _folder_lock(folder):
             if not (folder / "synth.json").exists():  # another variant may have written it meanwhile
@@ -64,7 +64,7 @@ def _report_drops(corpus, recipe: Recipe, store: RunStore) -> dict:
 def _folder_lock(folder: Path):
     """An exclusive lock on a folder shared by runs in parallel (ablation variants). No timeout:
     its holder writes a corpus, and the kernel drops the lock if it dies."""
-    from .locking import FileLock
+    from ..store.locking import FileLock
 
     return FileLock(folder / ".lock", timeout=None)
 
@@ -102,21 +102,21 @@ def check_recipe(recipe: Recipe) -> list[str]:
     path = Path(recipe.source) if recipe.source else None
     data = recipe.data
     if data.synth:
-        from .synth import LANGS
+        from ..synth import LANGS
 
         if data.src_lang != "en" or data.tgt_lang not in LANGS:
             raise ConfigError(f"data.synth makes en→{{{', '.join(LANGS)}}} corpora, not "
                               f"{data.src_lang}→{data.tgt_lang}", path=path,
                               hint="set data.src_lang = \"en\" and a supported data.tgt_lang, or synth = false")
     if recipe.augment.method != "none" and recipe.augment.annotated is None:
-        from .ner.taggers import NER_LANGS
+        from ..ner.taggers import NER_LANGS
 
         if data.src_lang not in NER_LANGS:
             raise ConfigError(f"augment.method = {recipe.augment.method} annotates the source side with NER, and "
                               f"there is no NER model for data.src_lang = {data.src_lang!r}", path=path,
                               hint=f"NER exists for {', '.join(NER_LANGS)}; or give augment.annotated")
     if recipe.eval.suite is not None:
-        from .suite import check_resolved_options, load_suite
+        from ..evaluation.suite import check_resolved_options, load_suite
 
         suite = load_suite(recipe.eval.suite)
         context = {"run_dir": str(recipe.run_dir), "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
@@ -133,7 +133,7 @@ def check_recipe(recipe: Recipe) -> list[str]:
     if recipe.model.init:
         _check_model_kind(recipe, path)
     if recipe.train.lora_rank:
-        from .train.lora import require_peft
+        from ..train.lora import require_peft
 
         try:
             require_peft()
@@ -145,7 +145,7 @@ def check_recipe(recipe: Recipe) -> list[str]:
 def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
     """model.kind agrees with what model.init is (read from its config), and a causal model's
     prompt options are ones the hf-causal translator takes."""
-    from .translators.source import model_kind
+    from ..translators.source import model_kind
 
     found = model_kind(recipe.model.init)
     if found != recipe.model.kind:
@@ -153,7 +153,7 @@ def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
         raise ConfigError(f"model.init = {recipe.model.init} is {what}, but model.kind = {recipe.model.kind!r}",
                           path=path, hint=f"set model.kind = \"{found}\"")
     if found == "causal":
-        from .translators.llm_prompt import TranslationPrompt
+        from ..translators.llm_prompt import TranslationPrompt
 
         options = _prompt_options(recipe)
         try:
@@ -165,8 +165,8 @@ def _check_model_kind(recipe: Recipe, path: Path | None) -> None:
 
 def _prompt_options(recipe: Recipe) -> dict:
     """The hf-causal translator options of a causal recipe, as evaluation reads them from the run's
-    stored recipe (:func:`mtdebias.runner.prompt_options`)."""
-    from .runner import prompt_options
+    stored recipe (:func:`mtdebias.evaluation.runner.prompt_options`)."""
+    from ..evaluation.runner import prompt_options
 
     tables = recipe_to_dict(recipe)
     return prompt_options(tables["model"], tables["data"])
@@ -180,7 +180,7 @@ def _check_suite_paths(recipe: Recipe, suite_path: Path, probes: list[tuple["Pro
     data = recipe.data
     made_by_synth: set[Path] = set()
     if data.synth and not (Path(data.train_src).parent / "synth.json").exists():
-        from .synth import SPLITS
+        from ..synth import SPLITS
 
         folder = Path(data.train_src).parent
         made_by_synth = {(folder / f"{split}.{name}").resolve() for split in SPLITS
@@ -212,7 +212,7 @@ def _check_suite_paths(recipe: Recipe, suite_path: Path, probes: list[tuple["Pro
 
 def _check_debias(recipe: Recipe, path: Path | None) -> None:
     """The word list and definitional pairs load now, not after training (post-hoc debiasing)."""
-    from .debias.words import load_definitional_pairs, load_word_list
+    from ..debias.words import load_definitional_pairs, load_word_list
 
     debias = recipe.debias
     pairs = debias.pairs or recipe.data.src_lang
@@ -224,7 +224,7 @@ def _check_debias(recipe: Recipe, path: Path | None) -> None:
             extra = " (the default is the shipped list of data.src_lang)" if key == "debias.pairs" and not debias.pairs else ""
             raise ConfigError(f"{key} = {value!r}{extra}: {exc}", path=path,
                               hint=f"fix {key}: a shipped name or a file") from None
-    from .debias.apply import check_eraser_options
+    from ..debias.apply import check_eraser_options
 
     try:
         check_eraser_options(debias.method, debias.options, where="debias.options")
@@ -326,18 +326,18 @@ def prepare_run(recipe: Recipe) -> RunStore:
 
 
 def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[str], store: RunStore):
-    from .models.model import build_model, load_model, marian_config
-    from .models.tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
+    from ..models.model import build_model, load_model, marian_config
+    from ..models.tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
 
     if recipe.model.kind == "causal":
-        from .train.causal import load_causal
+        from ..train.causal import load_causal
 
         return load_causal(recipe.model.init)  # a GGUF file: converted once to its float folder
     if recipe.model.init:
         from transformers import AutoTokenizer
 
-        from .models.hub import local_model_dir
-        from .translators.hf import model_language
+        from ..models.hub import local_model_dir
+        from ..translators.hf import model_language
 
         init = local_model_dir(recipe.model.init, what="model.init checkpoint")  # resolved when the recipe loaded
         tokenizer = AutoTokenizer.from_pretrained(init)
@@ -367,13 +367,13 @@ def build_model_and_tokenizer(recipe: Recipe, sources: list[str], targets: list[
 
 
 def pair_source(recipe: Recipe, sources: list[str], targets: list[str], store: RunStore, annotate: bool = True):
-    from .train.trainer import StaticPairs
+    from ..train.trainer import StaticPairs
 
     augment = recipe.augment
     if augment.method == "none":
         return StaticPairs(sources, targets)
-    from .augment.annotate import annotate_lists
-    from .registry import AUGMENTERS
+    from ..augment.annotate import annotate_lists
+    from ..probes.registry import AUGMENTERS
 
     annotated = augment.annotated or store.annotated_dir
     if augment.annotated is None and annotate:
@@ -394,8 +394,8 @@ def dev_quality(recipe: Recipe, dev: tuple[list[str], list[str]] | None, rendere
     model translates through ``renderer``, the hf-causal translator on the model in training)."""
     if dev is None or not recipe.train.validate_bleu:
         return None
-    from .probes.quality.probe import QualityProbe
-    from .translators.hf import HFTranslator
+    from ..probes.quality.probe import QualityProbe
+    from ..translators.hf import HFTranslator
 
     probe = QualityProbe(dev[0], dev[1], recipe.data.tgt_lang, beam=recipe.train.beam)
 
@@ -410,8 +410,8 @@ def dev_quality(recipe: Recipe, dev: tuple[list[str], list[str]] | None, rendere
 
 def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], None]] = ()) -> RunStore:
     """Train (or resume) the run a recipe describes; returns its store."""
-    from .train.distributed import launch_summary, process_state
-    from .train.trainer import Trainer
+    from ..train.distributed import launch_summary, process_state
+    from ..train.trainer import Trainer
 
     check_recipe(recipe)
     state = process_state()
@@ -453,7 +453,7 @@ def run_recipe(recipe: Recipe, *, extra_checkpoint_hooks: list[Callable[[Path], 
         if debiaser is not None:
             _wire_debiasing(recipe, debiaser, trainer, resumed)
         if recipe.eval.suite and recipe.eval.inline:
-            from .runner import checkpoint_evaluator
+            from ..evaluation.runner import checkpoint_evaluator
 
             evaluator = checkpoint_evaluator(recipe, store)
             trainer.on_checkpoint.append(evaluator)
@@ -478,7 +478,7 @@ def _prompt_renderer(recipe: Recipe, model, tokenizer):
     """A causal model's prompts, rendered by the hf-causal translator on the model in training."""
     if recipe.model.kind != "causal":
         return None
-    from .train.causal import PromptRenderer
+    from ..train.causal import PromptRenderer
 
     return PromptRenderer(model, tokenizer, **_prompt_options(recipe))
 
@@ -487,7 +487,7 @@ def _joined_encoder(renderer):
     """A causal model's training pairs: the token ids of the prompts its translator renders."""
     if renderer is None:
         return None
-    from .train.batching import joined_pairs
+    from ..train.batching import joined_pairs
 
     return lambda sources, targets, max_len: joined_pairs(*renderer.prompt_pairs(sources, targets), max_len)
 
@@ -498,7 +498,7 @@ def _start_watcher(recipe: Recipe, store: RunStore):
     import subprocess
     import sys
 
-    from .textio import open_append
+    from ..textio import open_append
 
     # appended to, never through a link to a file of the user's
     log = os.fdopen(open_append(store.watch_log, what="the eval --watch log"), "a", encoding="utf-8")
@@ -511,7 +511,7 @@ def _debiaser(recipe: Recipe):
     debias = recipe.debias
     if debias.method == "none" or debias.when == "posthoc":
         return None
-    from .debias.apply import EncoderDebiaser
+    from ..debias.apply import EncoderDebiaser
 
     return EncoderDebiaser(method=debias.method, words=debias.words, when=debias.when,
                            multi_token=debias.multi_token, equalise=debias.equalise,
@@ -537,7 +537,7 @@ def _debias_final_checkpoint(recipe: Recipe, store: RunStore) -> Path | None:
     out = store.derived_checkpoint(last, "debiased")
     if (out / "debias_report.json").exists():
         return out
-    from .debias.apply import debias_checkpoint
+    from ..debias.apply import debias_checkpoint
 
     debias_checkpoint(last, out, method=debias.method, words=debias.words, multi_token=debias.multi_token,
                       equalise=debias.equalise, pairs=debias.pairs or recipe.data.src_lang,

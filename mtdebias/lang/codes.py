@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 
-from .errors import InputError
+from ..errors import InputError
 
 # ISO 639-1 (the two-letter codes), typed in from the standard's table.
 ISO_639_1 = frozenset("""

@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 GROUPS = {"probe": "mtdebias.probes", "debias": "mtdebias.debias", "translator": "mtdebias.translators",
           "language": "mtdebias.languages"}

@@ -6,7 +6,7 @@
 * ``bootstrap``: one paired bootstrap for every probe: the probe's units
   (:meth:`BaseProbe.unit`) are resampled with replacement, the same draw for both systems,
   and every tested metric is recomputed with :meth:`BaseProbe.metrics` on both resamples; the
-  p-value is :func:`mtdebias.significance.centered_p_value` (calibrated under the null by
+  p-value is :func:`mtdebias.stats.paired.centered_p_value` (calibrated under the null by
   tests/test_calibration.py). A metric undefined (NaN) for either system is not tested, and
   says so: its row has ``test`` "not tested", ``p_value`` None and ``why`` (which system left it
   undefined); an undefined value is None, never a number to compare.
@@ -18,26 +18,45 @@ from __future__ import annotations
 
 import math
 from itertools import chain
-from typing import Any, Sequence
+from typing import Any, Hashable, Protocol, Sequence
 
 import numpy as np
 
-from ..significance import centered_p_value, mcnemar, percentile_ci
-from .base import BOOTSTRAP, MCNEMAR, BaseProbe
+from .paired import centered_p_value, mcnemar, percentile_ci
+
+# the paired tests a metric may declare (``MetricSpec.test``)
+MCNEMAR, BOOTSTRAP = "mcnemar", "bootstrap"
 
 
-def _values(probe: BaseProbe, attempts: Sequence[dict[str, Any]]) -> dict[str, float]:
+class PairedProbe(Protocol):
+    """What the paired tests ask of a probe (:class:`mtdebias.probes.base.BaseProbe` has it all);
+    a protocol here because the statistics sit below the probes and import none of them."""
+
+    name: str
+
+    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list: ...
+
+    def spec(self, metric: str) -> Any: ...
+
+    def unit(self, attempt: dict[str, Any], index: int) -> Hashable: ...
+
+    def correct(self, attempt: dict[str, Any]) -> bool | None: ...
+
+    def counts_toward(self, metric: str, attempt: dict[str, Any]) -> bool: ...
+
+
+def _values(probe: PairedProbe, attempts: Sequence[dict[str, Any]]) -> dict[str, float]:
     return {m.name: m.value for m in probe.metrics(attempts, ci=False)}
 
 
-def _units(probe: BaseProbe, attempts: Sequence[dict[str, Any]]) -> list[list[int]]:
+def _units(probe: PairedProbe, attempts: Sequence[dict[str, Any]]) -> list[list[int]]:
     groups: dict[Any, list[int]] = {}
     for index, attempt in enumerate(attempts):
         groups.setdefault(probe.unit(attempt, index), []).append(index)
     return list(groups.values())
 
 
-def paired_tests(probe: BaseProbe, a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], *,
+def paired_tests(probe: PairedProbe, a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], *,
                  resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
     """One row per tested metric: metric, test, baseline_value (a), variant_value (b), p_value.
 
@@ -89,7 +108,7 @@ def untested(metric: str, better: str, baseline: float, variant: float, why: str
             "variant_value": shown(variant), "p_value": None, "why": why}
 
 
-def _paired_bootstrap(probe: BaseProbe, a, b, names: list[str], value_a: dict[str, float],
+def _paired_bootstrap(probe: PairedProbe, a, b, names: list[str], value_a: dict[str, float],
                       value_b: dict[str, float], resamples: int, seed: int) -> list[dict[str, Any]]:
     units = _units(probe, a)
     if len(units) < 2:
@@ -119,4 +138,4 @@ def _paired_bootstrap(probe: BaseProbe, a, b, names: list[str], value_a: dict[st
     return rows
 
 
-__all__ = ["paired_tests", "untested"]
+__all__ = ["MCNEMAR", "BOOTSTRAP", "paired_tests", "untested"]

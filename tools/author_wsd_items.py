@@ -1,8 +1,15 @@
-"""How mtdebias/data/wsd/items.jsonl was written: hand-made sense tables and sentences → JSONL (μ/δ from WordNet 3.0)."""
+"""How mtdebias/data/wsd/items.jsonl was written: hand-made sense tables and sentences → JSONL (μ/δ from WordNet 3.0).
+
+``python tools/author_wsd_items.py [OUT]`` rewrites the shipped file (or writes OUT);
+tests/test_tools.py checks that it reproduces the shipped file byte for byte. It lives outside
+the package: it is how data was made, not something an installed mtdebias runs.
+"""
 import json, re, sys
-sys.path.insert(0, str(__import__('pathlib').Path(__file__).resolve().parents[3]))
-from mtdebias.lang.wordnet import load_wordnet
-wn = load_wordnet()
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, mtdebias not installed
+from mtdebias.resources import data_path
+from mtdebias.store.atomic import write_text
 
 # word → sense key → language → lemmas
 S = {
@@ -456,6 +463,9 @@ FORCED = {
 }
 
 def main(out):
+    from mtdebias.lang.wordnet import load_wordnet
+
+    wn = load_wordnet()  # here, not on import: reading the tables needs no WordNet
     lines = []
     for iid, marked, word, sense in ITEMS:
         m = re.search(r"\[([^\]]+)\]", marked)
@@ -489,8 +499,8 @@ def main(out):
         item = {"id": iid, "sentence": sentence, "word": {"lemma": lemma, "span": span}, "pos": pos,
                 "sense": sense, "targets": targets, "mu": mu, "delta": wn.delta(lemma, pos)}
         lines.append(json.dumps(item, ensure_ascii=False))
-    open(out, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+    write_text(out, "\n".join(lines) + "\n")
     print(len(lines), "items")
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else str(__import__('pathlib').Path(__file__).with_name('items.jsonl')))
+    main(sys.argv[1] if len(sys.argv) > 1 else str(data_path("wsd", "items.jsonl")))

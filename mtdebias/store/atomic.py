@@ -29,7 +29,7 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 @contextmanager
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[TextIO]:
     """Open a temporary sibling of ``path`` for writing; rename it over ``path`` on success."""
-    from .errors import disk_full_as
+    from ..errors import disk_full_as
 
     path = Path(path)
     _check_target(path)
@@ -53,7 +53,7 @@ def _check_target(path: Path) -> None:
     """A folder at ``path``, or a file where one of its folders must be, as an InputError naming it:
     the write could only end in IsADirectoryError or FileExistsError once the data was written,
     and a file is never renamed over a folder (it would take what the folder holds)."""
-    from .errors import InputError
+    from ..errors import InputError
 
     if path.is_dir() and not path.is_symlink():  # a link to a folder is replaced as a link
         raise InputError("a folder stands where this file is to be written; refused", path=path,
@@ -279,8 +279,8 @@ def enumerate_jsonl(path: str | Path) -> list[tuple[int, Any]]:
     path = Path(path)
     if not path.exists():
         return []
-    from .errors import InputError
-    from .textio import iter_raw_lines  # invalid UTF-8: an InputError naming the line
+    from ..errors import InputError
+    from ..textio import iter_raw_lines  # invalid UTF-8: an InputError naming the line
 
     rows = []
     for number, line in iter_raw_lines(path):
@@ -299,7 +299,7 @@ def check_writable(folder: str | Path, what: str) -> None:
 
     The test creates and removes a file in the folder, or in its nearest existing parent when it
     does not exist yet: permission bits say nothing about a read-only mount, an ACL or root."""
-    from .errors import InputError
+    from ..errors import InputError
 
     folder = Path(folder).absolute()
     existing = folder

@@ -18,7 +18,7 @@
 
 A suite is validated like a recipe, before any model is loaded: an unknown probe type or an
 option the probe does not take is an error naming the file and line, with a did-you-mean.
-Probe types are registry names (:mod:`mtdebias.registry`; ``winomt`` is read as ``winomt.v1``).
+Probe types are registry names (:mod:`mtdebias.probes.registry`; ``winomt`` is read as ``winomt.v1``).
 
 A probe with ``if_exists = "PATH"`` is left out (and said so) when PATH does not exist, so a
 suite can use data that is not shipped (WinoMT from ../shared) where it is present; PATH takes
@@ -43,14 +43,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, shorten, shown
-from .options import Range, check_options, declared_ranges, signature_types
-from .registry import PROBES
-from .resources import DATA_ROOT
-from .textio import parse_toml, read_text
+from ..errors import ConfigError, shorten, shown
+from ..options import Range, check_options, declared_ranges, signature_types
+from ..probes.registry import PROBES
+from ..resources import DATA_ROOT
+from ..textio import parse_toml, read_text
 
 if TYPE_CHECKING:
-    from .probes.base import Probe
+    from ..probes.base import Probe
 
 IF_EXISTS = "if_exists"
 SUITE_KEYS = ("type", "label", IF_EXISTS)  # keys of a [[probe]] table that are not probe options
@@ -173,7 +173,7 @@ def check_resolved_options(spec: "ProbeSpec", path: str | Path | None = None) ->
     constructor = PROBES.load(spec.type)
     needs = tuple(getattr(getattr(constructor, "__self__", constructor), "needs", ()))
     if needs and isinstance(lang, str) and "{" not in lang:
-        from .languages import require
+        from ..lang.languages import require
 
         require(lang, needs, f"probe '{spec.label}' ({spec.type})", path=path)
 
@@ -259,13 +259,13 @@ def load_suite(path: str | Path) -> Suite:
             raise ConfigError(f"two probes share the label '{label}'", path=path, line=headers[number - 1]
                               if number - 1 < len(headers) else None, hint="give one of them label = \"...\"")
     header = raw.get("suite", {})
-    from .translators.load import check_backend
+    from ..translators.load import check_backend
 
     backend, compute_type = header.get("backend", "hf"), header.get("compute_type", "default")
     check_backend(backend, compute_type, where=f"{path}: [suite] backend")
     translator, translator_options = None, {}
     if "translator" in raw:
-        from .translators.specs import check_translator_options, spec_from_table
+        from ..translators.specs import check_translator_options, spec_from_table
 
         try:
             translator, translator_options = spec_from_table(raw["translator"])

@@ -1,6 +1,6 @@
 """Figures for reports, drawn with matplotlib's Agg renderer and returned as PNG bytes: the
-shared pieces (a figure, PNG bytes, lines against training step); probes draw their own views
-with them.
+shared pieces (a figure, PNG bytes, lines against training step); each probe family's view
+(``report/views/``) draws its own with them.
 
 Figures are built on :class:`matplotlib.figure.Figure` directly (not pyplot), so drawing a
 report neither needs a display nor touches pyplot's global state in the caller's process.

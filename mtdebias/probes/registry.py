@@ -1,5 +1,5 @@
 """The index of every named, versioned component: probes, debiasing methods, aligners and
-augmenters (each a :class:`~mtdebias.lazy_registry.Registry` of ``"module:object"`` strings).
+augmenters (each a :class:`~mtdebias.plugins.registry.Registry` of ``"module:object"`` strings).
 
 A registry string is a dependency like an import (``tests/test_layers.py`` reads it as one), so
 each table lives as low as the components it names and no lower than the code that dispatches
@@ -16,9 +16,9 @@ itself needs only the standard library until an aligner runs).
 
 from __future__ import annotations
 
-from .align.aligners import ALIGNERS
-from .debias.methods import DEBIAS_METHODS
-from .lazy_registry import Registry
+from ..align.aligners import ALIGNERS
+from ..debias.methods import DEBIAS_METHODS
+from ..plugins.registry import Registry
 
 PROBES = Registry("probe", {
     "quality.v1": "mtdebias.probes.quality.probe:QualityProbe.from_options",

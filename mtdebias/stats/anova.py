@@ -1,5 +1,9 @@
 """Single-effect ANOVA of bias cues on (normalised) entropy.
 
+The cues and their reference levels are the caller's (the ambiguity probe passes
+:mod:`mtdebias.uncertainty.cues`'s ``CUES`` and ``REFERENCE``): statistics sit below the
+uncertainty package and name none of its cues.
+
 For each cue separately (the cues overlap — "pronoun N" *is* "ambiguous" — so a joint model
 would be collinear) an OLS model ``response ~ C(cue, Treatment(reference))`` is fitted with
 statsmodels. With treatment coding each coefficient is the mean response of a level minus the
@@ -11,13 +15,11 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
-from .cues import CUES, REFERENCE
-
 COLUMNS = ["cue", "level", "reference", "coef", "std_err", "t", "p", "n_level", "n_reference",
            "f", "f_p", "n"]
 
 
-def cue_effects(frame, response: str, cue: str, reference: str | None = None) -> list[dict]:
+def cue_effects(frame, response: str, cue: str, reference: str) -> list[dict]:
     """Rows (one per non-reference level) of the single-effect model of ``cue`` on ``response``.
 
     NaN responses are dropped. Returns [] when the cue has fewer than two levels or lacks its
@@ -25,7 +27,6 @@ def cue_effects(frame, response: str, cue: str, reference: str | None = None) ->
     """
     import statsmodels.formula.api as smf
 
-    reference = reference if reference is not None else REFERENCE.get(cue, "N")
     data = frame[[response, cue]].dropna()
     data = data.rename(columns={response: "y", cue: "x"})
     data["x"] = data["x"].astype(str)
@@ -46,10 +47,11 @@ def cue_effects(frame, response: str, cue: str, reference: str | None = None) ->
     return rows
 
 
-def anova_table(frame, responses: Sequence[str], cues: Iterable[str] = CUES,
-                references: Mapping[str, str] = REFERENCE, by: Sequence[str] = ()):
+def anova_table(frame, responses: Sequence[str], cues: Iterable[str], references: Mapping[str, str],
+                by: Sequence[str] = ()):
     """A long table of cue effects: one row per (by-keys…, response, cue, level).
 
+    ``references`` maps a cue to its reference level ("N" for a cue it leaves out).
     ``by`` names columns to split on first, e.g. ``("model", "lang")`` for a table per model ×
     language; ``responses`` are the dependent variables, e.g. ``["norm_h_s3e", "norm_h_se"]``.
     """

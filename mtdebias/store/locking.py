@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Iterator
 
 from .atomic import process_running
-from .errors import InputError, MtdebiasError, disk_full_as
-from .textio import open_regular
+from ..errors import InputError, MtdebiasError, disk_full_as
+from ..textio import open_regular
 
 log = logging.getLogger(__name__)
 

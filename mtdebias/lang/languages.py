@@ -19,8 +19,8 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 
-from .errors import ConfigError
-from .plugins import PluginWarning, merged
+from ..errors import ConfigError
+from ..plugins import PluginWarning, merged
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def require(code: str, needs: tuple[str, ...] | list[str], what: str, path=None)
     """ConfigError naming every capability `what` needs that language `code` lacks."""
     lacking = missing(code, needs)
     if lacking:
-        from .langcodes import nearest_language
+        from .codes import nearest_language
 
         have = {need: ", ".join(langs_with(need)) for need in needs}
         able = sorted(set.intersection(*(set(langs_with(need)) for need in needs))) if needs else []

@@ -18,9 +18,9 @@
 Nothing outside this module joins paths inside a run directory: every file and marker of a
 run, and the run name ``<variant>-seed<k>`` an ablation gives it, is built (and parsed) here.
 
-Every file is written atomically (:mod:`mtdebias.atomic`); a checkpoint directory is built
+Every file is written atomically (:mod:`mtdebias.store.atomic`); a checkpoint directory is built
 under a temporary name and renamed when complete, so a half-written checkpoint is never seen.
-``results.jsonl`` is read, changed and rewritten under a file lock (:mod:`mtdebias.locking`),
+``results.jsonl`` is read, changed and rewritten under a file lock (:mod:`mtdebias.store.locking`),
 so concurrent evaluators of one checkpoint lose no rows; they split the work by claiming each
 evaluation request with a lock of its own (:meth:`RunStore.claim`).
 """
@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .atomic import enumerate_jsonl, json_line, read_jsonl, write_json, write_jsonl
-from .errors import InputError, NotWritable
+from ..errors import InputError, NotWritable
 from .locking import FileLock, check_lock_folder
-from .textio import open_append, open_regular, read_bytes
+from ..textio import open_append, open_regular, read_bytes
 
 CHECKPOINTS = "checkpoints"
 EVAL = "eval"
@@ -148,7 +148,7 @@ class RunStore:
         if target.parent.name == CHECKPOINTS:
             return cls(target.parent.parent), [target]
         if not target.exists():
-            from .errors import InputError
+            from ..errors import InputError
 
             import difflib
 
@@ -157,7 +157,7 @@ class RunStore:
             raise InputError("no such run directory or checkpoint", path=target,
                              hint=f"did you mean {target.parent / close[0]}?" if close else None)
         if not (target / "config.json").is_file():
-            from .errors import InputError
+            from ..errors import InputError
 
             raise InputError(
                 "neither a run directory nor a checkpoint", path=target,
@@ -240,7 +240,7 @@ class RunStore:
         try:
             best = json.loads(read_bytes(path).decode("utf-8"))
         except json.JSONDecodeError as exc:
-            from .errors import InputError
+            from ..errors import InputError
 
             raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno,
                              hint="delete it; training rewrites it at the next checkpoint") from exc
@@ -401,7 +401,7 @@ class RunStore:
     def run_lock(self) -> FileLock:
         """The lock ``train`` holds on the whole run folder while it prepares, trains and finishes
         the run: two trainers of one run would write the same checkpoints and log rows. Taken
-        without waiting (:data:`~mtdebias.locking.DEFAULT_TIMEOUT` is for locks held for
+        without waiting (:data:`~mtdebias.store.locking.DEFAULT_TIMEOUT` is for locks held for
         milliseconds; a run is trained for hours)."""
         return FileLock(self.dir / ".train.lock", timeout=0)
 
@@ -452,7 +452,7 @@ class RunStore:
             try:
                 out[path.name[: -len(suffix)]] = json.loads(read_bytes(path).decode("utf-8"))
             except json.JSONDecodeError as exc:
-                from .errors import InputError
+                from ..errors import InputError
 
                 raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno,
                                  hint="delete the file and rerun `mtdebias eval` to recompute it") from exc
@@ -572,7 +572,7 @@ def claim_deadline() -> float:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        from .errors import InputError
+        from ..errors import InputError
 
         raise InputError(f"MTDEBIAS_CLAIM_DEADLINE={text!r} is not a positive number of seconds",
                          hint=f"unset it (the default is {CLAIM_DEADLINE:.0f} s) or give e.g. 600")

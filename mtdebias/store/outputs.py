@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .atomic import file_above
-from .errors import InputError
-from .store import RunStore
+from ..errors import InputError
+from .runs import RunStore
 
 Ours = Callable[[Path], bool]
 

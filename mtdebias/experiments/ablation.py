@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .errors import ConfigError, InputError
-from .recipe import Recipe, apply_overrides, parse_recipe
-from .stats import holm
-from .store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name, run_name
-from .textio import parse_toml, read_text
+from ..errors import ConfigError, InputError
+from ..recipe import Recipe, apply_overrides, parse_recipe
+from ..stats import holm
+from ..store.runs import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name, run_name
+from ..textio import parse_toml, read_text
 
 
 @dataclass(frozen=True)
@@ -162,12 +162,12 @@ def compare_to_baseline(run_dirs: list[Path], baseline: str, probes: Mapping[str
     """Paired tests of each variant (and each debiased copy) against the baseline, seed by seed.
 
     ``probes`` maps suite labels to the suite's probes; each probe says which of its metrics are
-    tested and how (:func:`mtdebias.probes.compare.paired_tests`: McNemar for per-item
+    tested and how (:func:`mtdebias.stats.compare.paired_tests`: McNemar for per-item
     accuracies, a paired bootstrap otherwise). Attempts are paired by the item they answer
     (each probe's ``item_key``), so only results of the same suite are compared. Run directories are named
     ``<prefix><variant>-seed<k>`` (as :func:`variant_overrides` makes them).
     """
-    from .probes.compare import paired_tests
+    from ..stats.compare import paired_tests
 
     by_seed: dict[int | None, list[tuple[str, RunStore, str]]] = {}
     for run in run_dirs:
@@ -256,8 +256,8 @@ class AblationOutcome:
 
 def _suite_probes(recipe: Recipe, run_dir: Path) -> dict[str, Any]:
     """{suite label: probe} built for ``run_dir`` (the baseline's): what the tests ask."""
-    from .runner import build_probes, run_context
-    from .suite import load_suite
+    from ..evaluation.runner import build_probes, run_context
+    from ..evaluation.suite import load_suite
 
     suite = load_suite(recipe.eval.suite)
     return {spec.label: probe for spec, probe in build_probes(suite, run_context(RunStore(run_dir)))}
@@ -269,10 +269,10 @@ def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable
     """Train every variant × seed (finished runs skipped, unfinished ones resumed), score every
     checkpoint with the recipe's suite, write the comparison report and the paired tests.
     ``force``: the report may replace files no report wrote (:mod:`mtdebias.report.outputs`)."""
-    from .atomic import check_writable, write_json, write_text
-    from .recipe import load_recipe
-    from .report import build_report
-    from .report.outputs import check_report_outputs, output_lock, report_paths
+    from ..store.atomic import check_writable, write_json, write_text
+    from ..recipe import load_recipe
+    from ..report import build_report
+    from ..report.outputs import check_report_outputs, output_lock, report_paths
 
     overrides = list(overrides)
     recipe = load_recipe(recipe_path, overrides)
@@ -285,7 +285,7 @@ def run_ablation(recipe_path: Path, *, grid: Iterable[str] = (), seeds: Iterable
     run_dirs = run_variants(recipe_path, variants, overrides, jobs=jobs)
     evaluation = ""
     if recipe.eval.suite is not None:  # finished runs too: a changed suite is scored, stored results skip
-        from .runner import evaluate
+        from ..evaluation.runner import evaluate
 
         outcome = evaluate(run_dirs, recipe.eval.suite)
         evaluation = (f"{len(outcome.scored)} scored, {len(outcome.skipped)} already stored, "

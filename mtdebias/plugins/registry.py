@@ -6,7 +6,7 @@ registers itself by being imported. Names follow one scheme, ``name.vN``; the un
 of earlier recipes and suites (``winomt``, ``hard``) are aliases derived from the entries, pinned
 to the first version (a plugin's too: ``copy_rate`` means ``copy_rate.v1``).
 
-The class is kept apart from the tables (:mod:`mtdebias.registry` and the tables it gathers) so
+The class is kept apart from the tables (:mod:`mtdebias.probes.registry` and the tables it gathers) so
 that a package can keep the table of its own components, and dispatch on it, without importing
 the index that names the packages above it.
 
@@ -22,8 +22,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
-from .errors import ConfigError
-from .plugins import Plugin, load_object, merged
+from ..errors import ConfigError
+from . import Plugin, load_object, merged
 
 
 class _Entries(Mapping[str, str]):

@@ -17,21 +17,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .errors import CheckpointError, InputError, MtdebiasError
-from .models.hub import snapshot_id
-from .probes.base import Probe, ProbeResult, value_problem
-from .progress import heartbeat, progress
-from .registry import PROBES
-from .signature import Signature, hash_checkpoint_cached, hash_json
-from .store import RunStore, claim_deadline
+from ..errors import CheckpointError, InputError, MtdebiasError
+from ..models.hub import snapshot_id
+from ..probes.base import Probe, ProbeResult, value_problem
+from ..progress import heartbeat, progress
+from ..probes.registry import PROBES
+from ..signature import Signature, hash_checkpoint_cached, hash_json
+from ..store.runs import RunStore, claim_deadline
 from .suite import ProbeSpec, Suite, check_probe_options, check_resolved_options, load_suite, probe_options
-from .textio import parse_toml
-from .translators.base import Translator, declared
-from .translators.load import check_backend, classify, load_translator, open_translator
-from .translators.progress import ProgressTranslator
-from .translators.source import FOLDER_BACKENDS, ModelSource
-from .translators.specs import CACHED_KINDS
-from .translators.specs import identity as spec_identity
+from ..textio import parse_toml
+from ..translators.base import Translator, declared
+from ..translators.load import check_backend, classify, load_translator, open_translator
+from ..translators.progress import ProgressTranslator
+from ..translators.source import FOLDER_BACKENDS, ModelSource
+from ..translators.specs import CACHED_KINDS
+from ..translators.specs import identity as spec_identity
 
 
 @dataclass
@@ -409,7 +409,7 @@ def prompt_options(model: dict[str, Any], data: dict[str, Any]) -> dict[str, Any
     """The hf-causal translator options of a causal run, from its resolved recipe's ``[model]``
     and ``[data]`` tables (as :func:`~mtdebias.recipe.recipe_to_dict` writes them): the language
     pair and the prompt keys the recipe set. Training and evaluation both build their prompts from these."""
-    from .translators.llm_prompt import PROMPT_OPTIONS
+    from ..translators.llm_prompt import PROMPT_OPTIONS
 
     options = {"src_lang": data["src_lang"], "tgt_lang": data["tgt_lang"]}
     for key in PROMPT_OPTIONS:
