@@ -141,7 +141,7 @@ def main() -> int:
     text = json.dumps(results, indent=2, sort_keys=True)
     print(text)
     if args.out:
-        from mtdebias.atomic import write_text
+        from mtdebias.store.atomic import write_text
 
         write_text(args.out, text + "\n")
     return 0

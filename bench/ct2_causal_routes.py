@@ -97,7 +97,7 @@ def run(model: str, sentences: int, routes: list[str], rounds: int, lang: str = 
               "differing": {route: [(s, reference[i], outputs[route][i]) for i, s in enumerate(sources)
                                     if reference and outputs[route][i] != reference[i]] for route in routes}}
     if out:
-        from mtdebias.atomic import write_json
+        from mtdebias.store.atomic import write_json
 
         write_json(out, result)
     return result

@@ -90,8 +90,8 @@ def _training_text(limit: int = 40_000) -> tuple[list[str], str]:
 
 
 def _base_checkpoint(workdir: Path, vocab_size: int, device: str) -> tuple[Path, list[str]]:
-    from mtdebias.model import build_model, marian_config
-    from mtdebias.tokenizer import train_tokenizer, vocab_sizes
+    from mtdebias.models.model import build_model, marian_config
+    from mtdebias.models.tokenizer import train_tokenizer, vocab_sizes
 
     text, origin = _training_text()
     tokenizer = train_tokenizer(text, text, workdir / "tok", vocab_size=vocab_size)

@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         return f"{sum(len(s) for s in samples)} samples, {len(set(samples[0]))} distinct for the first source"
 
     def ambiguity() -> str:
-        from mtdebias.hub import fetch_command, model_available
+        from mtdebias.models.hub import fetch_command, model_available
 
         if not model_available(args.model):
             return f"skipped: {args.model} is not in the Hugging Face cache (`{fetch_command(args.model)}`)"

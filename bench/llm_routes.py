@@ -133,7 +133,7 @@ def main() -> None:
               f"llama.cpp / hf-causal = {row['llamacpp_over_hf']:.2f}; ε-samples/s "
               + ", ".join(f"{k} {v:.1f}" for k, v in row["samples_per_s"].items()), flush=True)
     if args.out:
-        from mtdebias.atomic import write_json
+        from mtdebias.store.atomic import write_json
 
         write_json(args.out, {"rows": rows, "torch": torch.__version__})
     if args.docs:

@@ -127,7 +127,7 @@ def run(model: str, sentences: int, batch_sizes: list[int], rounds: int, lang: s
                   "gemm_noise": {name: _spread(values) for name, values in gemm.items()}, "rows": rows,
                   "torch": torch.__version__}
         if out:  # after every batch size, so an interrupted run keeps what it measured
-            from mtdebias.atomic import write_json
+            from mtdebias.store.atomic import write_json
 
             write_json(out, result)
     return result

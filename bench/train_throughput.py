@@ -51,9 +51,9 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
-    from mtdebias.model import build_model, marian_config
+    from mtdebias.models.model import build_model, marian_config
     from mtdebias.recipe.schema import TrainConfig
-    from mtdebias.tokenizer import train_tokenizer, vocab_sizes
+    from mtdebias.models.tokenizer import train_tokenizer, vocab_sizes
     from mtdebias.train.batching import collate, encode_pairs, make_batches
     from mtdebias.train.trainer import StaticPairs, Trainer
     from toy import toy_corpus

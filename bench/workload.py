@@ -314,7 +314,7 @@ def run(args) -> dict:
         result["load_after"] = os.getloadavg()
         finish(result)
         if args.out:  # after every model, so an interrupted run keeps what it measured
-            from mtdebias.atomic import write_json
+            from mtdebias.store.atomic import write_json
 
             write_json(args.out, result)
     return result

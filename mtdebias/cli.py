@@ -104,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     except OSError as exc:
         if disk_full(exc):
-            # a write that did not go through mtdebias.atomic (which names its target itself)
+            # a write that did not go through mtdebias.store.atomic (which names its target itself)
             print(f"mtdebias {args.verb}: error: disk full: {exc.filename or 'a file being written'} (free "
                   "some space, then rerun the same command to resume)", file=sys.stderr)
             return 2
@@ -168,8 +168,8 @@ def _stdout_closed() -> bool:
 
 
 def _target(filename: str | bytes) -> str:
-    """The file a failed write was for: the target, not mtdebias.atomic's temporary beside it."""
-    from .atomic import target_of
+    """The file a failed write was for: the target, not mtdebias.store.atomic's temporary beside it."""
+    from .store.atomic import target_of
 
     return str(target_of(os.fsdecode(filename)))
 

@@ -12,7 +12,7 @@ from typing import Callable
 import torch
 from safetensors.torch import load_file
 
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 
 
 def assert_resumed_like_uninterrupted(store: RunStore, reference: RunStore, killed_at: str) -> None:

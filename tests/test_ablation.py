@@ -1,6 +1,6 @@
 import pytest
 
-from mtdebias.ablation import compare_to_baseline, expand, parse_grid, validate_variants
+from mtdebias.experiments.ablation import compare_to_baseline, expand, parse_grid, validate_variants
 from mtdebias.errors import ConfigError
 from mtdebias.recipe import load_recipe
 
@@ -75,7 +75,7 @@ def test_compare_to_baseline_asks_the_probe_for_its_tests(tmp_path):
     """McNemar on hand-built attempts: b = 6 items only the baseline gets right, c = 1 → exact
     two-sided binomial p = 2 · (C(7,0) + C(7,1)) / 2^7 = 16/128 = 0.125. WinoMT also declares
     a paired bootstrap for ΔG; ΔS is not tested without pro/anti groups."""
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     def write(run, detected):
         store = RunStore(tmp_path / run)
@@ -99,7 +99,7 @@ def test_compare_to_baseline_asks_the_probe_for_its_tests(tmp_path):
     assert sorted(r["metric"] for r in rows if r["test"] == "paired bootstrap") == ["delta_g"]
     assert {r["metric"] for r in rows} == {"accuracy", "delta_g"}  # accuracy_* and f1_* are not tested
     # a rerun of the ablation recognises these rows as its own paired tests, to replace without --force
-    from mtdebias.atomic import write_json
+    from mtdebias.store.atomic import write_json
     from mtdebias.report.outputs import check_report_outputs
 
     write_json(tmp_path / "r-significance.json", rows)
@@ -110,7 +110,7 @@ def test_compare_to_baseline_asks_the_probe_for_its_tests(tmp_path):
 
 def test_variant_command_trains_into_the_validated_run_directory(recipe_path):
     """The command a variant runs must resolve to the same recipe (and run directory) as validated."""
-    from mtdebias.ablation import variant_command
+    from mtdebias.experiments.ablation import variant_command
 
     recipe = load_recipe(recipe_path)
     variants = expand(recipe)
@@ -123,7 +123,7 @@ def test_variant_command_trains_into_the_validated_run_directory(recipe_path):
 
 
 def test_common_items_pair_shared_sources_and_repeats_in_order():
-    from mtdebias.ablation import common_items
+    from mtdebias.experiments.ablation import common_items
     from mtdebias.probes.base import BaseProbe
 
     a = [{"source": "He was blind.", "v": 1}, {"source": "Anna was blind.", "v": 2},
@@ -139,7 +139,7 @@ def test_attempts_are_paired_by_the_item_key_each_probe_defines():
     (before, every row keyed as "None" and two systems were paired by position); the word-sense
     probe by item id, whatever the translation; a probe that defines no key and whose attempts
     name no source is refused rather than paired by position."""
-    from mtdebias.ablation import common_items
+    from mtdebias.experiments.ablation import common_items
     from mtdebias.probes.base import BaseProbe
     from mtdebias.probes.gest.probe import GestProbe
     from mtdebias.probes.wsd.probe import WSDBiasProbe
@@ -169,7 +169,7 @@ def test_holm_adjusts_a_family_of_p_values_as_by_hand():
 
 
 def test_the_paired_test_table_shows_raw_and_holm_p_and_names_the_family():
-    from mtdebias.ablation import HOLM_FAMILY, significance_markdown, with_holm
+    from mtdebias.experiments.ablation import HOLM_FAMILY, significance_markdown, with_holm
 
     rows = with_holm([{"seed": 1, "variant": v, "probe": "name_gender", "metric": "first.delta_acc", "items": 10,
                        "baseline_value": 0.16, "variant_value": 0.1, "p_value": p, "test": "paired bootstrap"}
@@ -183,8 +183,8 @@ def test_the_paired_test_table_shows_raw_and_holm_p_and_names_the_family():
 def test_an_undefined_delta_h_is_never_tested_and_the_table_says_so():
     """ΔH below its floor is NaN for both systems: its row says "not tested" and why, with no
     p-value and no place in Holm's family, while ΔH per set is tested."""
-    from mtdebias.ablation import significance_markdown, with_holm
-    from mtdebias.probes.compare import paired_tests
+    from mtdebias.experiments.ablation import significance_markdown, with_holm
+    from mtdebias.stats.compare import paired_tests
     from mtdebias.stats import holm
     from tests.test_metric_bounds import _ambiguity_attempt, ambiguity_probe
 

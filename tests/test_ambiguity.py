@@ -166,7 +166,7 @@ def test_attempts_stored_in_the_old_layout_are_refused_by_name_and_the_report_sa
     from mtdebias.errors import InputError
     from mtdebias.probes.ambiguity.probe import AmbiguityProbe, JudgedItems
     from mtdebias.report import build_report
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     old = {**_judged(0, "test", 0.1, {}), "entropy": {"se": 0.1, "s3e": 0.2, "ge": 0.3}}
     del old["s3e"]
@@ -261,9 +261,9 @@ def test_the_probe_writes_its_cue_anova_and_the_report_shows_it(items, tmp_path)
     pytest.importorskip("statsmodels")
     from mtdebias.probes.ambiguity.probe import AmbiguityProbe
     from mtdebias.report import build_report
-    from mtdebias.runner import EvalOutcome, evaluate_checkpoint
-    from mtdebias.store import RunStore
-    from mtdebias.suite import ProbeSpec
+    from mtdebias.evaluation.runner import EvalOutcome, evaluate_checkpoint
+    from mtdebias.store.runs import RunStore
+    from mtdebias.evaluation.suite import ProbeSpec
 
     cues = [{"ambiguity": "ambiguous" if i.ambiguous else "unambiguous"} for i in items]
     probe = AmbiguityProbe(items, "es", n=8, alpha=1.0, align=position_aligner, cues=cues)
@@ -327,7 +327,7 @@ def test_the_papers_names_cue_per_language_and_its_anova_column(items, monkeypat
     from mtdebias.errors import InputError
     from mtdebias.probes.ambiguity.probe import AmbiguityProbe, cue_anova, names_cue, test_values
     from mtdebias.resources import data_path
-    from mtdebias.suite import load_suite
+    from mtdebias.evaluation.suite import load_suite
     from mtdebias.uncertainty.contrast import add_name_variants
     from mtdebias.uncertainty.cues import annotate_cues
 
@@ -387,7 +387,7 @@ def test_quick_suite_scores_delta_i_against_the_synthetic_corpus_references(tmp_
     the synthetic corpus: the corpus's own translations are the references, so ΔI (per entropy)
     and ΔLogProb come out with bootstrap intervals, and the fallback similarity is in the signature."""
     from mtdebias.probes.ambiguity.probe import AmbiguityProbe
-    from mtdebias.suite import load_suite
+    from mtdebias.evaluation.suite import load_suite
     from mtdebias.synth import generate
     from toy import train_tiny_checkpoint
     from mtdebias.translators.hf import HFTranslator

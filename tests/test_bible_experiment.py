@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias.ablation import compare_to_baseline, expand, validate_variants
+from mtdebias.experiments.ablation import compare_to_baseline, expand, validate_variants
 from mtdebias.corpora.bible import build_bible
 from mtdebias.probes.name_gender.probe import load_gender_templates
 from mtdebias.recipe import load_recipe
 from mtdebias.resources import data_path
-from mtdebias.runner import build_probes
-from mtdebias.suite import load_suite
+from mtdebias.evaluation.runner import build_probes
+from mtdebias.evaluation.suite import load_suite
 from tests.sword_fixture import write_module
 from tests.test_bible import EN, ES
 
@@ -83,12 +83,12 @@ def test_shipped_bible_templates_and_names():
 
 def test_name_gender_groups_get_their_own_mcnemar(tmp_path):
     """The probe declares a McNemar-tested accuracy per seen/unseen × gender group, and the
-    ablation's paired tests (probes/compare.py) pair each group's items only.
+    ablation's paired tests (stats/compare.py) pair each group's items only.
     Pooled: baseline right on 5 of 8, variant on 5 of 8 → b = 2, c = 2, p = 1. Per group:
     unseen.female: baseline 1/4, variant 3/4 (b = 0, c = 2 → exact p = 2 · (1/2)^2 = 0.5);
     seen.male: baseline 4/4, variant 2/4 (b = 2, c = 0 → p = 0.5)."""
     from mtdebias.probes.name_gender.probe import GenderTemplate, NameGenderProbe
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     cells = [("first_female", "Ada", False), ("first_female", "Zoe", False),
              ("first_male", "David", True), ("first_male", "Saul", True)]

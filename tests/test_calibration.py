@@ -26,7 +26,8 @@ import pytest
 
 from mtdebias.probes.name_gender.probe import name_gender_metrics
 from mtdebias.probes.winomt.probe import winomt_metrics
-from mtdebias.significance import mcnemar, paired_bootstrap, seed_interval
+from mtdebias.stats.paired import mcnemar, paired_bootstrap
+from mtdebias.stats.seeds import seed_interval
 from mtdebias.stats import bootstrap_cis, folded_interval
 from mtdebias.uncertainty.metrics import delta_h, delta_i_items, finite_mean
 
@@ -419,7 +420,7 @@ def quality_false_positives(sims: int, resamples: int, p_value: str = "centered"
             if p_value == "centered":
                 row = probe.paired_test(metric, a, b, resamples=resamples, seed=sim)
             else:  # sacrebleu's own p-value, the probe's before this test
-                from mtdebias.significance import paired_bootstrap_quality
+                from mtdebias.stats.paired import paired_bootstrap_quality
 
                 test = paired_bootstrap_quality([x["hypothesis"] for x in a], [x["hypothesis"] for x in b],
                                                 references, metric, resamples=resamples, seed=sim, p_value=p_value)
@@ -578,7 +579,7 @@ def test_paired_tests_reject_a_true_null_at_about_their_level(sims, resamples):
 def name_gender_false_positives(sims: int, resamples: int, names: int = 20, templates: int = 10) -> int:
     """Two systems with no gap (Acc 0.7 for every gender), the same names (``names`` of each
     gender) and ``templates``: how often the probe's paired bootstrap of first-name ΔAcc says p < 0.05."""
-    from mtdebias.probes.compare import paired_tests
+    from mtdebias.stats.compare import paired_tests
     from mtdebias.probes.name_gender.probe import NameGenderProbe
 
     probe = NameGenderProbe.__new__(NameGenderProbe)  # metrics and tests need no templates

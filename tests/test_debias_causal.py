@@ -12,7 +12,7 @@ from mtdebias.debias.apply import debias_checkpoint, debias_model
 from mtdebias.debias.untie import encoder_embedding, encoder_shares_weights
 from mtdebias.errors import InputError
 from mtdebias.signature import Signature
-from mtdebias.translators.causal_training import load_causal
+from mtdebias.train.causal import load_causal
 
 # the fixture's vocabulary holds these as one token after a space (Ġdoctor), not alone (d·o·cto·r)
 WORDS = ["doctor", "nurse", "teacher"]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from mtdebias.atomic import _HOST, clean_stale_temporaries, replace_folder, restore_replaced, temporary_dir
+from mtdebias.store.atomic import _HOST, clean_stale_temporaries, replace_folder, restore_replaced, temporary_dir
 from mtdebias.cli import main
 
 
@@ -63,7 +63,7 @@ def no_work(monkeypatch):
         raise AssertionError("the model was loaded before --out was refused")
 
     monkeypatch.setattr("mtdebias.debias.apply._load_any", loaded)
-    monkeypatch.setattr("mtdebias.hub.local_model_dir", loaded)
+    monkeypatch.setattr("mtdebias.models.hub.local_model_dir", loaded)
 
 
 @pytest.mark.parametrize("case, target, message", [
@@ -134,7 +134,7 @@ def _dead_pid() -> int:
 def test_a_kill_between_the_renames_leaves_the_old_copy_for_the_next_run(tmp_path, monkeypatch):
     """The old folder is renamed aside before the new one goes in; a kill in between leaves it
     aside, where the stale-temporary cleaner does not touch it, and the next writer puts it back."""
-    import mtdebias.atomic as atomic
+    import mtdebias.store.atomic as atomic
 
     target = tmp_path / "out"
     target.mkdir()

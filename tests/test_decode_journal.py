@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from mtdebias.translators.base import Scored
 from mtdebias.translators.progress import ProgressTranslator, chunks
 

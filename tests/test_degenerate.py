@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from mtdebias.probes.base import SAYS_LITTLE, BaseProbe, Degenerate, Metric
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,7 +55,7 @@ def test_nothing_kept_warns_on_the_command_line_and_in_the_report(tiny_checkpoin
     assert scored.returncode == 0, scored.stderr
     assert f"warning: {tiny_checkpoint.name}: name_gender: the result says nothing: templates_kept = 0: no " \
            f"template passed the he/she filter" in scored.stderr
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     rows = RunStore(run).results(tiny_checkpoint.name)
     assert rows and all(row["meta"]["degenerate"][0].startswith("templates_kept = 0") for row in rows)

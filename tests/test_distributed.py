@@ -34,7 +34,7 @@ def test_switched_epoch_split_over_two_ranks_is_the_one_process_epoch(tmp_path):
     batches); their shares together are the one-process epoch, each example once."""
     from mtdebias.augment import SwitchEntity, annotate_lists
     from mtdebias.synth import generate
-    from mtdebias.tokenizer import train_tokenizer
+    from mtdebias.models.tokenizer import train_tokenizer
     from mtdebias.train.batching import encode_pairs, make_batches
 
     corpus = generate("de", size=200, seed=2, dev_size=10, test_size=10)

@@ -242,9 +242,9 @@ def test_matching_of_outputs():
 def test_a_new_probe_is_one_module_and_one_registry_line(guide):
     followed = guide.follow(PROBE)
     assert followed.new == ["mtdebias/probes/copy_rate/__init__.py"]  # one folder
-    assert followed.changed == {"mtdebias/registry.py": (1, 0)}
+    assert followed.changed == {"mtdebias/probes/registry.py": (1, 0)}
     # stored as a result with its interval and signature, and its attempts, one per source line
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     store = RunStore(guide.project / "runs" / "tiny-seed1")
     rows = [row for row in store.results("step-0000020") if row["probe"] == "copy_rate.v1"]
@@ -258,8 +258,8 @@ def test_a_new_probe_is_one_module_and_one_registry_line(guide):
     # in the report under its label, with a line plot of its own; in the generated reference
     html = (guide.project / "report.html").read_text(encoding="utf-8")
     assert "copy rate" in html and "copy_rate.v1:copy_rate" in html
-    reference = guide.python("from mtdebias.docs_reference import probe_reference; "
-                             "print(probe_reference())")
+    reference = guide.python(f"import sys; sys.path.insert(0, {str(ROOT / 'docs' / 'hooks')!r}); "
+                             "from docs_reference import probe_reference; print(probe_reference())")
     assert "## `copy_rate.v1`" in reference and "| `copy_rate` | lower | mcnemar |" in reference
 
 
@@ -276,7 +276,7 @@ def test_a_new_debiasing_method_is_one_module_and_one_registry_line(guide):
     checked = guide.python("""
 from pathlib import Path
 from mtdebias.errors import ConfigError
-from mtdebias.pipeline import check_recipe
+from mtdebias.experiments.pipeline import check_recipe
 from mtdebias.recipe import parse_recipe
 Path("t.en").write_text("a\\n"); Path("t.de").write_text("b\\n")
 base = {"run": {"name": "r"}, "data": {"synth": True, "train_src": "t.en", "train_tgt": "t.de", "src_lang": "en",
@@ -304,8 +304,8 @@ def test_a_language_with_data_only_is_one_registry_line(guide):
         assert before.returncode == 2 and "language 'ro' has no lemmatiser" in before.stderr, before.stderr
     followed = guide.follow(LANGUAGE)
     assert followed.new == []
-    assert followed.changed == {"mtdebias/languages.py": (1, 0)}
-    assert "'ro'" in guide.python("from mtdebias.languages import langs_with; print(langs_with('lemmatiser'))")
+    assert followed.changed == {"mtdebias/lang/languages.py": (1, 0)}
+    assert "'ro'" in guide.python("from mtdebias.lang.languages import langs_with; print(langs_with('lemmatiser'))")
 
 
 def test_a_new_translator_kind_is_one_module_and_one_registry_line(guide):
@@ -325,11 +325,11 @@ def test_a_plugin_package_ships_a_probe_without_changing_mtdebias(guide):
     followed = guide.follow(PACKAGE)
     assert followed.new == [] and followed.changed == {}
     # found through the installed distribution's entry point, loaded from the package, not mtdebias
-    found = guide.python("from mtdebias.registry import PROBES; "
+    found = guide.python("from mtdebias.probes.registry import PROBES; "
                          "print(PROBES.plugin('length_ratio.v1').distribution, "
                          "PROBES.load('length_ratio.v1').__self__.__module__)")
     assert found.split() == ["mtdebias-length", "0.1", "mtdebias_length"]
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     rows = [row for row in RunStore(guide.project / "runs" / "tiny-seed1").results("step-0000020")
             if row["probe"] == "length_ratio.v1"]

@@ -26,7 +26,7 @@ from mtdebias.augment import SwitchEntity, annotate_corpus  # noqa: E402
 from mtdebias.augment.fairseq_shards import write_fairseq_shards  # noqa: E402
 from mtdebias.cli import main as cli_main  # noqa: E402
 from mtdebias.errors import InputError  # noqa: E402
-from mtdebias.subword import SentencePieceCodec  # noqa: E402
+from mtdebias.models.subword import SentencePieceCodec  # noqa: E402
 from toy import COLOURS, VERBS, toy_corpus  # noqa: E402
 
 pytestmark = pytest.mark.fairseq
@@ -251,7 +251,8 @@ def test_sampling_is_reproducible_and_independent_of_the_batch(translator):
 
 
 def test_loaders_find_the_parts(trained, shards, corpus, tmp_path):
-    from mtdebias.translators.fairseq import FairseqTranslator, find_spec, list_checkpoints
+    from mtdebias.translators.source import find_spec, list_checkpoints
+    from mtdebias.translators.fairseq import FairseqTranslator
 
     checkpoints = list_checkpoints(trained)
     assert [p.name.split("_")[-1] for p in checkpoints] == ["100.pt", "200.pt", "300.pt"]
@@ -271,7 +272,7 @@ def test_loaders_find_the_parts(trained, shards, corpus, tmp_path):
 
 def test_eval_cli_scores_every_checkpoint_into_a_store(trained, tmp_path):
     """`mtdebias eval SAVE_DIR --suite`: a probe per fairseq checkpoint, stored with signatures."""
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     src = tmp_path / "src.txt"
     ref = tmp_path / "ref.txt"
@@ -295,7 +296,7 @@ def test_eval_cli_scores_every_checkpoint_into_a_store(trained, tmp_path):
 def test_weights_only_loading_refuses_foreign_objects(trained, tmp_path):
     """A checkpoint carrying an object outside fairseq's config classes is refused by name."""
     from mtdebias.errors import CheckpointError
-    from mtdebias.fairseq_env import trusted_fairseq_globals
+    from mtdebias.models.fairseq_env import trusted_fairseq_globals
 
     path = sorted(trained.glob("checkpoint_*_300.pt"))[0]
     with trusted_fairseq_globals(path):
@@ -309,7 +310,7 @@ def test_weights_only_loading_refuses_foreign_objects(trained, tmp_path):
     torch.save(old_style, tmp_path / "old.pt")
     assert "omegaconf.dictconfig.DictConfig" in torch.serialization.get_unsafe_globals_in_checkpoint(
         str(tmp_path / "old.pt"))
-    from mtdebias.translators.fairseq import find_spec
+    from mtdebias.translators.source import find_spec
 
     spec = find_spec(trained)
     old = FairseqTranslator(tmp_path / "old.pt", data=spec.data, sentencepiece=spec.sentencepiece)
@@ -332,7 +333,7 @@ def test_moses_bpe_codec_and_shards(corpus, tmp_path):
     learn_bpe = pytest.importorskip("subword_nmt.learn_bpe")
     from fairseq.data import Dictionary, data_utils
 
-    from mtdebias.subword import MosesBpeCodec
+    from mtdebias.models.subword import MosesBpeCodec
 
     sources, targets = name_corpus()
     from sacremoses import MosesTokenizer

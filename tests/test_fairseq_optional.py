@@ -7,11 +7,11 @@ import builtins
 
 import pytest
 
-from mtdebias import fairseq_env
+from mtdebias.models import fairseq_env
 from mtdebias.augment.fairseq_shards import parse_epochs
 from mtdebias.errors import InputError
 from mtdebias.report.collect import checkpoint_step
-from mtdebias.translators.fairseq import find_spec, list_checkpoints
+from mtdebias.translators.source import find_spec, list_checkpoints
 
 
 @pytest.fixture

@@ -75,12 +75,12 @@ def _recipe(path):
 
 
 def _suite(path):
-    from mtdebias.suite import load_suite
+    from mtdebias.evaluation.suite import load_suite
     return load_suite(path)
 
 
 def _results(path):
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
     store = RunStore(path.parent / "run")
     results = store.eval_dir("step-0000001") / "results.jsonl"
     results.parent.mkdir(parents=True)

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mtdebias.cli import main
 from mtdebias.errors import MtdebiasError
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from mtdebias.translators.openai_api import OpenAITranslator
 from openai_server import ScriptedServer, send
 from test_stored_text import TEXT

@@ -269,7 +269,7 @@ def test_preference_needs_a_model(tmp_path):
 # --------------------------------------------------------------------------- suite and report
 
 def test_full_suite_lists_gest_for_slavic_targets():
-    from mtdebias.suite import load_suite
+    from mtdebias.evaluation.suite import load_suite
 
     suite = load_suite("eval/full.toml")
     spec = next(s for s in suite.probes if s.type == "gest.v1").resolved({"tgt_lang": "ru"})
@@ -284,8 +284,8 @@ def test_full_suite_lists_gest_for_slavic_targets():
 
 def test_report_draws_stereotype_bars_and_trends(tmp_path):
     from mtdebias.report import build_report
-    from mtdebias.plots import png_is_blank
-    from mtdebias.store import RunStore
+    from mtdebias.report.plots import png_is_blank
+    from mtdebias.store.runs import RunStore
 
     store = RunStore(tmp_path / "run-ru")
     store.dir.mkdir()
@@ -302,7 +302,7 @@ def test_report_draws_stereotype_bars_and_trends(tmp_path):
     trends = [c for c in summary.figures if "masculine rate and stereotype rate" in c]
     assert len(bars) == 1 and len(trends) == 1  # the bars at the headline checkpoint, the trend over both
     assert not any("male_rate_s" in c for c in summary.figures)  # no 16 separate line plots
-    from mtdebias.plots import to_png
+    from mtdebias.report.plots import to_png
     from mtdebias.report.views.gest import stereotype_bars
 
     rates = {s: (0.3 if s < 8 else 0.7, (0.2, 0.8), 10) for s in range(1, 17)}
@@ -315,8 +315,8 @@ def test_suite_scores_a_checkpoint_with_both_gest_probes(tiny_checkpoint, tmp_pa
     the result is degenerate rather than a rate of undetected speakers."""
     import shutil
 
-    from mtdebias.runner import evaluate
-    from mtdebias.store import RunStore
+    from mtdebias.evaluation.runner import evaluate
+    from mtdebias.store.runs import RunStore
 
     checkpoint = tmp_path / "tiny"
     shutil.copytree(tiny_checkpoint, checkpoint)

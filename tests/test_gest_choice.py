@@ -13,7 +13,7 @@ from mtdebias.errors import InputError
 from mtdebias.probes.gest.probe import load_gest
 from mtdebias.probes.gest.choice import (DEFAULT_TEMPLATE, ChoiceItem, GestChoiceProbe, load_choice_items,
                                          read_choice)
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 from mtdebias.translators.base import UnsupportedCall
 
 

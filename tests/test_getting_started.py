@@ -107,7 +107,7 @@ def test_every_block_of_the_page_is_a_tagged_step():
 def test_the_tiny_recipe_and_suite_validate():
     """Checked here too, without training: the recipe, its suite and the files the suite reads
     (the synthetic corpus writes the test split on first use)."""
-    from mtdebias.pipeline import check_recipe
+    from mtdebias.experiments.pipeline import check_recipe
     from mtdebias.recipe import load_recipe
 
     reads = check_recipe(load_recipe(ROOT / "recipes" / "tiny.toml"))
@@ -118,7 +118,7 @@ def test_the_tiny_recipe_and_suite_validate():
 @pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium is not installed (make apertium)")
 def test_scoring_apertium_as_written(walkthrough):
     walkthrough.follow(APERTIUM)
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     rows = RunStore(walkthrough.project / "runs" / "translators" / "apertium_en-es").results("translator")
     assert {row["probe"] for row in rows} == {"name_gender.v1", "winomt.v1"}
@@ -137,7 +137,7 @@ def test_switch_entity_on_your_own_corpus_as_written(walkthrough):
     if shutil.which("apertium") is None and APERTIUM not in walkthrough.done:
         walkthrough.done.append(APERTIUM)
     walkthrough.follow(SWITCH)
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     run = RunStore(walkthrough.project / "runs" / "mine-switch")
     assert [c.name for c in run.checkpoints()] == [c.name for c in RunStore(walkthrough.project / "runs" /

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.probes.base import Attempts
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"

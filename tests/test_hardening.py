@@ -19,7 +19,7 @@ import torch
 
 from mtdebias.errors import CheckpointError, ConfigError
 from mtdebias.recipe import load_recipe, schema
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from toy import toy_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,9 +63,9 @@ def _recipe(folder: Path, vocab: int = 150, seed: int = 1, extra: str = ""):
 # --- case 1: a run folder never holds a recipe that does not describe its contents -----------
 
 def test_changed_recipe_before_the_first_checkpoint_rebuilds_the_tokenizer(corpus_dir, caplog):
-    from mtdebias.pipeline import build_model_and_tokenizer, prepare_run
+    from mtdebias.experiments.pipeline import build_model_and_tokenizer, prepare_run
     from mtdebias.textio import read_parallel
-    from mtdebias.tokenizer import vocab_sizes
+    from mtdebias.models.tokenizer import vocab_sizes
 
     corpus = read_parallel(corpus_dir / "train.en", corpus_dir / "train.de")
     first = _recipe(corpus_dir, vocab=150)
@@ -83,7 +83,7 @@ def test_changed_recipe_before_the_first_checkpoint_rebuilds_the_tokenizer(corpu
 
 
 def test_resume_under_a_training_relevant_change_is_refused_and_others_are_allowed(corpus_dir):
-    from mtdebias.pipeline import prepare_run
+    from mtdebias.experiments.pipeline import prepare_run
 
     store = prepare_run(_recipe(corpus_dir, vocab=150))
     (store.dir / "checkpoints" / "step-0000002").mkdir(parents=True)
@@ -103,7 +103,7 @@ def test_resume_under_a_training_relevant_change_is_refused_and_others_are_allow
 # --- case 9: failed starts, umask, stale temporaries ------------------------------------------
 
 def test_a_failed_start_folder_counts_as_empty(corpus_dir):
-    from mtdebias.pipeline import prepare_run
+    from mtdebias.experiments.pipeline import prepare_run
 
     store = prepare_run(_recipe(corpus_dir, seed=1))  # then the start fails: only the two records exist
     assert sorted(p.name for p in store.dir.iterdir()) == ["environment.json", "recipe.toml"]
@@ -114,7 +114,7 @@ def test_a_failed_start_folder_counts_as_empty(corpus_dir):
 
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
 def test_atomic_writes_honour_the_umask(tmp_path, umask):
-    from mtdebias.atomic import write_text
+    from mtdebias.store.atomic import write_text
 
     old = os.umask(umask)
     try:
@@ -126,7 +126,7 @@ def test_atomic_writes_honour_the_umask(tmp_path, umask):
 
 KILLED_WRITER = """
 import os, signal, sys
-from mtdebias.atomic import atomic_open
+from mtdebias.store.atomic import atomic_open
 with atomic_open(sys.argv[1]) as handle:
     handle.write("half a row")
     handle.flush()
@@ -135,8 +135,8 @@ with atomic_open(sys.argv[1]) as handle:
 
 
 def test_temporaries_of_a_killed_evaluator_are_cleaned_on_the_next_start(tmp_path):
-    from mtdebias.atomic import atomic_open
-    from mtdebias.runner import evaluate
+    from mtdebias.store.atomic import atomic_open
+    from mtdebias.evaluation.runner import evaluate
 
     run = tmp_path / "run"
     (run / "checkpoints" / "step-0000001").mkdir(parents=True)
@@ -172,9 +172,9 @@ def test_temporaries_of_a_killed_evaluator_are_cleaned_on_the_next_start(tmp_pat
 # --- cases 6 and 7: damaged checkpoints, disk full --------------------------------------------
 
 def _trainer(run: Path, tok_dir: Path, **config):
-    from mtdebias.model import build_model, marian_config
+    from mtdebias.models.model import build_model, marian_config
     from mtdebias.recipe.schema import TrainConfig
-    from mtdebias.tokenizer import load_tokenizer, vocab_sizes
+    from mtdebias.models.tokenizer import load_tokenizer, vocab_sizes
     from mtdebias.train.trainer import StaticPairs, Trainer
 
     src, tgt = toy_corpus(120, seed=5)
@@ -190,7 +190,7 @@ def _trainer(run: Path, tok_dir: Path, **config):
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """A run with checkpoints at steps 2 and 4, and its tokenizer."""
-    from mtdebias.tokenizer import train_tokenizer
+    from mtdebias.models.tokenizer import train_tokenizer
 
     folder = tmp_path_factory.mktemp("trained")
     src, tgt = toy_corpus(120, seed=5)
@@ -399,7 +399,7 @@ def test_an_error_number_other_than_enospc_is_reported_as_itself_on_a_nearly_ful
 # --- case 4: dropped input is counted ---------------------------------------------------------
 
 def test_dropped_training_pairs_are_counted_in_the_log_and_the_summary(corpus_dir, caplog):
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
 
     src = (corpus_dir / "train.en").read_text().splitlines()
     tgt = (corpus_dir / "train.de").read_text().splitlines()

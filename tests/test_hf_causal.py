@@ -367,8 +367,8 @@ def _probe_data(tmp_path):
 
 
 def test_every_probe_runs_on_the_llm_and_stores_backend_model_and_prompt(tiny_llm, tmp_path):
-    from mtdebias.runner import evaluate
-    from mtdebias.store import RunStore
+    from mtdebias.evaluation.runner import evaluate
+    from mtdebias.store.runs import RunStore
 
     model = tmp_path / "llm"
     shutil.copytree(tiny_llm, model)
@@ -401,8 +401,8 @@ def test_every_probe_runs_on_the_llm_and_stores_backend_model_and_prompt(tiny_ll
 def test_a_suite_whose_probes_name_one_language_needs_no_tgt_lang(tiny_llm, tmp_path, monkeypatch):
     """As ``--probe winomt --lang de`` needs no tgt_lang, a suite whose probes say ``lang = "de"``
     needs none either; probes that name two languages leave the translator's own error."""
-    from mtdebias.runner import evaluate
-    from mtdebias.store import RunStore
+    from mtdebias.evaluation.runner import evaluate
+    from mtdebias.store.runs import RunStore
 
     monkeypatch.chdir(tmp_path)
     one = tmp_path / "one.toml"

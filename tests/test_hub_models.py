@@ -10,7 +10,7 @@ import pytest
 
 from hub_cache import BUILDERS, add_to_hub_cache
 from mtdebias.cli import main
-from mtdebias.hub import local_model_dir, resolve_model
+from mtdebias.models.hub import local_model_dir, resolve_model
 
 OPUS, M2M, NLLB = "Helsinki-NLP/opus-mt-en-de", "facebook/m2m100_418M", "facebook/nllb-200-distilled-600M"
 LANGS = {OPUS: [], M2M: ["--src-lang", "en", "--tgt-lang", "de"], NLLB: ["--src-lang", "en", "--tgt-lang", "de"]}
@@ -53,7 +53,7 @@ def test_translate_sample_score_by_hub_id_offline(hub, repo, capsys, monkeypatch
 @pytest.mark.parametrize("repo", [OPUS, M2M, NLLB])
 def test_ct2_conversion_by_hub_id_stays_out_of_the_cache(hub, repo, tmp_path):
     pytest.importorskip("ctranslate2")
-    from mtdebias.hub import cache_dir
+    from mtdebias.models.hub import cache_dir
     from mtdebias.translators.ct2 import CT2Translator
 
     languages = {"src_lang": "en", "tgt_lang": "de"} if repo != OPUS else {}
@@ -75,7 +75,7 @@ def test_hard_debias_by_hub_id(hub, repo, tmp_path):
 
 
 def test_suite_on_a_hub_model_stores_results_under_runs_with_the_commit(hub, tmp_path, monkeypatch):
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "dev.en").write_text("The old dog eats.\nThe teacher met the woman.\n")
@@ -106,7 +106,7 @@ def test_missing_hub_id_offline_exits_2_with_the_command(hub, capsys):
 @pytest.mark.parametrize("repo", [OPUS, M2M, NLLB])
 def test_fine_tuning_from_a_hub_id(hub, repo, tmp_path):
     """``model.init = "org/name"`` loads the cached snapshot; one tiny epoch writes a checkpoint."""
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
     from toy import toy_corpus
 
@@ -141,7 +141,7 @@ validate_bleu = false
     if repo != OPUS:  # labels start with the target-language token, as the model generates them
         from transformers import AutoTokenizer
 
-        from mtdebias.pipeline import build_model_and_tokenizer
+        from mtdebias.experiments.pipeline import build_model_and_tokenizer
 
         _, tokenizer = build_model_and_tokenizer(recipe, src, tgt, store)
         labels = tokenizer(text_target=["Der alte Hund frisst."])["input_ids"][0]
@@ -173,7 +173,7 @@ def test_gpu_check_skips_cleanly_without_cuda_and_its_recipe_validates(tmp_path)
     sys.path.insert(0, str(root / "bench"))
     import gpu_check
 
-    from mtdebias.pipeline import check_recipe
+    from mtdebias.experiments.pipeline import check_recipe
     from mtdebias.recipe import load_recipe
 
     recipe = tmp_path / "r.toml"

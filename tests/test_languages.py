@@ -1,4 +1,4 @@
-"""The language registry (mtdebias/languages.py) is the only place a language list is written."""
+"""The language registry (mtdebias/lang/languages.py) is the only place a language list is written."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.errors import ConfigError
-from mtdebias.languages import LANGUAGES, langs_with, missing, require
+from mtdebias.lang.languages import LANGUAGES, langs_with, missing, require
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mtdebias"
 # a literal tuple/list/set/dict of language codes bound to a name that says it lists languages
@@ -32,7 +32,7 @@ def test_no_module_but_the_registry_writes_a_language_list():
     found = []
     for path in PACKAGE.rglob("*.py"):
         rel = path.relative_to(PACKAGE).as_posix()
-        if rel == "languages.py":
+        if rel == "lang/languages.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
@@ -41,7 +41,7 @@ def test_no_module_but_the_registry_writes_a_language_list():
                 if isinstance(target, ast.Name) and _LIST_NAME.search(target.id) \
                         and _literal_strings(node.value) and (rel, target.id) not in _DATA_LAYOUT:
                     found.append(f"{rel}:{node.lineno}: {target.id}")
-    assert found == [], "language lists outside mtdebias/languages.py: " + ", ".join(found)
+    assert found == [], "language lists outside mtdebias/lang/languages.py: " + ", ".join(found)
 
 
 def test_implementations_match_the_registry():

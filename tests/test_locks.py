@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias import gguf_model
-from mtdebias.atomic import _HOST
+from mtdebias.models import gguf_model
+from mtdebias.store.atomic import _HOST
 from mtdebias.cli import main
 from mtdebias.errors import InputError
-from mtdebias.locking import FileLock
-from mtdebias.runner import evaluate
-from mtdebias.store import RunStore
+from mtdebias.store.locking import FileLock
+from mtdebias.evaluation.runner import evaluate
+from mtdebias.store.runs import RunStore
 from test_bad_inputs import RECIPE
 from test_cli_failures import _clear_error, _dead_pid
 from test_model_source import _write_gguf, needs_gguf
@@ -134,7 +134,7 @@ def test_a_claims_entry_that_is_a_file_is_one_clear_error(tmp_path):
 
 RUN_LOCK_HOLDER = """
 import sys, time
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 lock = RunStore(sys.argv[1]).run_lock()
 assert lock.acquire(blocking=False)
 print("holding", flush=True)
@@ -178,7 +178,7 @@ def test_a_second_train_of_a_run_being_trained_stops_at_once_naming_the_holder(t
 
 
 def test_an_ablate_reaching_a_run_being_trained_names_the_holder(tmp_path, capfd):
-    from mtdebias.ablation import expand, validate_variants
+    from mtdebias.experiments.ablation import expand, validate_variants
     from mtdebias.recipe import load_recipe
 
     recipe = _train_workspace(tmp_path)
@@ -238,7 +238,7 @@ def _suite(tmp_path: Path, probes: int) -> Path:
 CLAIM_HOLDER = """
 import sys, time
 from pathlib import Path
-from mtdebias.runner import evaluate
+from mtdebias.evaluation.runner import evaluate
 
 class Stuck:  # claims the suite's first probe, then never finishes it
     def translate(self, sources, beam=1):

@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from mtdebias.errors import ConfigError, InputError
-from mtdebias.hub import looks_like_hub_id
-from mtdebias.langcodes import check_language_code, nearest_language
-from mtdebias.languages import require
+from mtdebias.models.hub import looks_like_hub_id
+from mtdebias.lang.codes import check_language_code, nearest_language
+from mtdebias.lang.languages import require
 from mtdebias.translators.apertium import _installed_hint
 from mtdebias.translators.source import resolve
 

@@ -10,7 +10,7 @@ import math
 import pytest
 
 from mtdebias.probes.base import value_problem
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 
 # the metric patterns whose definitions fix no range (a relative difference of surprisals or
 # log-probabilities that may round below 0; a mean log-probability difference)
@@ -278,7 +278,7 @@ def test_stored_rows_outside_their_range_are_named_by_line(tmp_path):
     """Through the store as the report reads it: NaN is written as JSON's NaN and read back as a
     float, so an undefined s stays believed while a rate of 1.5 is named by its line."""
     from mtdebias.report.views.page import stored_value_check
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     store = RunStore(tmp_path)
     rows = [{"probe": "sentiment.v1", "metric": "names.s_delta", "value": math.nan},

@@ -70,7 +70,7 @@ def test_other_files_and_missing_names_are_refused(tmp_path):
 
 @needs_gguf
 def test_unreadable_gguf_files_are_refused_from_the_header(tmp_path):
-    from mtdebias.gguf_model import check_readable, float_folder, read_header
+    from mtdebias.models.gguf_model import check_readable, float_folder, read_header
 
     fake = tmp_path / "fake.gguf"
     fake.write_bytes(b"PK\x03\x04 a zip, not a model")

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from mtdebias.errors import InputError
-from mtdebias.locking import FileLock
+from mtdebias.store.locking import FileLock
 from mtdebias.report import build_report
 from mtdebias.report.collect import distinct_runs
-from mtdebias.runner import evaluate
-from mtdebias.store import RunStore
+from mtdebias.evaluation.runner import evaluate
+from mtdebias.store.runs import RunStore
 from test_cli_failures import _clear_error
 from test_locks import ENV, PRECIOUS, _link_to_precious, _refused, _run_with_checkpoint, _suite
 
@@ -123,7 +123,7 @@ def test_the_training_log_is_never_appended_through_a_link(tmp_path):
 
 
 def test_the_watch_log_is_never_appended_through_a_link(tmp_path):
-    from mtdebias.pipeline import _start_watcher
+    from mtdebias.experiments.pipeline import _start_watcher
 
     store = RunStore(tmp_path / "run")
     precious = _link_to_precious(tmp_path, store.watch_log)

@@ -87,9 +87,9 @@ def test_a_server_killed_mid_run_resumes_from_the_cache_without_resending(tiny_l
 
 
 def test_every_probe_runs_through_a_suite_on_the_server(tiny_llm, tmp_path, monkeypatch):
-    from mtdebias.runner import evaluate
+    from mtdebias.evaluation.runner import evaluate
     from mtdebias.signature import Signature
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
     from test_hf_causal import _probe_data
 
     monkeypatch.chdir(tmp_path)

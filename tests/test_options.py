@@ -25,9 +25,9 @@ from mtdebias.cli import main
 from mtdebias.commands.key_values import parse_pairs
 from mtdebias.errors import ConfigError, InputError, MtdebiasError
 from mtdebias.options import Range, check_value, declared_ranges, fits
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 from mtdebias.resources import DATA_ROOT
-from mtdebias.suite import check_probe_options, load_suite, probe_options, probe_ranges
+from mtdebias.evaluation.suite import check_probe_options, load_suite, probe_options, probe_ranges
 from mtdebias.translators.specs import _kind_class, check_translator_options, load_spec, translator_options
 
 WINOMT = f"{DATA_ROOT}/templates/winomt_synth_en.txt"
@@ -130,9 +130,9 @@ def test_debias_settings_are_typed_too(capsys, tmp_path):
 @pytest.mark.parametrize("interval", ["-1", "0", "0.5", "nan", "inf", "1e300"])
 def test_watch_interval_must_be_a_sane_wait(tmp_path, capsys, monkeypatch, interval):
     """-1 was a ValueError traceback from time.sleep, 0 a core spinning on the run folder."""
-    import mtdebias.runner
+    import mtdebias.evaluation.runner
 
-    monkeypatch.setattr(mtdebias.runner, "watch", lambda *a, **k: pytest.fail("watch started"))
+    monkeypatch.setattr(mtdebias.evaluation.runner, "watch", lambda *a, **k: pytest.fail("watch started"))
     rc = main(["eval", str(tmp_path), "--suite", str(_suite(tmp_path, NAME_GENDER)), "--watch",
                "--interval", interval])
     _clear_error(rc, capsys.readouterr().err, "--interval", ">= 1 and <= 86400")
@@ -146,11 +146,11 @@ def test_deeply_nested_toml_is_one_message_naming_the_file(tmp_path, kind):
     path = tmp_path / f"{kind}.toml"
     path.write_text(f"x = {DEEP}\n", encoding="utf-8")
     if kind == "suite":
-        from mtdebias.suite import load_suite as read
+        from mtdebias.evaluation.suite import load_suite as read
     elif kind == "recipe":
         from mtdebias.recipe.load import load_recipe as read
     else:
-        from mtdebias.translators.fairseq import load_spec_file as read
+        from mtdebias.translators.source import load_spec_file as read
     with pytest.raises(InputError, match="nested too deeply") as caught:
         read(path)
     assert str(caught.value).startswith(str(path))
@@ -228,7 +228,8 @@ BASE = {
     "gest_choice.v1": {"lang": "de"},
 }
 SPECS = {"openai": OPENAI, "hf-causal": "hf-causal:model", "llamacpp": "llamacpp:model.gguf",
-         "apertium": "apertium:en-es", "ct2-causal": "ct2-causal:model.gguf"}
+         "apertium": "apertium:en-es", "ct2-causal": "ct2-causal:model.gguf", "hf": "hf:model", "ct2": "ct2:model",
+         "fairseq": "fairseq:model.pt", "file": "file:translations.txt"}
 
 ANYTHING = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(-2, 2), st.sampled_from([10 ** 400, -10 ** 400]),

@@ -1,6 +1,6 @@
 """Output paths the user names (eval --attempts, augment --out, annotate --out, data … --out) never
 take a run's files, an input, a folder where a file goes or a file where a folder goes, and
-replace only a file the command wrote (mtdebias/outputs.py; the audit after issue 40, cases c05
+replace only a file the command wrote (mtdebias/store/outputs.py; the audit after issue 40, cases c05
 to c08, c36, c37, c49). Every refusal comes before any work: the work is made to fail the test."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias import atomic
+from mtdebias.store import atomic
 from mtdebias.cli import main
 from mtdebias.errors import InputError
 from toy import toy_corpus
@@ -51,7 +51,7 @@ def _refused(argv: list[str], capsys, *expected: str) -> str:
 
 @pytest.fixture
 def no_probe(monkeypatch):
-    import mtdebias.runner as runner
+    import mtdebias.evaluation.runner as runner
 
     def never(*args, **kwargs):
         raise AssertionError("the probe ran")

@@ -4,9 +4,9 @@ import time
 
 import pytest
 
-from mtdebias.pipeline import run_recipe
+from mtdebias.experiments.pipeline import run_recipe
 from mtdebias.recipe import load_recipe
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from toy import toy_corpus
 
 RECIPE = """
@@ -77,7 +77,7 @@ def test_run_ablation_trains_scores_and_tests_against_the_baseline(recipe_dir):
     """ablation.run_ablation() end to end: two variants trained in their own processes, every
     checkpoint scored inline, the report written and the probe's declared tests run (quality:
     sacrebleu's paired bootstrap of BLEU and chrF)."""
-    from mtdebias.ablation import run_ablation
+    from mtdebias.experiments.ablation import run_ablation
 
     recipe = RECIPE.replace("{runs}", str(recipe_dir / "runs")).replace("{inline}", "true")
     recipe += '[ablate]\nvariants = ["a", "b: train.lr=1e-3"]\nbaseline = "a"\n'

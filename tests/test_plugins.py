@@ -22,7 +22,7 @@ MODULE = '''
 from typing import Sequence
 
 from mtdebias.debias.base import Eraser
-from mtdebias.languages import Language
+from mtdebias.lang.languages import Language
 from mtdebias.probes.base import LOWER, MCNEMAR, Attempts, BaseProbe, Headline, Metric, MetricSpec
 from mtdebias.signature import Signature, hash_lines
 from mtdebias.stats import bootstrap_ci
@@ -67,7 +67,7 @@ class EchoFigureProbe(EchoRateProbe):
 
     @classmethod
     def report_figure(cls, view, labels):
-        from mtdebias.plots import figure
+        from mtdebias.report.plots import figure
 
         fig = figure(4, 3)
         ax = fig.add_subplot()
@@ -175,10 +175,10 @@ def test_a_plugin_probe_is_in_the_help_a_suite_the_store_and_the_report(project)
     assert "scored   translator: echo_rate" in done.stdout
     # "(or without the version)", as the help says: for plugin probes too
     assert "(or without the version)" in " ".join(helped.stdout.split())  # argparse wraps it where it likes
-    unversioned = python(project, "from mtdebias.registry import PROBES; print(PROBES.canonical('echo_rate'))")
+    unversioned = python(project, "from mtdebias.probes.registry import PROBES; print(PROBES.canonical('echo_rate'))")
     assert unversioned.stdout.strip() == "echo_rate.v1", unversioned.stderr
     # two of four sources read the same reversed ("ok", "a b a")
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     stored = root / "runs" / "translators" / "reverse"
     echo = [row for row in RunStore(stored).results("translator") if row["probe"] == "echo_rate.v1"]
@@ -210,7 +210,7 @@ def test_a_plugin_probe_draws_its_declared_figure_and_one_without_gets_its_headl
 
 
 def test_clashing_misnamed_and_broken_plugins_are_refused_by_name(project):
-    listed = python(project, "from mtdebias.registry import PROBES, DEBIAS_METHODS\n"
+    listed = python(project, "from mtdebias.probes.registry import PROBES, DEBIAS_METHODS\n"
                              "print(sorted(PROBES.entries)); print(sorted(DEBIAS_METHODS.entries))\n"
                              "print(PROBES.load('winomt.v1').__self__.__module__)")
     assert listed.returncode == 0, listed.stderr
@@ -233,7 +233,7 @@ def test_clashing_misnamed_and_broken_plugins_are_refused_by_name(project):
 
 def test_plugin_translator_kinds_and_languages(project):
     done = python(project, "from mtdebias.translators.specs import kinds, split_spec\n"
-                           "from mtdebias.languages import LANGUAGES, langs_with\n"
+                           "from mtdebias.lang.languages import LANGUAGES, langs_with\n"
                            "print(kinds()['apertium']); print(split_spec('reverse:x'))\n"
                            "print('ro' in langs_with('lemmatiser'), LANGUAGES['de'].detector)")
     assert done.returncode == 0, done.stderr
@@ -248,7 +248,7 @@ def test_builtin_entries_pass_the_checks_plugins_get():
     """The load-time checks are the same for built-in entries: every built-in one passes them, and
     a built-in table naming the wrong kind of object would fail the same way."""
     from mtdebias.errors import ConfigError
-    from mtdebias.registry import Registry
+    from mtdebias.probes.registry import Registry
 
     wrong = Registry("probe", {"x.v1": "mtdebias.debias.hard:HardDebiasEraser"},
                      check="mtdebias.probes.base:check_probe")

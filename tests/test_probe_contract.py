@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.probes.base import BaseProbe
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 
 ROOT = Path(__file__).resolve().parents[1]
 T = ROOT / "mtdebias" / "data" / "templates"

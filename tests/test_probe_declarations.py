@@ -152,7 +152,7 @@ def test_a_corpus_measure_is_scored_on_all_rows_at_once_without_an_interval():
 def test_every_shipped_probe_derives_its_signature_from_its_options():
     """No shipped probe writes signature() by hand: its settings follow from from_options and its
     declared renames (tests/test_golden_probes.py shows they are the stored ones, byte for byte)."""
-    from mtdebias.registry import PROBES
+    from mtdebias.probes.registry import PROBES
 
     for name in PROBES.entries:
         probe = PROBES.load(name).__self__

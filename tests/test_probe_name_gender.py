@@ -14,7 +14,7 @@ import pytest
 from mtdebias.errors import InputError
 from mtdebias.probes.name_gender.probe import (GenderTemplate, NameGenderProbe, default_template_path, fill,
                                          load_gender_templates, name_gender_metrics)
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 from toy import TranslateOnly
 
 TEMPLATES = [

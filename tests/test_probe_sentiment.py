@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mtdebias.errors import InputError
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 from mtdebias.probes.sentiment.probe import (Filler, SentimentProbe, SentimentTemplate, filler_renderings,
                                        label_rendering, load_fillers, load_sentiment_templates, range_metrics)
 from mtdebias.probes.name_gender.probe import TEMPLATE_DIR

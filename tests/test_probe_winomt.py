@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.errors import InputError
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 from mtdebias.probes.winomt.probe import WinoMTProbe, load_winomt, winomt_metrics
 from toy import TranslateOnly
 from mtdebias.translators.file import FileTranslator

@@ -42,7 +42,7 @@ def test_real_data_recipes_name_their_missing_files(name):
 
 @pytest.mark.parametrize("name", REAL)
 def test_real_data_recipes_run_on_a_slice(name, slice_dir, tmp_path, tiny_checkpoint):
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
 
     overrides = _slice_overrides(slice_dir, name, tmp_path) + [
         "train.max_steps=4", "train.epochs=1", "train.mixed_precision=\"no\"", "train.validate_bleu=false",
@@ -68,7 +68,7 @@ LLM = "llm_switch_entity_en_de.toml"
 
 
 def test_the_llm_recipe_names_its_missing_model_and_validates_with_a_causal_model(tiny_llm, tiny_checkpoint):
-    from mtdebias.pipeline import check_recipe
+    from mtdebias.experiments.pipeline import check_recipe
 
     with pytest.raises(ConfigError, match="model.init = '../models/SmolLM2-135M-Instruct.Q4_1.gguf': file not found"):
         load_recipe(RECIPES / LLM)
@@ -88,7 +88,7 @@ def test_the_llm_recipe_runs_switch_entity_and_posthoc_debiasing_on_a_slice(slic
 
     from safetensors.torch import load_file
 
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
 
     words, pairs = tmp_path / "words.txt", tmp_path / "pairs.tsv"
     words.write_text("doctor\nnurse\nteacher\n", encoding="utf-8")  # one token each in the fixture's vocabulary

@@ -95,10 +95,11 @@ def test_the_files_chat_template_renders_the_prompt(smol, gguf_file):
 
 def test_signature_names_the_gguf_by_its_content(smol, gguf_file):
     from mtdebias.signature import hash_file
+    from mtdebias.translators.load import classify
     from mtdebias.translators.specs import identity
 
     assert smol.signature().startswith(f"hf-causal:gguf:{hash_file(gguf_file)}:prompt-")
-    assert identity(f"hf-causal:{gguf_file}", {"tgt_lang": "de"}).startswith(
+    assert identity(classify(f"hf-causal:{gguf_file}"), {"tgt_lang": "de"}).startswith(
         f"translator:hf-causal:gguf:{hash_file(gguf_file)}:")
     assert smol.model_dir.name == f"{gguf_file.name}.hf-{hash_file(gguf_file)}"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias.runner import build_probes
-from mtdebias.suite import load_suite
+from mtdebias.evaluation.runner import build_probes
+from mtdebias.evaluation.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[1]
 SUITES = sorted((REPO / "eval" / "released").glob("*.toml"))
@@ -43,7 +43,7 @@ def test_each_probe_runs_the_size_its_comment_states(path):
 
 
 def test_every_language_with_a_winomt_detector_has_a_full_winomt_suite():
-    from mtdebias.languages import LANGUAGES
+    from mtdebias.lang.languages import LANGUAGES
 
     detectors = {code for code, language in LANGUAGES.items() if language.detector}
     with_winomt = {path.stem for path in SUITES if 'type = "winomt.v1"' in path.read_text(encoding="utf-8")}

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from mtdebias import atomic, locking
+from mtdebias.store import atomic, locking
 from mtdebias.cli import main
 from mtdebias.errors import DiskFull, InputError
-from mtdebias.locking import FileLock, LockTimeout
-from mtdebias.store import RunStore
+from mtdebias.store.locking import FileLock, LockTimeout
+from mtdebias.store.runs import RunStore
 
 
 def _enospc(*args, **kwargs):
@@ -188,8 +188,8 @@ class _Echo:
 
 def test_eval_does_not_call_an_impossible_stored_value_already_stored(tmp_path, capsys):
     from mtdebias.probes.quality.probe import QualityProbe
-    from mtdebias.runner import EvalOutcome, evaluate_checkpoint
-    from mtdebias.suite import ProbeSpec
+    from mtdebias.evaluation.runner import EvalOutcome, evaluate_checkpoint
+    from mtdebias.evaluation.suite import ProbeSpec
 
     sources = ["The dog sleeps.", "The cat runs."]
     store = RunStore(tmp_path / "run")
@@ -212,7 +212,7 @@ def test_eval_does_not_call_an_impossible_stored_value_already_stored(tmp_path, 
 
 
 def test_a_hub_snapshot_file_linking_outside_the_cache_is_refused(tmp_path, monkeypatch):
-    from mtdebias.hub import check_snapshot_links, resolve_model
+    from mtdebias.models.hub import check_snapshot_links, resolve_model
 
     cache = tmp_path / "hub"
     repo = cache / "models--org--model"

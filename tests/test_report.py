@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtdebias.atomic import write_json
+from mtdebias.store.atomic import write_json
 from mtdebias.errors import InputError
 from mtdebias.report import build_report
-from mtdebias.plots import png_is_blank
+from mtdebias.report.plots import png_is_blank
 from mtdebias.signature import Signature
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 
 STEPS = (100, 200, 300)
 DATA = {"winomt.v1": "aaaaaaaaaaaa", "name_gender.v1": "bbbbbbbbbbbb", "sentiment.v1": "cccccccccccc",

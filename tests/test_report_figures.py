@@ -20,7 +20,7 @@ from mtdebias.errors import InputError
 from mtdebias.report import build_report
 from mtdebias.report.build import _Builder
 from mtdebias.signature import Signature
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 
 CI = 0.05  # every stored interval here is value ± CI
 
@@ -296,7 +296,7 @@ def test_each_shipped_probe_finds_its_view_by_its_name():
     shares GEST's module but has a figure of its own and no section)."""
     import re
 
-    from mtdebias.registry import PROBES
+    from mtdebias.probes.registry import PROBES
     from mtdebias.report.views import view_of
     from mtdebias.report.views.page import probe_class
 

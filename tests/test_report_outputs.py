@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.cli import main
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from test_cli_failures import _clear_error
 from test_ablation import RECIPE
 from test_report import _rows
@@ -105,7 +105,7 @@ def test_a_report_by_an_older_mtdebias_is_replaced_with_force(runs, tmp_path, ca
     file system cannot lock a folder (NFS), is done without."""
     import errno
 
-    from mtdebias import locking
+    from mtdebias.store import locking
     from mtdebias.report import outputs
 
     out = tmp_path / "r.html"
@@ -152,7 +152,7 @@ def test_out_named_like_the_summary_is_refused(runs, tmp_path, capsys):
 
 
 def test_replace_together_never_writes_a_file_over_a_folder(tmp_path):
-    from mtdebias.atomic import replace_together, temporary_dir
+    from mtdebias.store.atomic import replace_together, temporary_dir
 
     folder = tmp_path / "out"
     (folder / "runs" / "a-seed1").mkdir(parents=True)
@@ -171,7 +171,7 @@ def test_replace_together_never_writes_a_file_over_a_folder(tmp_path):
 @pytest.fixture
 def ablation(tmp_path, monkeypatch):
     """A recipe whose variants are "trained" by making scored runs: records whether training started."""
-    import mtdebias.ablation as ablation
+    import mtdebias.experiments.ablation as ablation
 
     (tmp_path / "t.en").write_text("a\n")
     (tmp_path / "t.de").write_text("b\n")
@@ -233,7 +233,7 @@ def test_metrics_that_match_nothing_are_an_error_naming_them(runs, tmp_path, cap
 def test_a_plot_of_300_runs_shows_every_label_inside_the_figure():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from mtdebias import plots
+    from mtdebias.report import plots
 
     series = {f"variant-{k:03d}-seed{k % 3 + 1}": [plots.SeriesPoint(s, k / 300 + s / 1000) for s in (100, 200)]
               for k in range(300)}

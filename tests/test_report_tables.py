@@ -22,7 +22,7 @@ import pytest
 from mtdebias.cli import main
 from mtdebias.errors import InputError
 from mtdebias.probes.base import Headline, MetricSpec
-from mtdebias.registry import PROBES
+from mtdebias.probes.registry import PROBES
 from mtdebias.report import build_report
 from mtdebias.report.collect import RunData
 from mtdebias.report.definitions import NOT_DECLARED, missing_definitions
@@ -31,7 +31,7 @@ from mtdebias.report.views.page import probe_class
 from mtdebias.report.readme import excerpt
 from mtdebias.report.tables import Table, csv_number
 from mtdebias.signature import Signature
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 
 SMOL = "hf-causal_runs_released_smollm2-135m-instruct-q4_1.gguf"
 OPUS = "Helsinki-NLP--opus-mt-en-de"

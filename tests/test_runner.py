@@ -5,8 +5,8 @@ import shutil
 import pytest
 
 from mtdebias.errors import ConfigError
-from mtdebias.runner import evaluate
-from mtdebias.store import RunStore
+from mtdebias.evaluation.runner import evaluate
+from mtdebias.store.runs import RunStore
 from toy import toy_corpus
 from mtdebias.translators.hf import HFTranslator
 
@@ -104,8 +104,8 @@ def test_unfilled_placeholder_and_unknown_probe_fail_before_any_work(run_dir, tm
 def test_watch_scores_new_checkpoints_until_the_run_finishes(run_dir):
     import threading
 
-    from mtdebias.runner import watch
-    from mtdebias.store import RunStore
+    from mtdebias.evaluation.runner import watch
+    from mtdebias.store.runs import RunStore
 
     shutil.rmtree(run_dir / "checkpoints" / "step-0000300")
     later = run_dir / "checkpoints" / "step-0000200"
@@ -160,7 +160,7 @@ def test_a_scored_checkpoint_is_neither_loaded_nor_hashed_again(run_dir, monkeyp
 def test_a_probe_skipped_for_this_run_is_answered_once(tmp_path):
     """GEST listed for Slavic targets only: on a German run it measures nothing, and that answer
     is stored, so evaluating again loads no model for it."""
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     run = tmp_path / "run"
     checkpoint = run / "checkpoints" / "step-0000001"
@@ -189,8 +189,8 @@ def test_a_probe_skipped_for_this_run_is_answered_once(tmp_path):
 def test_a_probes_default_data_is_part_of_the_request_key():
     """A probe that loads shipped data by default answers another request once that data
     changes (grown word-sense items must be scored again, not read back)."""
-    from mtdebias.runner import request_key
-    from mtdebias.suite import ProbeSpec
+    from mtdebias.evaluation.runner import request_key
+    from mtdebias.evaluation.suite import ProbeSpec
 
     from mtdebias.probes.base import BaseProbe
 
@@ -207,8 +207,8 @@ def test_a_probes_default_data_is_part_of_the_request_key():
 def test_a_new_stored_layout_is_part_of_the_request_key():
     """Attempts stored in an older shape are scored again, not read back (and layout 1, every
     probe's default, leaves the keys of results stored before layouts existed unchanged)."""
-    from mtdebias.runner import request_key
-    from mtdebias.suite import ProbeSpec
+    from mtdebias.evaluation.runner import request_key
+    from mtdebias.evaluation.suite import ProbeSpec
 
     from mtdebias.probes.base import BaseProbe
 

@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from mtdebias.significance import (EXACT_BELOW, mcnemar, mcnemar_from_counts, paired_bootstrap,
-                                   paired_bootstrap_quality, seed_interval)
+from mtdebias.stats.paired import (EXACT_BELOW, mcnemar, mcnemar_from_counts, paired_bootstrap,
+                                   paired_bootstrap_quality)
+from mtdebias.stats.seeds import seed_interval
 
 REFERENCES = [
     "Die Ärztin hat den Bericht gestern Abend geschrieben.",
@@ -133,6 +134,41 @@ def test_paired_bootstrap_quality_agrees_with_sacrebleu_paired_test():
     assert 0.01 < ours.p_value < 1.0
 
 
+@pytest.mark.parametrize("metric,tgt_lang", [("bleu", None), ("bleu", "zh"), ("chrf", None)])
+def test_summed_sentence_statistics_score_as_sacrebleu_scores_the_corpus(metric, tgt_lang):
+    """The statistics come from sacrebleu's public interface (and, for chrF, our own counts):
+    on every resample their sum scores exactly what sacrebleu's ``corpus_score`` gives the
+    resampled sentences, edge cases included (an empty output, one-character outputs, a
+    sentence shorter than the n-gram orders, Chinese tokenisation)."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from mtdebias.stats.paired import _quality_metric
+
+    hypotheses = [*POOR[:12], "", "a", "!", "Die", "中国 人民 很 好。", "他们在北京工作。", *GOOD[18:]]
+    references = [*REFERENCES[:12], "Das ist leer.", "a", "?", "Die Katze", "中国人民很好。", "他们在上海工作。",
+                  *REFERENCES[18:]]
+    scorer = _quality_metric(metric, tgt_lang)
+    stats = scorer.statistics(hypotheses, references)
+    corpus = BLEU(tokenize="zh" if tgt_lang == "zh" else "13a") if metric == "bleu" else CHRF()
+    rng = np.random.default_rng(3)
+    for rows in [np.arange(len(references)), *rng.integers(0, len(references), size=(40, len(references))),
+                 np.array([12, 12]), np.array([13, 15])]:
+        expected = corpus.corpus_score([hypotheses[i] for i in rows], [[references[i] for i in rows]]).score
+        assert scorer.score(stats[rows].sum(0)) == expected
+
+
+def test_the_quality_test_calls_nothing_private_of_sacrebleu():
+    """A private method (``_extract_corpus_statistics``) may change in any sacrebleu release."""
+    import ast
+    import inspect
+
+    import mtdebias.stats.paired as paired
+
+    private = [node.attr for node in ast.walk(ast.parse(inspect.getsource(paired)))
+               if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")]
+    assert private == []
+
+
 def test_the_quality_probe_tests_with_the_centered_p_value():
     """sacrebleu's p-value rejected two equally good systems in 13 of 100 simulations
     (tests/test_calibration.py); the probe's paired test reports the centered one."""
@@ -208,7 +244,7 @@ def test_mcnemar_chi2_with_equal_discordant_counts_is_one():
 
 
 def test_the_centered_p_value_shifts_the_deltas_before_taking_absolute_values():
-    from mtdebias.significance import centered_p_value
+    from mtdebias.stats.paired import centered_p_value
 
     deltas = np.array([0.0, 0.1, 0.2, 0.3, 0.4])  # mean 0.2: shifted −0.2 … 0.2
     # |shifted| ≥ 0.2 for −0.2 and 0.2: (2 + 1) / 6; ≥ 0.05 for all but the middle one: (4 + 1) / 6

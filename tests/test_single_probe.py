@@ -13,7 +13,7 @@ from mtdebias.cli import main
 from mtdebias.errors import InputError
 from mtdebias.probes.base import spread_sample
 from mtdebias.probes.winomt.probe import WinoMTProbe
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from mtdebias.translators.progress import ProgressTranslator
 from tests.llm_fixture import DE_PAIRS
 
@@ -75,8 +75,8 @@ def test_progress_counts_sentences_with_an_eta_off_a_terminal(monkeypatch):
 
 
 def test_limit_on_a_suite_samples_the_probes_that_take_one_and_refuses_a_suite_without_any(tmp_path):
-    from mtdebias.runner import single_suite, with_limit
-    from mtdebias.suite import load_suite
+    from mtdebias.evaluation.runner import single_suite, with_limit
+    from mtdebias.evaluation.suite import load_suite
 
     data = _winomt(tmp_path / "en.txt")
     (tmp_path / "suite.toml").write_text(f'[[probe]]\ntype = "winomt"\nlang = "de"\ndata = "{data}"\n\n'

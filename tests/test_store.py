@@ -1,6 +1,6 @@
 import pytest
 
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 
 
 def test_truncate_log_drops_later_steps_and_a_line_cut_by_a_kill(tmp_path):
@@ -32,7 +32,7 @@ def test_rerunning_a_suite_entry_supersedes_its_old_rows(tmp_path):
 
 
 def test_run_names_are_built_and_parsed_in_one_place():
-    from mtdebias.store import parse_run_name, run_name
+    from mtdebias.store.runs import parse_run_name, run_name
 
     assert run_name("switch_entity", 2) == "switch_entity-seed2"
     assert parse_run_name("quickstart-switch_entity-seed12") == ("quickstart-switch_entity", 12)
@@ -41,7 +41,7 @@ def test_run_names_are_built_and_parsed_in_one_place():
 
 
 def test_checkpoint_names_steps_and_suffixes():
-    from mtdebias.store import checkpoint_name, checkpoint_step, checkpoint_suffix
+    from mtdebias.store.runs import checkpoint_name, checkpoint_step, checkpoint_suffix
 
     assert checkpoint_name(400) == "step-0000400"
     assert checkpoint_step("step-0000400-debiased") == 400 and checkpoint_suffix("step-0000400-debiased") == "debiased"

@@ -14,9 +14,9 @@ import sys
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from mtdebias import atomic
+from mtdebias.store import atomic
 from mtdebias.cli import main
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from mtdebias.translators.openai_api import OpenAITranslator
 from mtdebias.uncertainty.entropy import Deduped, SampleCache
 from openai_server import ScriptedServer, completion, send
@@ -214,8 +214,8 @@ class _Odd:
 def test_eval_twice_with_a_translator_replying_del_stores_and_reads_its_attempts(tmp_path):
     """Case 1 end to end: the first eval stored the reply raw, the second refused the run."""
     from mtdebias.probes.quality.probe import QualityProbe
-    from mtdebias.runner import EvalOutcome, evaluate_checkpoint
-    from mtdebias.suite import ProbeSpec
+    from mtdebias.evaluation.runner import EvalOutcome, evaluate_checkpoint
+    from mtdebias.evaluation.suite import ProbeSpec
 
     sources = ["The dog sleeps.", "The cat runs."]
     store = RunStore(tmp_path / "run")

@@ -7,7 +7,7 @@ import pytest
 
 from mtdebias.errors import ConfigError
 from mtdebias.resources import DATA_ROOT
-from mtdebias.suite import load_suite
+from mtdebias.evaluation.suite import load_suite
 
 SUITE = """[suite]
 name = "t"
@@ -66,7 +66,7 @@ def test_probe_constructors_take_no_catch_all_options():
     """Every registered probe lists its options explicitly: a typo cannot pass silently."""
     import inspect
 
-    from mtdebias.registry import PROBES
+    from mtdebias.probes.registry import PROBES
 
     for name in PROBES.entries:
         parameters = inspect.signature(PROBES.load(name)).parameters.values()
@@ -85,7 +85,7 @@ def test_the_shipped_suites_validate():
 def test_if_exists_is_a_suite_key_read_from_the_suite_folder(tmp_path, monkeypatch):
     """``if_exists`` is not passed to the probe; its path takes placeholders and is read from
     the suite's folder; a probe whose path is absent is left out, the others are built."""
-    from mtdebias.runner import build_probes
+    from mtdebias.evaluation.runner import build_probes
 
     folder = tmp_path / "suites"
     folder.mkdir()
@@ -109,8 +109,8 @@ def test_probes_declare_what_their_language_needs():
     """The suite asks the probe (``needs``), not a list of probe names, what its `lang` must
     have: a gender detector, a lemmatiser."""
     from mtdebias.errors import ConfigError
-    from mtdebias.registry import PROBES
-    from mtdebias.suite import ProbeSpec, check_resolved_options
+    from mtdebias.probes.registry import PROBES
+    from mtdebias.evaluation.suite import ProbeSpec, check_resolved_options
 
     needs = {name: PROBES.load(name).__self__.needs for name in PROBES.entries if PROBES.load(name).__self__.needs}
     assert needs == {"winomt.v1": ("detector",), "name_gender.v1": ("detector",), "ambiguity.v1": ("detector",),

@@ -3,10 +3,10 @@
 import torch
 
 from mtdebias.augment import SwitchEntity, annotate_lists
-from mtdebias.model import build_model, marian_config
+from mtdebias.models.model import build_model, marian_config
 from mtdebias.recipe.schema import TrainConfig
 from mtdebias.synth import generate
-from mtdebias.tokenizer import train_tokenizer, vocab_sizes
+from mtdebias.models.tokenizer import train_tokenizer, vocab_sizes
 from mtdebias.train.batching import encode_pairs
 from mtdebias.train.trainer import Trainer
 

@@ -58,7 +58,7 @@ def test_a_byte_order_mark_is_not_part_of_the_first_sentence(tmp_path):
 def test_a_byte_order_mark_is_dropped_from_suites_recipes_templates_and_items(tmp_path):
     from mtdebias.probes.name_gender.probe import load_gender_templates
     from mtdebias.probes.winomt.probe import load_winomt
-    from mtdebias.suite import load_suite
+    from mtdebias.evaluation.suite import load_suite
 
     suite = tmp_path / "s.toml"
     suite.write_text(BOM + '[suite]\nname = "x"\n[[probe]]\ntype = "quality"\nsrc = "a"\nref = "b"\n', encoding="utf-8")
@@ -74,11 +74,11 @@ def test_a_byte_order_mark_is_dropped_from_suites_recipes_templates_and_items(tm
 def test_a_byte_order_mark_is_dropped_from_hand_edited_tables_and_model_files(tmp_path):
     """The readers that bypassed textio: an ablation recipe, a fairseq.toml, the WinoMT and name
     gold sets, the word-sense resolutions. With a BOM the first key, header or word was not itself."""
-    from mtdebias.ablation import Variant, validate_variants
+    from mtdebias.experiments.ablation import Variant, validate_variants
     from mtdebias.lang.agreement import load_gold
     from mtdebias.names.gold import read_gold
     from mtdebias.probes.wsd.check import load_resolutions
-    from mtdebias.translators.fairseq import load_spec_file
+    from mtdebias.translators.source import load_spec_file
 
     (tmp_path / "t.en").write_text("a\n", encoding="utf-8")
     (tmp_path / "t.de").write_text("b\n", encoding="utf-8")

@@ -10,7 +10,7 @@ import torch
 
 from tests.resume_check import kill_and_resume
 from mtdebias.errors import CheckpointError, InputError
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from toy import toy_corpus
 from mtdebias.translators.hf import HFTranslator, length_batches
 
@@ -108,10 +108,10 @@ TRAIN_SCRIPT = """
 import sys, torch
 sys.path.append(sys.argv[4])  # tests/, for the toy fixture
 torch.set_num_threads(1)
-from mtdebias.model import build_model, marian_config
+from mtdebias.models.model import build_model, marian_config
 from mtdebias.recipe.schema import TrainConfig
 from toy import toy_corpus
-from mtdebias.tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
+from mtdebias.models.tokenizer import load_tokenizer, train_tokenizer, vocab_sizes
 from mtdebias.train.trainer import StaticPairs, Trainer
 from pathlib import Path
 run, tok, slow = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "slow"
@@ -135,7 +135,7 @@ def _run_training(run: Path, tok: Path, slow: bool = False) -> subprocess.Popen:
 
 
 def test_sigkill_and_resume_is_exact(tmp_path):
-    from mtdebias.tokenizer import train_tokenizer
+    from mtdebias.models.tokenizer import train_tokenizer
 
     src, tgt = toy_corpus(300)
     train_tokenizer(src, tgt, tmp_path / "tok", vocab_size=200)
@@ -161,7 +161,7 @@ def test_m2m100_checkpoint_gets_its_target_language_token(tmp_path):
 
     from transformers import M2M100Config, M2M100ForConditionalGeneration, M2M100Tokenizer
 
-    from mtdebias.tokenizer import train_tokenizer
+    from mtdebias.models.tokenizer import train_tokenizer
 
     src, tgt = toy_corpus(200)
     marian = train_tokenizer(src, tgt, tmp_path / "spm", vocab_size=150)

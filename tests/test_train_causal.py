@@ -1,4 +1,4 @@
-"""Fine-tuning a decoder-only LM as a translator (mtdebias/translators/causal_training.py), on the tiny Llama fixture
+"""Fine-tuning a decoder-only LM as a translator (mtdebias/train/causal.py), on the tiny Llama fixture
 (tests/llm_fixture.py): the loss covers the reply and its end token only and equals the hf-causal
 translator's own score of the pair; a fine-tuned checkpoint translates its training pairs through
 ``hf-causal:`` under the prompt it was trained on; a run killed by SIGKILL resumes bit-identically; a
@@ -16,9 +16,9 @@ import torch
 
 from tests.resume_check import kill_and_resume
 from mtdebias.errors import ConfigError
-from mtdebias.store import RunStore
+from mtdebias.store.runs import RunStore
 from mtdebias.train.batching import collate, joined_pairs
-from mtdebias.translators.causal_training import PromptRenderer, load_causal
+from mtdebias.train.causal import PromptRenderer, load_causal
 from mtdebias.translators.hf_causal import HFCausalTranslator
 from tests.llm_fixture import DE_PAIRS
 
@@ -104,7 +104,7 @@ beam = 1
 
 
 def test_a_fine_tuned_checkpoint_translates_its_training_pairs_with_hf_causal(tiny_llm, tmp_path):
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
     from mtdebias.translators.specs import load_spec
 
@@ -125,7 +125,7 @@ def test_a_fine_tuned_checkpoint_translates_its_training_pairs_with_hf_causal(ti
 def score_every_checkpoint(store: RunStore, tmp_path: Path) -> Path:
     """Score each checkpoint of a causal run with a BLEU/chrF suite on its training pairs, and check
     that hf-causal did it under the prompt the run logged. Returns the suite's path."""
-    from mtdebias.runner import evaluate
+    from mtdebias.evaluation.runner import evaluate
 
     suite = tmp_path / "suite.toml"
     suite.write_text(f'[suite]\nname = "q"\n\n[[probe]]\ntype = "quality"\nlang = "{{tgt_lang}}"\n'
@@ -142,9 +142,9 @@ def score_every_checkpoint(store: RunStore, tmp_path: Path) -> Path:
 
 
 def test_a_causal_recipe_trains_resumes_and_is_scored_per_checkpoint(tiny_llm, tmp_path):
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
-    from mtdebias.runner import evaluate
+    from mtdebias.evaluation.runner import evaluate
 
     store = run_recipe(load_recipe(_recipe(tmp_path, tiny_llm, "run", steps=4)))
     assert [c.name for c in store.checkpoints()] == ["step-0000002", "step-0000004"]
@@ -166,7 +166,7 @@ def test_zero_epochs_saves_the_initial_model_as_the_one_checkpoint_a_row_for_the
     is checkpoint step 0, finished, and it translates as hf-causal on the init model does."""
     from safetensors.torch import load_file
 
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
 
     store = run_recipe(load_recipe(_recipe(tmp_path, tiny_llm, "untouched"), ["train.epochs=0", "train.max_steps=0"]))
@@ -187,7 +187,7 @@ def test_zero_epochs_saves_the_initial_model_as_the_one_checkpoint_a_row_for_the
 
 
 def test_recipe_model_kind_is_checked_before_any_work(tiny_llm, tiny_checkpoint, tmp_path):
-    from mtdebias.pipeline import check_recipe
+    from mtdebias.experiments.pipeline import check_recipe
     from mtdebias.recipe import load_recipe
 
     path = _recipe(tmp_path, tiny_llm, "x")
@@ -211,7 +211,7 @@ torch.set_num_threads(1)
 from pathlib import Path
 from mtdebias.recipe.schema import TrainConfig
 from mtdebias.train.batching import joined_pairs
-from mtdebias.translators.causal_training import PromptRenderer, load_causal
+from mtdebias.train.causal import PromptRenderer, load_causal
 from mtdebias.train.trainer import StaticPairs, Trainer
 run, init, slow = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "slow"
 pairs = [("The red dog sleeps.", "Der rote Hund schläft."), ("Anna sees the red dog.", "Anna sieht den roten Hund."),
@@ -277,7 +277,7 @@ def test_switch_entity_feeds_a_causal_model_each_epochs_switched_pairs_as_prompt
 def test_two_processes_train_a_causal_model_as_one_process_accumulating_two_batches(tiny_llm, tmp_path):
     """torchrun with 2 CPU ranks (gloo) against 1 process with grad_accum = 2: the same pairs per
     step and the same averaged gradient, so the dev loss agrees to float round-off."""
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
     from tests.test_distributed import _finish, _torchrun
 

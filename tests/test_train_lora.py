@@ -19,10 +19,10 @@ pytest.importorskip("peft", reason="LoRA needs peft: pip install 'mtdebias[lora]
 from safetensors.torch import load_file  # noqa: E402
 
 from mtdebias.errors import ConfigError  # noqa: E402
-from mtdebias.store import RunStore  # noqa: E402
+from mtdebias.store.runs import RunStore  # noqa: E402
 from mtdebias.train.batching import collate, joined_pairs  # noqa: E402
 from mtdebias.train.lora import ADAPTER_FILE  # noqa: E402
-from mtdebias.translators.causal_training import PromptRenderer, load_causal  # noqa: E402
+from mtdebias.train.causal import PromptRenderer, load_causal  # noqa: E402
 from mtdebias.translators.hf_causal import HFCausalTranslator  # noqa: E402
 from tests.resume_check import kill_and_resume  # noqa: E402
 from tests.test_train_causal import NEW_PAIRS, PROMPT, TRAIN_SCRIPT, _recipe, score_every_checkpoint  # noqa: E402
@@ -139,7 +139,7 @@ def _debias_lists(tmp_path: Path) -> list[str]:
 def test_a_lora_recipe_trains_resumes_and_is_scored_per_checkpoint(tiny_llm, tmp_path):
     """With debias.when = "init": the edit of the frozen input table survives the resume (a resume
     takes the weights LoRA leaves alone from the checkpoint)."""
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
 
     lora = ["train.lora_rank=4", "train.lora_alpha=16.0", *_debias_lists(tmp_path)]
@@ -188,7 +188,7 @@ def test_lora_settings_that_make_no_sense_are_refused_when_the_recipe_loads(tiny
 
 
 def test_lora_without_peft_is_refused_before_any_work(tiny_llm, tmp_path, monkeypatch):
-    from mtdebias.pipeline import check_recipe
+    from mtdebias.experiments.pipeline import check_recipe
     from mtdebias.recipe import load_recipe
 
     recipe = load_recipe(_recipe(tmp_path, tiny_llm, "x"), ["train.lora_rank=4"])
@@ -204,7 +204,7 @@ def test_lora_without_peft_is_refused_before_any_work(tiny_llm, tmp_path, monkey
     ('["lm_head"]', "lm_head shares its weight with another layer"),
 ])
 def test_lora_modules_are_checked_against_the_model_before_training(tiny_llm, tmp_path, modules, message):
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
 
     recipe = load_recipe(_recipe(tmp_path, tiny_llm, "x"), ["train.lora_rank=4", f"train.lora_modules={modules}"])
@@ -216,7 +216,7 @@ def test_lora_modules_are_checked_against_the_model_before_training(tiny_llm, tm
 def test_two_processes_train_lora_adapters_as_one_process_accumulating_two_batches(tiny_llm, tmp_path):
     """torchrun with 2 CPU ranks (gloo): every rank draws the same A from run.seed, DDP averages the
     adapters' gradients, and the dev loss is that of one process with grad_accum = 2."""
-    from mtdebias.pipeline import run_recipe
+    from mtdebias.experiments.pipeline import run_recipe
     from mtdebias.recipe import load_recipe
     from tests.test_distributed import _finish, _torchrun
 

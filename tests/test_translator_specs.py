@@ -12,7 +12,15 @@ import pytest
 from mtdebias.cli import main
 from mtdebias.errors import ConfigError
 from mtdebias.translators.base import UnsupportedCall
-from mtdebias.translators.specs import identity, is_spec, spec_from_table, split_spec
+from mtdebias.translators.load import classify
+from mtdebias.translators.specs import identity as spec_identity, is_spec, spec_from_table, split_spec
+
+
+
+def identity(spec: str, options: dict | None = None) -> str:
+    """The request identity of a spec, classified as a command classifies it."""
+    return spec_identity(classify(spec), options)
+
 
 HAS_APERTIUM = shutil.which("apertium") is not None
 
@@ -86,7 +94,7 @@ def test_apertium_translates_line_by_line_and_refuses_what_it_cannot_do():
 
 @pytest.mark.skipif(not HAS_APERTIUM, reason="apertium is not installed (make apertium)")
 def test_suite_with_a_translator_table_scores_apertium_once(tmp_path, monkeypatch):
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     monkeypatch.chdir(tmp_path)
     suite = tmp_path / "s.toml"

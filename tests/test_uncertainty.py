@@ -295,12 +295,13 @@ def test_rank_correlations_by_hand():
 def test_anova_single_effect_matches_manual_least_squares():
     import pandas as pd
 
-    from mtdebias.uncertainty.anova import anova_table, cue_effects
+    from mtdebias.stats.anova import anova_table, cue_effects
+    from mtdebias.uncertainty.cues import REFERENCE
 
     y = [1.0, 1.2, 0.8, 2.0, 2.4, 0.5, 0.7, 0.6, 1.1, float("nan")]
     x = ["N", "N", "N", "SF", "SF", "OM", "OM", "OM", "SF", "OM"]
     frame = pd.DataFrame({"norm_h": y, "subject": x, "model": "m"})
-    rows = {r["level"]: r for r in cue_effects(frame, "norm_h", "subject")}
+    rows = {r["level"]: r for r in cue_effects(frame, "norm_h", "subject", "N")}
     # treatment coding by hand: mean(N) = 1.0; SF mean = (2.0 + 2.4 + 1.1)/3 = 1.8333 → +0.8333;
     # OM mean = (0.5 + 0.7 + 0.6)/3 = 0.6 → -0.4  (the NaN row is dropped)
     assert rows["SF"]["coef"] == pytest.approx(5.5 / 3 - 1.0)
@@ -316,10 +317,10 @@ def test_anova_single_effect_matches_manual_least_squares():
     se = np.sqrt(np.diag(sigma2 * np.linalg.inv(design.T @ design)))
     assert rows["SF"]["std_err"] == pytest.approx(se[2]) and rows["SF"]["t"] == pytest.approx(beta[2] / se[2])
     assert rows["SF"]["p"] < 0.05 and rows["SF"]["n_level"] == 3 and rows["SF"]["n_reference"] == 3
-    table = anova_table(frame, ["norm_h"], cues=["subject", "names"], by=["model"])
+    table = anova_table(frame, ["norm_h"], cues=["subject", "names"], references=REFERENCE, by=["model"])
     assert list(table["level"]) == ["OM", "SF"] and set(table["model"]) == {"m"}  # names absent → no rows
     # a cue without its reference level cannot be tested
-    assert cue_effects(frame[frame.subject != "N"], "norm_h", "subject") == []
+    assert cue_effects(frame[frame.subject != "N"], "norm_h", "subject", "N") == []
 
 
 # --------------------------------------------------------------------------- contrast sets

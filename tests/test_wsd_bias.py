@@ -370,7 +370,7 @@ def test_aligner_decides_both_found_rows():
 # --------------------------------------------------------------------------- suites and the report
 
 def test_full_suite_names_the_probe():
-    from mtdebias.suite import load_suite
+    from mtdebias.evaluation.suite import load_suite
 
     suite = load_suite(ROOT / "eval" / "full.toml")
     [spec] = [s for s in suite.probes if s.type == "wsd_bias.v1"]
@@ -381,9 +381,9 @@ def test_suite_on_a_checkpoint_and_report_section(tiny_checkpoint, tmp_path):
     import shutil
 
     from mtdebias.report.build import build_report
-    from mtdebias.plots import png_is_blank
+    from mtdebias.report.plots import png_is_blank
     from mtdebias.report.views.wsd import accuracy_by_group, groups_of
-    from mtdebias.runner import evaluate
+    from mtdebias.evaluation.runner import evaluate
 
     run = tmp_path / "run"
     shutil.copytree(tiny_checkpoint, run / "checkpoints" / tiny_checkpoint.name)
@@ -402,7 +402,7 @@ def test_suite_on_a_checkpoint_and_report_section(tiny_checkpoint, tmp_path):
     captions = [c for c in report.figures if "accuracy by" in c]
     assert len(captions) == 2 and any("μ" in c for c in captions) and any("δ" in c for c in captions)
     assert "wsd_accuracy_by_group" in report.tables
-    from mtdebias.store import RunStore
+    from mtdebias.store.runs import RunStore
 
     rows = RunStore(run).results(run / "checkpoints" / tiny_checkpoint.name)
     by_mu, by_delta = groups_of(rows, "mu"), groups_of(rows, "delta")  # the probe's own metrics: what the plots show

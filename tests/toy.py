@@ -39,10 +39,10 @@ def train_tiny_checkpoint(out_dir: str | Path, pairs: tuple[list[str], list[str]
     """Train a tiny Marian model and return the directory of its last checkpoint."""
     import torch
 
-    from mtdebias.model import build_model, marian_config
+    from mtdebias.models.model import build_model, marian_config
     from mtdebias.recipe.schema import TrainConfig
-    from mtdebias.store import RunStore
-    from mtdebias.tokenizer import train_tokenizer, vocab_sizes
+    from mtdebias.store.runs import RunStore
+    from mtdebias.models.tokenizer import train_tokenizer, vocab_sizes
     from mtdebias.train.trainer import StaticPairs, Trainer
 
     out_dir = Path(out_dir)

@@ -1,9 +1,9 @@
 """MkDocs hook: adds the reference pages, generated from the code at build time
-(mtdebias.docs_reference), so they are never copied by hand and never stale."""
+(docs_reference.py beside this file), so they are never copied by hand and never stale."""
 
 from mkdocs.structure.files import File
 
-from mtdebias.docs_reference import PAGES, generate
+from docs_reference import PAGES, generate  # MkDocs puts this folder on sys.path while loading a hook
 
 
 def on_files(files, config):

@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InputError, MtdebiasError
-from ..lazy_registry import Registry
+from ..plugins.registry import Registry
 from ..textio import CONTROL, check_control
 from .symmetrize import grow_diag_final_and
 from .tokenize import Token, tokenize
 
-# The aligners by name, one line each; mtdebias.registry lists this table with the others. It is
+# The aligners by name, one line each; mtdebias.probes.registry lists this table with the others. It is
 # here, naming this module's own functions, because align_pairs dispatches on it: were it in the
 # registry, this module would import the registry that names it (a loop).
 ALIGNERS = Registry("aligner", {

@@ -42,14 +42,14 @@ from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from .. import atomic
+from ..store import atomic
 from ..align import Alignment, FastAlignModel, align_pairs, aligner_line, tokenize
 from ..align.aligners import ALIGNERS
 from ..errors import InputError
 from ..ner import TYPES, Entity, load_tagger, types_compatible
 from ..signature import Signature, hash_json
 from ..textio import count_lines, iter_lines, read_text
-from ..languages import langs_with
+from ..lang.languages import langs_with
 from ..names.locale import SURNAME_GENDER_LANGS, same_name
 from .person import (GENDERED_SHAPES, SHAPES, CallableNames, add_apposition_evidence, add_pronoun_evidence,
                      agreement_genders, analyse_persons)

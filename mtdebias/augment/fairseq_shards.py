@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .. import atomic
+from ..store import atomic
 from ..errors import InputError
-from ..fairseq_env import require_fairseq, run_fairseq_cli
+from ..models.fairseq_env import require_fairseq, run_fairseq_cli
 from ..signature import hash_file, hash_json
-from ..subword import SentencePieceCodec, SubwordCodec, codec_hash
+from ..models.subword import SentencePieceCodec, SubwordCodec, codec_hash
 from .switch import SwitchEntity
 
 SHARD_STAMP = "shard.json"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..align.tokenize import tokenize
 from ..lang.slavic_pymorphy import analyzer
-from ..languages import LANGUAGES, language
+from ..lang.languages import LANGUAGES, language
 
 PYMORPHY_LANGS = tuple(code for code, entry in LANGUAGES.items() if entry.reinflection == "morph")
 _NAME_TAGS = ("Name", "Surn", "Patr")

@@ -22,9 +22,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import atomic
+from ..store import atomic
 from ..errors import InputError
-from ..languages import langs_with
+from ..lang.languages import langs_with
 from ..names.locale import same_name
 from .reinflect import Reinflector, policy_for
 

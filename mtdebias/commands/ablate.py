@@ -31,7 +31,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ablation import expand, parse_grid, run_ablation, significance_markdown, validate_variants
+    from ..experiments.ablation import expand, parse_grid, run_ablation, significance_markdown, validate_variants
 
     seeds = []
     for text in (s.strip() for s in args.seeds.split(",") if s.strip()):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..registry import ALIGNERS
+from ..probes.registry import ALIGNERS
 
 
 def add_parser(subparsers) -> None:
@@ -51,13 +51,13 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..atomic import check_writable
+    from ..store.atomic import check_writable
     from ..augment.annotate import annotate_corpus
-    from ..langcodes import check_language_code
+    from ..lang.codes import check_language_code
 
     check_language_code(args.src_lang, "--src-lang")
     check_language_code(args.tgt_lang, "--tgt-lang")
-    from ..outputs import check_output_folder
+    from ..store.outputs import check_output_folder
 
     # a rerun resumes in its own folder; it is never a run, an input or a file
     check_output_folder(args.out, "--out", names=(), role="the annotation folder",

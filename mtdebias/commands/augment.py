@@ -49,7 +49,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import atomic
+    from ..store import atomic
     from ..errors import InputError
 
     _check_switch_options(args)
@@ -109,8 +109,8 @@ def _check_out(args: argparse.Namespace) -> None:
 
 def _check_out_paths(args: argparse.Namespace, flag: str) -> None:
     """What augment writes is never a run's file, an input or a file augment did not write
-    (mtdebias/outputs.py): a rerun replaces its own output, nothing else."""
-    from ..outputs import check_output_file, check_output_folder
+    (mtdebias/store/outputs.py): a rerun replaces its own output, nothing else."""
+    from ..store.outputs import check_output_file, check_output_folder
 
     inputs = [args.dir, args.valid_src, args.valid_tgt, args.spm, args.bpe_codes]
     if args.swap_log:
@@ -176,8 +176,8 @@ def _run_fairseq(args: argparse.Namespace) -> int:
 
     from ..augment.fairseq_shards import parse_epochs, read_parallel, write_fairseq_shards
     from ..errors import InputError
-    from ..fairseq_env import require_fairseq
-    from ..subword import load_codec, train_sentencepiece
+    from ..models.fairseq_env import require_fairseq
+    from ..models.subword import load_codec, train_sentencepiece
 
     # every check before any work: epochs, fairseq itself, subword model, languages, valid files
     if not args.epochs:

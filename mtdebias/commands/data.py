@@ -175,8 +175,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Before any work: --out is never a run, its files, a file where a folder goes (or the
-    reverse), nor a file this command did not write (mtdebias/outputs.py)."""
-    from ..outputs import check_output_file, check_output_folder
+    reverse), nor a file this command did not write (mtdebias/store/outputs.py)."""
+    from ..store.outputs import check_output_file, check_output_folder
 
     if args.data_command == "candidates":
         check_output_file(args.out, "--out", role="the candidate list", ours=_is_candidate_list,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..registry import DEBIAS_METHODS
+from ..probes.registry import DEBIAS_METHODS
 
 
 def add_parser(subparsers) -> None:
@@ -49,9 +49,9 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..atomic import check_writable
+    from ..store.atomic import check_writable
     from ..debias.apply import REPORT_NAME, check_debias_out, check_eraser_options, debias_checkpoint
-    from ..hub import local_model_dir
+    from ..models.hub import local_model_dir
     from .key_values import parse_pairs
 
     options = parse_pairs(args.option)

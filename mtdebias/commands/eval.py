@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..options import Range, check_value
 from ..probes.base import OPTION_HELP
-from ..registry import PROBES
+from ..probes.registry import PROBES
 from ..translators.specs import kinds
 from .key_values import parse_pairs
 
@@ -86,48 +86,42 @@ def _positive(text: str) -> int:
 
 
 def _suite_translator(suite: Path) -> str | None:
-    from ..suite import load_suite
+    from ..evaluation.suite import load_suite
 
     return load_suite(suite).translator
 
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..hub import resolve_target
-
-    from ..translators.specs import check_translator_options, is_spec, prepare_spec
+    from ..translators.load import classify
 
     if args.probe and args.attempts:  # before any download, probe or model: the log is written at the end
         _check_attempts(args)
     check_value(args.interval, float, WATCH_INTERVAL, "--interval")
-    # hub ids become snapshot folders of the local cache before anything else happens; translator
-    # specs are checked (kind, did-you-mean) and their hub models fetched
-    for target in args.targets:
-        if str(target).lower().endswith(".gguf") and not is_spec(target):  # an LLM, asked by a prompt
-            if not Path(target).exists():
-                from ..hub import missing_path_error
-
-                raise missing_path_error(Path(target), "model")
-            raise InputError(f"{target} is a GGUF file", path=target, hint=f"name it as hf-causal:{target} "
-                             f"(transformers), ct2-causal:{target} (CTranslate2) or llamacpp:{target} (llama.cpp)")
+    # each name is classified once, here (translators/load.py: classify): hub ids become snapshot
+    # folders of the local cache, translator specs are checked (kind, did-you-mean, options) and
+    # their hub models fetched; every later step reads what this found
     args.translator_options = parse_pairs(args.translator_option, "translator-option")
-    for target in [*args.targets, *args.translator]:
-        if is_spec(target):
-            check_translator_options(str(target), args.translator_options, given_as="--translator-option")
-    args.targets = [prepare_spec(str(t)) if is_spec(t) else resolve_target(t, args.revision, what="model")
-                    for t in [*args.targets, *args.translator]]
+    args.targets = [classify(t, revision=args.revision, download=True, options=args.translator_options,
+                             given_as="--translator-option") for t in [*args.targets, *args.translator]]
+    for source in args.targets:
+        if source.kind == "gguf":  # an LLM, asked by a prompt
+            raise InputError(f"{source.name} is a GGUF file", path=source.name,
+                             hint=f"name it as hf-causal:{source.name} (transformers), ct2-causal:{source.name} "
+                                  f"(CTranslate2) or llamacpp:{source.name} (llama.cpp)")
     if args.probe:
         return _run_single(args)
     if not args.suite or not (args.targets or _suite_translator(args.suite)):
         raise InputError("give run or checkpoint directories (or a --translator) and --suite, or --probe for "
                          "a single probe")
-    from ..runner import evaluate, watch
+    from ..evaluation.runner import evaluate, watch
 
     overrides = {k: str(v) for k, v in parse_pairs(args.overrides, "set").items()}
     if args.watch and len(args.targets) != 1:
         raise InputError("--watch follows one run directory")
     # before any model is loaded; an empty run would "succeed" having scored nothing
-    _places(args.targets or [_suite_translator(args.suite)], allow_empty=args.watch,
+    args.targets = args.targets or [classify(_suite_translator(args.suite))]
+    _places(args.targets, allow_empty=args.watch,
             hint="train it first (mtdebias train RECIPE), or follow the training with --watch")
     if args.watch:
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
@@ -146,20 +140,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _places(targets: list, allow_empty: bool, hint: str) -> list:
-    """(store, checkpoint) of every checkpoint of ``targets``, after checking that each target's
-    results folder can be written and (unless ``allow_empty``) that it has checkpoints."""
-    from ..atomic import check_writable
+    """(store, checkpoint) of every checkpoint of ``targets`` (classified), after checking that each
+    target's results folder can be written and (unless ``allow_empty``) that it has checkpoints."""
+    from ..store.atomic import check_writable
     from ..errors import InputError
-    from ..runner import locate
-    from ..store import RunStore
-    from ..translators.specs import is_spec
+    from ..evaluation.runner import locate
 
     places = []
     for target in targets:
-        store, checkpoints = RunStore.for_translator(str(target)) if is_spec(target) else locate(target)
-        check_writable(store.dir, f"results folder of {target}")
+        store, checkpoints = locate(target)
+        check_writable(store.dir, f"results folder of {target.name}")
         if not checkpoints and not allow_empty:
-            raise InputError("no checkpoints to score in this run directory", path=target, hint=hint)
+            raise InputError("no checkpoints to score in this run directory", path=target.name, hint=hint)
         places += [(store, checkpoint) for checkpoint in checkpoints]
     return places
 
@@ -168,8 +160,8 @@ def _check_attempts(args: argparse.Namespace) -> None:
     """--attempts names a file that can be written (the write would fail only after the probe
     ran): not a folder, not an input, not a run's own file, and if a file is there, an attempts
     log (JSON objects, one a line) that an earlier --attempts wrote."""
-    from ..atomic import check_writable
-    from ..outputs import check_output_file, is_json_lines
+    from ..store.atomic import check_writable
+    from ..store.outputs import check_output_file, is_json_lines
 
     inputs = [args.src, args.ref, args.data, args.pro, args.anti, args.templates, args.translations, *args.targets]
     check_output_file(args.attempts, "--attempts", role="the per-item log", inputs=inputs, ours=is_json_lines,
@@ -178,9 +170,9 @@ def _check_attempts(args: argparse.Namespace) -> None:
 
 
 def _run_single(args: argparse.Namespace) -> int:
-    from ..atomic import write_jsonl
+    from ..store.atomic import write_jsonl
     from ..errors import InputError
-    from ..runner import build_single_probe, evaluate_probe
+    from ..evaluation.runner import build_single_probe, evaluate_probe
 
     options = {k: v for k, v in {"lang": args.lang, "data": args.data, "pro": args.pro, "anti": args.anti,
                                  "templates": args.templates, "src": args.src, "ref": args.ref}.items()
@@ -215,7 +207,7 @@ def _run_single(args: argparse.Namespace) -> int:
     if truncated:
         print(f"warning: {truncated} input(s) longer than the model's positions were cut to fit and translated "
               "only in part", file=sys.stderr)
-    mismatched = getattr(translator, "mismatched_lines", [])
+    mismatched = translator.mismatched_lines
     if mismatched:
         print(f"warning: {args.translations}: the source differs from the probe's data on line(s) "
               f"{', '.join(map(str, mismatched))}; matched the other lines by line number and gave "
@@ -223,7 +215,7 @@ def _run_single(args: argparse.Namespace) -> int:
               f"in the others)", file=sys.stderr)
     for finding in result.meta.get("data_findings", []) if isinstance(result.meta, dict) else []:
         print(f"data check: {finding}", file=sys.stderr)
-    missing = getattr(translator, "missing", [])
+    missing = translator.missing
     if missing:
         print(f"warning: {len(missing)} source(s) not in {args.translations}, e.g. {missing[0]!r}", file=sys.stderr)
     if args.attempts:
@@ -268,23 +260,22 @@ def _lines(summary: dict) -> str:
 
 def _run_single_stored(args: argparse.Namespace, options: dict, flags: dict) -> int:
     """``--probe`` on models (checkpoints, runs, hub ids, translator specs): a one-probe suite
-    through :func:`mtdebias.runner.evaluate`, so the result is stored in the run store (shown by
+    through :func:`mtdebias.evaluation.runner.evaluate`, so the result is stored in the run store (shown by
     ``mtdebias report``; a rerun with the same settings reads it back instead of decoding), then
     printed from what was stored."""
-    from ..atomic import write_jsonl
+    from ..store.atomic import write_jsonl
     from ..errors import InputError
-    from ..registry import PROBES
-    from ..runner import check_target_language, decoder_only, evaluate, single_suite
-    from ..suite import probe_options
-    from ..translators.specs import is_spec
+    from ..probes.registry import PROBES
+    from ..evaluation.runner import check_target_language, evaluate, single_suite
+    from ..evaluation.suite import probe_options
 
     canonical = PROBES.canonical(args.probe, where="--probe")
     accepted = probe_options(canonical)
-    if "beam" in accepted and "beam" not in options and any(decoder_only(t) for t in args.targets):
+    if "beam" in accepted and "beam" not in options and any(t.decoder_only for t in args.targets):
         options["beam"] = 1  # greedy, as the LLM suites decode; a beam of 5 costs an LLM five times the time
     suite = single_suite(args.probe, options, flags)
     for target in args.targets:  # before any model is loaded
-        if args.lang and not is_spec(target):
+        if args.lang:
             check_target_language(target, args.lang)
     places = _places(args.targets, allow_empty=False, hint="train it first (mtdebias train RECIPE)")
     if args.attempts and len(places) > 1:

@@ -38,7 +38,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..atomic import check_writable
+    from ..store.atomic import check_writable
     from ..report import build_report
     from ..report.collect import distinct_runs
     from ..report.labels import parse_labels

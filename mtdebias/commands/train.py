@@ -19,7 +19,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..pipeline import check_recipe, run_recipe
+    from ..experiments.pipeline import check_recipe, run_recipe
     from ..recipe import load_recipe
 
     recipe = load_recipe(args.recipe, args.overrides)
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         for line in reads:
             print(f"  eval reads: {line}")
         return 0
-    from ..atomic import check_writable
+    from ..store.atomic import check_writable
 
     check_writable(recipe.run_dir, "run directory (run.dir/run.name)")
     store = run_recipe(recipe)

@@ -15,7 +15,7 @@ from ..translators.specs import kinds
 STREAM_LINES = 64
 # spec kinds that run a decoder-only language model: greedy by default, as the released suites
 # score them (a beam of 5 costs about 5x the time; llama.cpp has no beam search at all)
-DECODER_ONLY = ("hf-causal", "ct2-causal", "llamacpp", "openai")
+from ..translators.source import DECODER_ONLY  # noqa: E402  (re-read by the --beam help below)
 SEQ2SEQ_BEAM = 5
 
 
@@ -53,7 +53,7 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError, Terminated, interrupted_status
-    from ..translators.load import load_translator
+    from ..translators.load import open_translator
 
     # a stream closed by the shell (`>&-`, `<&-`) is None in Python: said before any work, not an
     # AttributeError once the first translations are ready
@@ -67,22 +67,18 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--beam {args.beam} must be 1 or more", hint="--beam 1 is greedy decoding")
     if args.sample < 0 or args.epsilon < 0 or args.epsilon >= 1:
         raise InputError("--sample must be >= 0 and --epsilon within [0, 1)")
-    from ..translators.source import resolve
-    from ..translators.specs import check_translator_options, is_spec, load_spec, prepare_spec, split_spec
+    from ..translators.load import check_backend, classify
     from .key_values import parse_pairs
 
+    check_backend(args.backend, args.compute_type)
     options = parse_pairs(args.translator_option, "translator-option")
-    spec = is_spec(args.checkpoint)
-    if spec:  # hf-causal:MODEL, openai:MODEL@URL, apertium:en-es
-        check_translator_options(args.checkpoint, options, given_as="--translator-option")  # before a download
-        prepare_spec(args.checkpoint)
-        source = None
-    else:  # a wrong path or an uncached hub id fails before stdin is read
-        if options:
-            raise InputError("--translator-option applies to translator specs (hf-causal:MODEL, openai:…)",
-                             hint="drop it, or name the model as a spec")
-        source = resolve(args.checkpoint, revision=args.revision, what="checkpoint", download=True)
-    decoder_only = spec and split_spec(args.checkpoint)[0] in DECODER_ONLY
+    # classified once (translators/load.py): a wrong path or an uncached hub id fails before stdin is read
+    source = classify(args.checkpoint, revision=args.revision, what="checkpoint", download=True, runs=False,
+                      options=options, given_as="--translator-option")
+    if options and source.kind != "spec":
+        raise InputError("--translator-option applies to translator specs (hf-causal:MODEL, openai:…)",
+                         hint="drop it, or name the model as a spec")
+    decoder_only = source.kind == "spec" and source.backend in DECODER_ONLY
     chosen = args.beam is not None
     if not chosen:
         args.beam = 1 if decoder_only else SEQ2SEQ_BEAM
@@ -93,12 +89,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"mtdebias translate: {_decoding(args, decoder_only, chosen)}", file=sys.stderr, flush=True)
     written, truncated = 0, []
     try:
-        if spec:
+        if source.kind == "spec":
             languages = {k: v for k, v in (("src_lang", args.src_lang), ("tgt_lang", args.tgt_lang)) if v}
-            translator = load_spec(args.checkpoint, **{**languages, **options})
+            translator = open_translator(source, **{**languages, **options})
         else:
-            translator = load_translator(source, backend=args.backend, compute_type=args.compute_type,
-                                         device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
+            opened = source.with_backend(args.backend)
+            translator = open_translator(opened, device=args.device, src_lang=args.src_lang, tgt_lang=args.tgt_lang,
+                                         **({"compute_type": args.compute_type} if opened.backend == "ct2" else {}))
         for out, cut in _in_order(translator, lines, args):
             # Ctrl-C (and SIGTERM, which the CLI turns into the same) is held back while a chunk
             # is written and counted, so the count the message gives is exactly what reached stdout.
@@ -155,7 +152,7 @@ def _in_order(translator, lines: list[str], args: argparse.Namespace):
                    for s in translator.sample(chunk, n=args.sample, epsilon=args.epsilon, seed=args.seed)]
         else:
             out = [_one_line(t) for t in translator.translate(chunk, beam=args.beam)]
-        yield out, [start + i + 1 for i in getattr(translator, "last_truncated", [])]
+        yield out, [start + i + 1 for i in translator.last_truncated]
 
 
 def _one_line(text: str, also: str = "") -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..atomic import write_json, write_text
+from ..store.atomic import write_json, write_text
 from ..errors import InputError
 from ..signature import Signature, hash_file, hash_json
 from .osis import modernise_1909, osis_to_text, undo_drop_caps

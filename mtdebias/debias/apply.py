@@ -28,14 +28,14 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from ..atomic import clean_stale_temporaries, replace_folder, restore_replaced, temporary_dir, write_json
-from ..hub import snapshot_id
+from ..store.atomic import clean_stale_temporaries, replace_folder, restore_replaced, temporary_dir, write_json
+from ..models.hub import snapshot_id
 from ..errors import InputError, shown
-from ..locking import output_lock
+from ..store.locking import output_lock
 from ..options import check_options, declared_ranges, signature_types
 from .methods import DEBIAS_METHODS
 from ..signature import Signature, hash_checkpoint, hash_json
-from ..store import RunStore
+from ..store.runs import RunStore
 from .base import Eraser, restore_norms
 from .direction import GenderDirection, gender_direction
 from .hard import equalise as equalise_pairs
@@ -277,7 +277,7 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
     """Write a debiased copy of a checkpoint (model, tokenizer, ``debias_report.json``) to ``out_dir``.
 
     ``out_dir`` is checked by :func:`check_debias_out` before any work. The copy is assembled in a
-    temporary sibling directory and renamed into place (:func:`~mtdebias.atomic.replace_folder`),
+    temporary sibling directory and renamed into place (:func:`~mtdebias.store.atomic.replace_folder`),
     so ``out_dir`` holds the previous copy or the new one, each complete. With ``dev_src`` and
     ``dev_ref``, BLEU and chrF of both checkpoints on that dev set are added to the report.
     """
@@ -338,7 +338,7 @@ def debias_checkpoint(checkpoint_dir: str | Path, out_dir: str | Path, method: s
 def check_debias_out(out_dir: str | Path, checkpoint_dir: str | Path | None, overwrite: bool) -> None:
     """Raise :class:`InputError`, before any work, when ``out_dir`` is not a place a debiased copy
     may go (:func:`_check_out`), after putting back a copy that a debias killed mid-replace left
-    aside (:func:`~mtdebias.atomic.restore_replaced`): else that copy would be missed, and lost."""
+    aside (:func:`~mtdebias.store.atomic.restore_replaced`): else that copy would be missed, and lost."""
     out_dir = Path(os.path.abspath(out_dir))
     if not out_dir.parent.is_dir():
         _check_out(out_dir, checkpoint_dir, overwrite)  # a new path: nothing to put back
@@ -414,12 +414,10 @@ def _files_written(folder: Path) -> set[str] | None:
 
 def _load_any(checkpoint_dir: Path):
     """An encoder-decoder checkpoint, or a decoder-only LM (float32) where its config says so."""
-    from ..model import load_model
-    from ..translators.causal_training import is_causal_checkpoint
+    from ..models.model import load_causal_model, load_model
+    from ..translators.source import is_causal_checkpoint
 
     if is_causal_checkpoint(checkpoint_dir):
-        from ..translators.hf_causal import _load_model as load_causal_model
-
         return load_causal_model(checkpoint_dir, "float32", "cpu")  # the tokenizer is loaded by the caller
     return load_model(checkpoint_dir)
 

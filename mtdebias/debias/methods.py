@@ -1,6 +1,6 @@
 """The debiasing methods by name: one line per eraser (``name.vN`` → ``"module:Class"``).
 
-:mod:`mtdebias.debias.apply` picks an eraser from this table and :mod:`mtdebias.registry`
+:mod:`mtdebias.debias.apply` picks an eraser from this table and :mod:`mtdebias.probes.registry`
 lists it with the other components. It lives in this package, not in the registry, because
 ``apply`` dispatches on it and the registry names the packages above this one: importing the
 registry from here would make a loop (registry → eraser → apply → registry). Importing it
@@ -9,7 +9,7 @@ imports no eraser (and no torch): a recipe is validated against the names alone.
 
 from __future__ import annotations
 
-from ..lazy_registry import Registry
+from ..plugins.registry import Registry
 
 DEBIAS_METHODS = Registry("debiasing method", {
     "hard.v1": "mtdebias.debias.hard:HardDebiasEraser",

@@ -3,7 +3,7 @@ or could we not tell (``undetected``, an outcome of its own)?
 
 One module per language, ``mtdebias/lang/<code>.py``, each exposing ``detect(text, span) ->
 Detection``; which languages have one is said once, by ``detector=True`` in the language
-registry (:mod:`mtdebias.languages`), and a detector module is imported when its language is
+registry (:mod:`mtdebias.lang.languages`), and a detector module is imported when its language is
 first asked for.
 """
 
@@ -14,7 +14,7 @@ import re
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..errors import InputError
-from ..languages import langs_with
+from .languages import langs_with
 from .base import FEMALE, GENDERS, MALE, NEUTRAL, OUTCOMES, UNDETECTED, Detection
 
 __all__ = ["detect_gender", "Detection", "SUPPORTED_LANGS", "undetected_rate",

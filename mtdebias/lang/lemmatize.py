@@ -26,7 +26,7 @@ from importlib import util as importlib_util
 from typing import Callable, Sequence
 
 from ..errors import InputError
-from ..languages import LANGUAGES, langs_with
+from .languages import LANGUAGES, langs_with
 from .slavic_pymorphy import analyzer
 
 SPACY_MODELS = {code: LANGUAGES[code].spacy_lemmatiser for code in langs_with("spacy_lemmatiser")}

@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import write_json, write_text
+from ..store.atomic import write_json, write_text
 from ..errors import InputError
 from ..signature import hash_file
 from .lexicon import (DEFAULT_MIN_DIFFERENCE, DEFAULT_RATIO, LEXICON_HEADER, NameEntry,

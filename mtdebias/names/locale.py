@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import InputError
-from ..languages import langs_with
+from ..lang.languages import langs_with
 from ..textio import iter_tsv
 from .lexicon import DATA_DIR, NameGenderLexicon
 

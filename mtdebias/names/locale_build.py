@@ -24,8 +24,8 @@ import importlib
 from collections import defaultdict
 from pathlib import Path
 
-from ..atomic import write_json, write_text
-from ..languages import LANGUAGES, langs_with
+from ..store.atomic import write_json, write_text
+from ..lang.languages import LANGUAGES, langs_with
 from ..resources import data_path
 from ..signature import hash_file
 from ..textio import read_text

@@ -10,7 +10,7 @@ import importlib
 from typing import Iterable, Protocol, Sequence
 
 from ..errors import InputError
-from ..languages import LANGUAGES, langs_with
+from ..lang.languages import LANGUAGES, langs_with
 from .entities import Entity, normalise_label
 
 # language → (package with a load() function, description); natasha is handled separately.

@@ -33,7 +33,7 @@ probe's units — :meth:`BaseProbe.unit` — jointly for both systems and recomp
 with :meth:`metrics`), or none. A McNemar-tested metric of a subset of the items (one group)
 says which attempts it rests on with :meth:`BaseProbe.counts_toward`; :meth:`BaseProbe.item_key`
 says which item an attempt answers, so two systems' attempts are paired item by item.
-:func:`mtdebias.probes.compare.paired_tests` runs the tests; the report and the ablation never
+:func:`mtdebias.stats.compare.paired_tests` runs the tests; the report and the ablation never
 re-derive a metric or guess a test from attempt fields.
 
 What a report shows of a probe follows from these declarations: ``headline`` (the metrics a
@@ -56,10 +56,10 @@ from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
 from ..options import Range
 from ..signature import Signature
 from ..stats import DEFAULT_RESAMPLES, bootstrap_ci
+from ..stats.compare import BOOTSTRAP, MCNEMAR
 from ..translators.base import Translator
 
 HIGHER, LOWER, ZERO, NEUTRAL = "higher", "lower", "zero", "none"  # which way is better
-MCNEMAR, BOOTSTRAP = "mcnemar", "bootstrap"
 # which way is better, as a definitions panel says it
 DIRECTION = {HIGHER: "higher is better", LOWER: "lower is better", ZERO: "closer to 0 is better",
              NEUTRAL: "descriptive (no better direction)"}
@@ -331,7 +331,7 @@ class BaseProbe:
     headline: tuple[Headline, ...] = ()
     quality: tuple[Headline, ...] = ()  # translation-quality metrics: shown beside every headline
     own_plots: tuple[str, ...] = ()  # metric patterns its report view draws: no line plot of their own
-    # capabilities of the language registry (mtdebias.languages) the probe needs for its `lang`,
+    # capabilities of the language registry (mtdebias.lang.languages) the probe needs for its `lang`,
     # e.g. ("detector",) for a probe that reads target-side gender: a suite refuses a language
     # without them, naming what is missing, before any model loads
     needs: tuple[str, ...] = ()

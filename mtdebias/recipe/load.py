@@ -45,7 +45,7 @@ def _coerce(value: Any, annotation: Any, where: str, path: Path | None, base: Pa
             raise ConfigError(f"{where} must be a path string, got {type(value).__name__}", path=path)
         resolved = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
         if must_exist and not resolved.exists():
-            from ..hub import looks_like_hub_id, resolve_model
+            from ..models.hub import looks_like_hub_id, resolve_model
 
             if where == "model.init" and looks_like_hub_id(value):
                 # a hub id: the snapshot in the local cache (fetched now when downloads are allowed)
@@ -179,7 +179,7 @@ def _check_lora(recipe: Recipe, path: Path | None) -> None:
 def _check_model_kind(model, path: Path | None) -> None:
     """A causal model is fine-tuned from model.init and asked by a prompt; the prompt keys mean
     nothing to an encoder-decoder. (Whether model.init really is decoder-only is checked by
-    :func:`mtdebias.pipeline.check_recipe`, which reads its config.)"""
+    :func:`mtdebias.experiments.pipeline.check_recipe`, which reads its config.)"""
     from ..translators.llm_prompt import PROMPT_OPTIONS
 
     given = [key for key in PROMPT_OPTIONS if getattr(model, key) is not None]
@@ -208,8 +208,8 @@ def _check_run_name(name: str, path: Path | None) -> None:
 
 def _check_languages(recipe: Recipe, path: Path | None) -> None:
     """Language codes are real (whether the tools the recipe uses know them is checked by
-    :func:`mtdebias.pipeline.check_recipe`)."""
-    from ..langcodes import check_language_code
+    :func:`mtdebias.experiments.pipeline.check_recipe`)."""
+    from ..lang.codes import check_language_code
 
     data = recipe.data
     for key in ("src_lang", "tgt_lang"):

@@ -25,7 +25,7 @@ class _RangeChecked:
             if section == self.section:
                 check_value(getattr(self, key, None), Any, bounds, f"{section}.{key}")
 
-from ..registry import ALIGNERS, AUGMENTERS, DEBIAS_METHODS
+from ..probes.registry import ALIGNERS, AUGMENTERS, DEBIAS_METHODS
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class ModelConfig(_RangeChecked):
     max_positions: int = 256
     dropout: float = 0.1
     # seq2seq: an encoder-decoder (Marian from the preset, or model.init); causal: a decoder-only
-    # LM from model.init, trained on the prompts the hf-causal translator renders (translators/causal_training.py)
+    # LM from model.init, trained on the prompts the hf-causal translator renders (train/causal.py)
     kind: str = "seq2seq"
     # causal only: the hf-causal translator's prompt options, used in training and evaluation
     # alike (none = the translator's defaults; chat = true, false or "auto")

@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .. import __version__
-from ..atomic import clean_stale_temporaries, replace_together, temporary_dir, write_bytes, write_text
+from ..store.atomic import clean_stale_temporaries, replace_together, temporary_dir, write_bytes, write_text
 from ..errors import DiskFull, InputError, disk_full
-from ..significance import seed_interval
-from .. import plots
-from ..store import checkpoint_suffix
+from ..stats.seeds import seed_interval
+from . import plots
+from ..store.runs import checkpoint_suffix
 from ..probes.base import Metric, metric_label
 from .collect import TRAINING_LOG, RunData, distinct_runs, finite, load_run, row_key
 from .definitions import definitions_table, key_label

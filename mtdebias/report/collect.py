@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
 
 from ..errors import InputError
-from ..store import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name
+from ..store.runs import RunStore, checkpoint_step, checkpoint_suffix, parse_run_name
 
 
 TRAINING_LOG = "training log (dev set)"  # the signature of a quality score read from the training log

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .. import plots
+from . import plots
 from ..probes.base import ZERO
 from .views.figures import bar, picked_rows
 

@@ -18,7 +18,7 @@ it would not, and a stale list could vouch for a file the user has since put in 
   is ours only while it holds nothing else: a file the user added would go with the folder (the
   figures folder the same);
 * the paired tests (a JSON list, which has no room for a marker) are recognised by their shape:
-  a list of the rows :func:`mtdebias.ablation.compare_to_baseline` writes.
+  a list of the rows :func:`mtdebias.experiments.ablation.compare_to_baseline` writes.
 
 ``force`` lets a report replace a *file* it did not write (an old ``notes.html`` the user wants
 overwritten, a report from before these markers existed). It never removes a folder of the
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..locking import output_lock  # noqa: F401  (shared with `debias --out`; re-exported here)
-from ..outputs import entries as _entries, refuse_folder, refuse_run_file
-from ..store import RunStore
+from ..store.locking import output_lock  # noqa: F401  (shared with `debias --out`; re-exported here)
+from ..store.outputs import entries as _entries, refuse_folder, refuse_run_file
+from ..store.runs import RunStore
 
 GENERATOR = "mtdebias report"
 HTML_MARKER = f'<meta name="generator" content="{GENERATOR}">'

@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..atomic import write_bytes, write_text
+from ..store.atomic import write_bytes, write_text
 from ..errors import InputError, MtdebiasError
 
 

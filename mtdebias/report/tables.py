@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..atomic import write_json, write_text
+from ..store.atomic import write_json, write_text
 
 
 # significant digits of a float in the CSV exports: enough for any metric's stored precision

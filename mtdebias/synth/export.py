@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..atomic import write_text
+from ..store.atomic import write_text
 from ..resources import data_dir
 from .frames import LANGS, loves_job
 from .grammar import en_a

@@ -19,7 +19,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..languages import LANGUAGES
+from ..lang.languages import LANGUAGES
 from .grammar import (de_np, de_person_noun, de_person_np, en_a, es_np, es_person_np, fr_de,
                       fr_join, fr_np, fr_person_np, g_of, sentence)
 from .vocab import (BEST, CITIES, FIRST, MOTIONS, NEW, NUMBERS, ORGANISATIONS, PASSIVES,

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..atomic import write_json, write_jsonl, write_text
+from ..store.atomic import write_json, write_jsonl, write_text
 from ..errors import InputError
 from ..signature import Signature, hash_file, hash_lines
 from .frames import FRAMES, LANGS, Person

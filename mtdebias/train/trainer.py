@@ -31,10 +31,10 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 import torch
 
-from ..atomic import write_json
+from ..store.atomic import write_json
 from ..progress import progress as show_progress
 from ..recipe.schema import TrainConfig
-from ..store import COMPLETE_MARKER, RunStore, checkpoint_name
+from ..store.runs import COMPLETE_MARKER, RunStore, checkpoint_name
 from .batching import Encoded, collate, encode_pairs, make_batches
 from .resume_files import load_state_file
 from .schedule import inverse_sqrt_factor

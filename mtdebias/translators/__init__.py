@@ -1,5 +1,5 @@
 """Translator backends behind one protocol (see :mod:`mtdebias.translators.base`)."""
 
-from .base import Scored, Translator, UnsupportedCall
+from .base import BaseTranslator, Scored, Translator, UnsupportedCall
 
-__all__ = ["Scored", "Translator", "UnsupportedCall"]
+__all__ = ["BaseTranslator", "Scored", "Translator", "UnsupportedCall"]

@@ -17,7 +17,7 @@ import subprocess
 from typing import Sequence
 
 from ..errors import ConfigError, MtdebiasError
-from .base import DEFAULT_EPSILON, Scored, UnsupportedCall
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored, UnsupportedCall
 
 ISO3 = {"en": "eng", "es": "spa", "fr": "fra", "ca": "cat", "pt": "por", "it": "ita", "de": "deu", "ro": "ron",
         "gl": "glg", "oc": "oci", "eu": "eus", "nl": "nld", "ru": "rus", "uk": "ukr", "pl": "pol", "cs": "ces"}
@@ -55,7 +55,7 @@ def _version(package: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
 
 
-class ApertiumTranslator:
+class ApertiumTranslator(BaseTranslator):
     def __init__(self, pair: str, timeout: float = 600.0):
         modes = installed_modes()
         source, _, target = pair.partition("-")

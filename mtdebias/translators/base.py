@@ -1,4 +1,4 @@
-"""The translator protocol: the three calls probes need, and nothing more.
+"""The translator protocol: the three calls probes need, a signature, and the optional parts.
 
 * ``translate``: one output per source (beam search for models).
 * ``sample``: ``n`` outputs per source, ε-sampling (Hewitt et al. 2022) for models.
@@ -7,12 +7,18 @@
 
 Backends that cannot do a call (a file of fixed translations cannot sample) raise
 :class:`UnsupportedCall`, so probes can say plainly what a backend lacks.
+
+What some backends have beyond that is declared, typed, on :class:`BaseTranslator` (every
+built-in backend derives from it), with the value of a backend that lacks it: ``respond`` (an
+LLM answering a question), the inputs cut to the model's positions, an API's ``usage`` and
+``served_models``, and a file's ``missing`` sources and ``mismatched_lines``. An object written to
+the bare protocol (a plugin's, a test's) is read through :func:`declared`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from ..errors import MtdebiasError
 from ..signature import hash_text
@@ -66,15 +72,50 @@ class Translator(Protocol):
         ...
 
 
-def check_translator_kind(obj: object, name: str, where: str) -> None:
-    """What a translator kind (``KINDS`` or a plugin of ``mtdebias.translators``) must name, checked
-    when loaded: a class with ``from_spec`` and the calls of :class:`Translator`."""
-    from ..errors import ConfigError
+class BaseTranslator:
+    """The optional parts of a translator, declared with the value of a backend that lacks them;
+    a backend that has one sets or defines it."""
 
-    lacking = [member for member in ("from_spec", "translate", "sample", "score", "signature")
-               if not callable(getattr(obj, member, None))]
-    if not isinstance(obj, type) or lacking:
-        raise ConfigError(f"{where}: names {obj!r}, not a translator class"
-                          + (f" (it lacks {', '.join(lacking)})" if lacking else ""),
-                          hint="a class with from_spec(rest, src_lang, tgt_lang, **options), translate, sample, "
-                               "score and signature")
+    #: an LLM's answer to each prompt, asked as it is (``gest_choice`` asks questions); None: cannot answer
+    respond: Callable[..., list[str]] | None = None
+    #: how many sources, over all calls so far, were longer than the model's positions and cut to fit
+    truncated_inputs: int = 0
+    #: which sources (0-based) of the last call were cut
+    last_truncated: Sequence[int] = ()
+    #: an API's counts so far (requests, cache hits, retries, tokens); None: not an API
+    usage: dict[str, int] | None = None
+    #: the models an API server said answered (it may swap them)
+    served_models: frozenset[str] | set[str] = frozenset()
+    #: a file's sources asked for and not found in it (given "" with allow_missing)
+    missing: Sequence[str] = ()
+    #: a file's lines (1-based) whose source differs from the one asked for, matched by line number
+    mismatched_lines: Sequence[int] = ()
+
+
+class _Bare(BaseTranslator):
+    """An object written to the bare protocol (the three calls and a signature), read with the
+    optional parts it has and the declared defaults for the others: the one place that looks."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:  # its calls, and anything else it has
+        return getattr(self._inner, name)
+
+    def _part(name: str, default: Any) -> property:  # noqa: N805  (builds the properties below)
+        return property(lambda self: getattr(self._inner, name, default))
+
+    respond = _part("respond", None)
+    truncated_inputs = _part("truncated_inputs", 0)
+    last_truncated = _part("last_truncated", ())
+    usage = _part("usage", None)
+    served_models = _part("served_models", frozenset())
+    missing = _part("missing", ())
+    mismatched_lines = _part("mismatched_lines", ())
+    del _part
+
+
+def declared(translator: Any) -> BaseTranslator:
+    """``translator`` with every optional part declared: itself when it derives from
+    :class:`BaseTranslator`, else read through an adapter with the defaults for what it lacks."""
+    return translator if isinstance(translator, BaseTranslator) else _Bare(translator)

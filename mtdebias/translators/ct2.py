@@ -21,12 +21,12 @@ import shutil
 from pathlib import Path
 from typing import Sequence
 
-from ..atomic import clean_stale_temporaries, temporary_dir
+from ..store.atomic import clean_stale_temporaries, temporary_dir
 from ..errors import CheckpointError, MtdebiasError
-from ..hub import cache_dir as hub_cache_dir, snapshot_id
+from ..models.hub import cache_dir as hub_cache_dir, snapshot_id
 from ..signature import hash_checkpoint_cached
-from .base import DEFAULT_EPSILON, Scored
-from .hf import length_batches, model_language
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored
+from .hf import _transformers_source, length_batches, model_language
 from .backends import check_backend
 
 
@@ -76,7 +76,7 @@ def convert_checkpoint(checkpoint: str | Path, checkpoint_hash: str | None = Non
     target = converted_dir(checkpoint, checkpoint_hash)
     if (target / "model.bin").exists():
         return target
-    from ..model import load_model
+    from ..models.model import load_model
 
     ctranslate2 = _ctranslate2()
     from transformers import AutoTokenizer
@@ -145,7 +145,7 @@ def _d_model(checkpoint: Path) -> int:
     return int(config.get("d_model") or config.get("hidden_size") or 512)
 
 
-class CT2Translator:
+class CT2Translator(BaseTranslator):
     """``translate`` and ``score`` from CTranslate2; ``sample`` from the HF ε-sampler."""
 
     sampling_backend = "hf"
@@ -236,6 +236,14 @@ class CT2Translator:
                                     src_lang=self._src_lang, tgt_lang=self._tgt_lang,
                                     identity=snapshot_id(self.checkpoint) or f"hf:{self.checkpoint_hash}")
         return self._hf.sample(sources, n=n, epsilon=epsilon, temperature=temperature, seed=seed)
+
+    @classmethod
+    def from_spec(cls, rest: "str | ModelSource", **options) -> "CT2Translator":
+        """``ct2:MODEL`` (a folder or a hub id, or a checkpoint named by its path with ``--backend
+        ct2``); options as ``__init__``'s (no ``device``: CTranslate2's default)."""
+        if options.get("device") is None:
+            options.pop("device", None)
+        return cls(_transformers_source(rest, "ct2").checkpoint(), **options)
 
     def signature(self) -> str:
         # samples come from the HF sampler: the signature says both, so no number hides it

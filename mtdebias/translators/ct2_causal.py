@@ -3,7 +3,7 @@
 The same prompts as ``hf-causal`` (the prompt is rendered and tokenized by its code, so both
 routes feed the model the same token ids), computed by a CTranslate2 ``Generator``:
 
-* the model is converted once: a GGUF file through its float32 folder (:mod:`mtdebias.gguf_model`)
+* the model is converted once: a GGUF file through its float32 folder (:mod:`mtdebias.models.gguf_model`)
   into ``<file>.ct2-<sha12>/`` beside it (the GGUF cache's place), a transformers folder into
   ``.ct2/<name>-<hash>/`` beside it, with CTranslate2's own converter for the architecture
   (Llama, Gemma 3, Qwen, …). Weights are kept in float32; ``compute_type`` quantizes them when the
@@ -106,7 +106,7 @@ def convert(folder: Path, staging: Path) -> None:
 
 def ct2_folder(source, folder: Path) -> Path:
     """The CTranslate2 model of ``source``, converted once from its transformers ``folder``."""
-    from ..gguf_model import build_once, converted_dir
+    from ..models.gguf_model import build_once, converted_dir
 
     if source.kind == "gguf":
         target = converted_dir(source.path, "ct2")

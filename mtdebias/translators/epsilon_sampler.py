@@ -244,6 +244,16 @@ def _forced_token(step: int, max_new_tokens: int, constraints: DecodingConstrain
     return None
 
 
+def epsilon_cut(probs: torch.Tensor, epsilon: float) -> torch.Tensor:
+    """The ε cut of ε-sampling, the one every backend draws through (transformers here, fairseq's
+    search, llama.cpp's logits): in each row (the last dimension) the probabilities below ε set
+    to 0, and the most probable token kept whatever its probability (``min_tokens_to_keep = 1``;
+    of tied maxima, the first). The rest is not renormalised: a draw divides by what is left."""
+    cut = probs < epsilon
+    cut.scatter_(-1, probs.argmax(dim=-1, keepdim=True), False)
+    return probs.masked_fill(cut, 0.0)
+
+
 def _truncated_cdf(scores: torch.Tensor, epsilon: float, keep: int) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Per row: the cumulative weights of the tokens that survive the ε cut, and their ids
     (``None`` when nothing is cut and the cdf runs over the whole vocabulary)."""
@@ -251,13 +261,9 @@ def _truncated_cdf(scores: torch.Tensor, epsilon: float, keep: int) -> tuple[tor
     if epsilon <= 0:
         return probs.double().cumsum(dim=-1), None
     if keep * 4 >= probs.shape[-1]:  # a tiny ε keeps most of the vocabulary: a mask beats a sort
-        cut = probs < epsilon
-        cut.scatter_(1, probs.argmax(dim=-1, keepdim=True), False)  # the top token always survives
-        return probs.double().masked_fill(cut, 0.0).cumsum(dim=-1), None
-    top_p, top_i = probs.topk(keep, dim=-1)  # sorted, descending
-    cut = top_p < epsilon
-    cut[:, 0] = False  # the most likely token always survives (min_tokens_to_keep = 1)
-    return top_p.double().masked_fill(cut, 0.0).cumsum(dim=-1), top_i
+        return epsilon_cut(probs, epsilon).double().cumsum(dim=-1), None
+    top_p, top_i = probs.topk(keep, dim=-1)  # sorted, descending: the first is the most likely
+    return epsilon_cut(top_p, epsilon).double().cumsum(dim=-1), top_i
 
 
 def _draw(cdf: torch.Tensor, candidates: torch.Tensor | None, uniforms: torch.Tensor) -> torch.Tensor:

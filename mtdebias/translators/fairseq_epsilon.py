@@ -7,7 +7,7 @@ search: the model's (temperature-scaled) distribution after fairseq's own step r
 no EOS before ``min_len``, EOS forced at the length limit).
 
 This module imports fairseq at the top, so only import it after
-:func:`mtdebias.fairseq_env.require_fairseq`.
+:func:`mtdebias.models.fairseq_env.require_fairseq`.
 """
 
 from __future__ import annotations
@@ -18,12 +18,7 @@ import torch
 from fairseq.search import Search
 from torch import Tensor
 
-
-def epsilon_filter(probs: Tensor, epsilon: float) -> Tensor:
-    """``probs`` with every entry below ``epsilon`` set to 0, except each row's maximum."""
-    keep = probs >= epsilon
-    keep |= probs == probs.max(dim=-1, keepdim=True).values
-    return probs.masked_fill(~keep, 0.0)
+from .epsilon_sampler import epsilon_cut
 
 
 class EpsilonSampling(Search):
@@ -47,7 +42,7 @@ class EpsilonSampling(Search):
         if step == 0:
             # all hypotheses start identical: draw beam_size samples from the first one
             lprobs = lprobs[:, ::beam_size, :].contiguous()
-        probs = epsilon_filter(lprobs.exp(), self.epsilon) if self.epsilon > 0 else lprobs.exp()
+        probs = epsilon_cut(lprobs.exp(), self.epsilon) if self.epsilon > 0 else lprobs.exp()
         draws = 1 if step > 0 else beam_size
         rows = probs.view(-1, vocab_size)
         indices_buf = torch.multinomial(rows, draws, replacement=True, generator=self.generator)

@@ -15,7 +15,7 @@ from typing import Sequence
 from ..errors import InputError
 from ..signature import hash_file
 from ..textio import read_lines, read_text
-from .base import DEFAULT_EPSILON, Scored, UnsupportedCall
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored, UnsupportedCall
 
 SEPARATOR = " ||| "
 
@@ -25,7 +25,7 @@ SEPARATOR = " ||| "
 MAX_MISMATCHED_SHARE = 0.01
 
 
-class FileTranslator:
+class FileTranslator(BaseTranslator):
     def __init__(self, translations: str | Path, sources: str | Path | None = None, *,
                  allow_missing: bool = False):
         """``allow_missing``: a source the file lacks translates to "" (and is listed in
@@ -117,6 +117,16 @@ class FileTranslator:
 
     def signature(self) -> str:
         return f"file:{self._hash}"
+
+    @classmethod
+    def from_spec(cls, rest: str, sources: str | None = None, allow_missing: bool = False,
+                  src_lang: str | None = None, tgt_lang: str | None = None) -> "FileTranslator":
+        """``file:TRANSLATIONS`` ('source ||| translation' lines or a 'from,to' CSV; a plain file
+        of translations with ``sources``, the file it is aligned with). The language pair a suite
+        gives every translator is taken and unused: the file holds what it holds."""
+        if not rest:
+            raise InputError("file: no translations file given", hint="write file:TRANSLATIONS")
+        return cls(rest, sources, allow_missing=allow_missing)
 
 
 def is_from_to_csv(path: str | Path) -> bool:

@@ -13,12 +13,12 @@ from typing import Iterator, Sequence
 import torch
 from transformers import AutoTokenizer, PreTrainedModel
 
-from ..errors import CheckpointError
-from ..hub import snapshot_id
-from ..langcodes import NLLB_CODES
-from ..model import load_model
+from ..errors import CheckpointError, ConfigError
+from ..models.hub import snapshot_id
+from ..lang.codes import NLLB_CODES
+from ..models.model import load_model
 from ..signature import hash_checkpoint_cached
-from .base import DEFAULT_EPSILON, Scored, source_seed
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored, source_seed
 from .epsilon_sampler import constraints_for, epsilon_sample, unsupported_settings
 
 
@@ -39,7 +39,7 @@ def length_batches(lengths: Sequence[int], max_tokens: int, max_items: int | Non
         yield batch
 
 
-class HFTranslator:
+class HFTranslator(BaseTranslator):
     def __init__(self, checkpoint: str | Path | None = None, *, model: PreTrainedModel | None = None,
                  tokenizer=None, device: str | None = None, batch_tokens: int = 4000,
                  max_new_tokens: int = 128, src_lang: str | None = None, tgt_lang: str | None = None,
@@ -202,6 +202,30 @@ class HFTranslator:
 
     def signature(self) -> str:
         return self._identity
+
+    # what an hf: spec takes (--translator-option, a suite's [translator] table); the others of
+    # __init__ wrap a model in memory (the trainer's) and are no user's to set
+    options = ("device", "batch_tokens", "max_new_tokens", "src_lang", "tgt_lang")
+
+    @classmethod
+    def from_spec(cls, rest: "str | ModelSource", **options) -> "HFTranslator":
+        """``hf:MODEL`` (a folder or a hub id, or a checkpoint named by its path: classified, see
+        :func:`~.load.classify`); options as ``__init__``'s."""
+        source = _transformers_source(rest, "hf")
+        # a hub model by its commit, a folder by its content hash
+        identity = source.identity if source.kind == "hub" else f"hf:{source.identity}"
+        return cls(source.checkpoint(), identity=identity, **options)
+
+
+def _transformers_source(rest: "str | ModelSource", kind: str) -> "ModelSource":
+    """The classified model of an ``hf:``/``ct2:`` spec (a text rest: resolved, cached models only)."""
+    from .source import ModelSource, resolve
+
+    if isinstance(rest, ModelSource):
+        return rest
+    if not rest:
+        raise ConfigError(f"{kind}: no model given", hint=f"write {kind}:FOLDER_OR_HUB_ID")
+    return resolve(rest, what="checkpoint", fairseq=False)
 
 
 def model_language(tokenizer, lang: str) -> str:

@@ -44,9 +44,10 @@ from typing import Any, Sequence
 import torch
 
 from ..errors import CheckpointError, ConfigError
+from ..models.model import DTYPES, load_causal_model, load_causal_tokenizer
 from ..options import Range
 from ..signature import hash_json
-from .base import DEFAULT_EPSILON, Scored, source_seed
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored, source_seed
 from .epsilon_sampler import cache_argument as _cache_argument, epsilon_sample_causal
 from .hf import length_batches
 from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt
@@ -55,18 +56,17 @@ BACKEND = "hf-causal"
 # the options a suite's [translator] table (or from_spec) may set
 OPTIONS = ("src_lang", "tgt_lang", "prompt", "plain_prompt", "system", "examples", "chat", "device", "dtype",
            "batch_tokens", "max_new_tokens", "share_prefix")
-DTYPES = {"auto": None, "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 _REPLY_MARK = "\x00mtdebias-reply\x00"  # an assistant reply no template can contain
 
 
-class HFCausalTranslator:
+class HFCausalTranslator(BaseTranslator):
     def __init__(self, model: str | Path, *, tgt_lang: str | None = None, src_lang: str = "en",
                  prompt: str = DEFAULT_TEMPLATE, plain_prompt: str = DEFAULT_PLAIN_TEMPLATE,
                  system: str | None = None, examples: Any = None, chat: bool | str = "auto",
                  device: str | None = None, dtype: str = "auto", batch_tokens: int = 8000,
                  max_new_tokens: int = 256, share_prefix: bool = True):
         """``model``: a model folder, a hub id, a GGUF file (converted once to a float folder, see
-        :mod:`mtdebias.gguf_model`; its chat template comes with it), or a resolved
+        :mod:`mtdebias.models.gguf_model`; its chat template comes with it), or a resolved
         :class:`~.source.ModelSource`. ``chat``: ``"auto"`` uses the tokenizer's chat template
         when it has one; ``True`` requires one; ``False`` uses the plain prompt."""
         if not tgt_lang:
@@ -121,10 +121,10 @@ class HFCausalTranslator:
     # -- the engine: what a subclass running the same prompts elsewhere replaces ---------------
     def _open_tokenizer(self):
         self.model_dir = self.source.folder()  # a GGUF file: its converted float folder
-        return _load_tokenizer(self.model_dir)
+        return load_causal_tokenizer(self.model_dir)
 
     def _open_model(self, dtype: str):
-        return _load_model(self.model_dir, dtype, self.device)
+        return load_causal_model(self.model_dir, dtype, self.device)
 
     def _model_eos(self) -> Any:
         return self.model.generation_config.eos_token_id
@@ -391,37 +391,3 @@ class _Prefix:
         cache = copy.deepcopy(self.cache)
         cache.batch_repeat_interleave(rows)
         return cache
-
-
-def _load_tokenizer(directory: Path):
-    from transformers import AutoTokenizer
-
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(directory)
-    except Exception as exc:
-        raise CheckpointError(f"{directory}: tokenizer files missing or unreadable ({exc})") from exc
-    tokenizer.padding_side = "left"
-    if tokenizer.pad_token_id is None:  # many LLMs ship without one; padding is masked anyway
-        tokenizer.pad_token = tokenizer.eos_token
-    return tokenizer
-
-
-def _load_model(directory: Path, dtype: str, device: str):
-    from transformers import AutoConfig, AutoModelForCausalLM
-
-    try:
-        config = AutoConfig.from_pretrained(directory)
-    except Exception as exc:
-        raise CheckpointError(f"{directory}: no readable config.json ({exc})") from exc
-    if getattr(config, "is_encoder_decoder", False):
-        raise ConfigError(f"{directory} is an encoder-decoder model, not a decoder-only one",
-                          hint="score it with the hf backend")
-    chosen = DTYPES[dtype]
-    if chosen is None:  # CPUs compute float32 best; a GPU takes the dtype the model was saved in
-        chosen = torch.float32 if device == "cpu" else "auto"
-    try:
-        model = AutoModelForCausalLM.from_pretrained(directory, dtype=chosen)
-    except Exception as exc:
-        raise CheckpointError(f"{directory}: model could not be loaded ({type(exc).__name__}: "
-                              f"{str(exc).splitlines()[0][:300]})") from exc
-    return model.to(device).eval()

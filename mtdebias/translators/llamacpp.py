@@ -29,10 +29,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+import torch
 
 from ..errors import ConfigError, InputError
 from ..options import Range
 from .base import DEFAULT_EPSILON, Scored, source_seed
+from .epsilon_sampler import epsilon_cut
 from .hf_causal import OPTIONS as HF_OPTIONS, HFCausalTranslator
 
 # hf-causal's prompt options; llama.cpp picks its own device and precision, and decodes one prompt at a time
@@ -55,8 +57,7 @@ def epsilon_pick(logits: np.ndarray, rng: np.random.Generator, epsilon: float, t
     z = logits / temperature
     p = np.exp(z - z.max())
     p /= p.sum()
-    kept = np.where(p >= epsilon, p, 0.0)
-    kept[int(np.argmax(p))] = p.max()
+    kept = epsilon_cut(torch.from_numpy(p), epsilon).numpy()  # in float64, as p is: the cut of every backend
     return int(rng.choice(len(kept), p=kept / kept.sum()))
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import ConfigError
-from ..langcodes import check_language_code, language_name
+from ..lang.codes import check_language_code, language_name
 
 DEFAULT_TEMPLATE = ("Translate the following {src_name} sentence into {tgt_name}. "
                     "Reply with the translation only.\n\n{source}")

@@ -10,7 +10,7 @@ llama.cpp's server, TGI, Ollama, or a hosted API. ``openai:MODEL@URL`` (``URL`` 
 * **Each request once**: responses are cached on disk (``cache_dir``; the runner gives each
   run's own, inside the run store) keyed by the request body, appended under a lock as they
   arrive, so an interrupted or repeated evaluation resends nothing it already has. Each line is
-  :func:`~mtdebias.atomic.json_line` (whatever a reply holds, it stays one line and reads back
+  :func:`~mtdebias.store.atomic.json_line` (whatever a reply holds, it stays one line and reads back
   the same); a line cut by a kill is skipped, and the next append starts a line of its own.
 * **Bounded**: each request has one total deadline (``timeout`` seconds, however slowly the
   server sends) and a reply-size limit (``max_reply_bytes``); a body cut short is retried, then
@@ -50,13 +50,13 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..atomic import json_line
+from ..store.atomic import json_line
 from ..errors import ConfigError, MtdebiasError, disk_full_as
-from ..locking import FileLock, check_lock_folder
+from ..store.locking import FileLock, check_lock_folder
 from ..options import Range
 from ..signature import hash_json
 from ..textio import open_append, read_bytes, visible
-from .base import DEFAULT_EPSILON, Scored, UnsupportedCall
+from .base import DEFAULT_EPSILON, BaseTranslator, Scored, UnsupportedCall
 from .llm_prompt import DEFAULT_TEMPLATE, TranslationPrompt, load_examples
 
 OPTIONS = ("src_lang", "tgt_lang", "prompt", "system", "examples", "api_key_env", "concurrency", "retries",
@@ -75,7 +75,7 @@ class _Stopped(Exception):
     """The translator is being stopped (Ctrl-C in the main thread): give up at once."""
 
 
-class OpenAITranslator:
+class OpenAITranslator(BaseTranslator):
     # the allowed range of each numeric option (its type is __init__'s annotation), checked with
     # every option's type before anything is sent (mtdebias/options.py)
     option_ranges = {"concurrency": Range(1), "retries": Range(0, why="0 sends each request once"),

@@ -5,7 +5,7 @@ A probe hands its translator all its sources in one ``translate`` (or ``sample``
 :class:`ProgressTranslator` passes them on in chunks and counts the sentences done, so
 :func:`mtdebias.progress.progress` shows items done / total with a rate and an ETA (a bar on a
 terminal, a line every ``MTDEBIAS_PROGRESS_SECONDS`` elsewhere). Given a journal (the run
-store's :class:`~mtdebias.store.DecodeJournal`), each chunk's outputs are stored as soon as they
+store's :class:`~mtdebias.store.runs.DecodeJournal`), each chunk's outputs are stored as soon as they
 are decoded and a chunk already stored is not decoded again, so a killed evaluation resumes at
 its last chunk; the ETA then counts only the chunks decoded now. Every other attribute is the
 wrapped translator's.
@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 from ..progress import progress
 from ..signature import hash_json
-from .base import Scored
+from .base import Scored, declared
 
 # the calls that take a list of sources (score: and a parallel list of targets) and decode each one
 CHUNKED = ("translate", "sample", "score", "respond")
@@ -42,14 +42,14 @@ class ProgressTranslator:
     with ``journal`` (``get(key)``/``put(key, record)``) each chunk's outputs kept and reused."""
 
     def __init__(self, translator: Any, desc: str, journal: Any = None):
-        self._translator = translator
+        self._translator = declared(translator)
         self._desc = desc
         self._journal = journal
         self._replayed_truncations = 0  # cut inputs of replayed chunks, which the model did not see now
 
     def __getattr__(self, name: str) -> Any:
         if name == "truncated_inputs":  # the probe's meta counts them whether decoded now or before a kill
-            return getattr(self._translator, name, 0) + self._replayed_truncations
+            return self._translator.truncated_inputs + self._replayed_truncations
         attribute = getattr(self._translator, name)
         if name in CHUNKED and callable(attribute):
             return functools.partial(self._chunked, name, attribute)
@@ -80,11 +80,11 @@ class ProgressTranslator:
                     out += [_decode(name, item) for item in record["outputs"]]
                     self._replayed_truncations += record.get("truncated", 0)
                     continue
-                before = getattr(self._translator, "truncated_inputs", 0)
+                before = self._translator.truncated_inputs
                 outputs = list(method(*[part[start:end] for part in parallel], *args, **kwargs))
                 if self._journal is not None:
                     self._journal.put(key, {"outputs": [_encode(name, item) for item in outputs],
-                                            "truncated": getattr(self._translator, "truncated_inputs", 0) - before})
+                                            "truncated": self._translator.truncated_inputs - before})
                 out += outputs
                 bar.update(end - start)
         return out

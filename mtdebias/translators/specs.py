@@ -1,9 +1,11 @@
-"""Translators named by a spec ``KIND:REST`` rather than a checkpoint path.
+"""The translator registry: every backend's kind, named by a spec ``KIND:REST``.
 
-``hf-causal:MODEL`` (a decoder-only LM: folder, hub id or GGUF file), ``llamacpp:FILE.gguf``
-(the same GGUF model run by llama.cpp), ``openai:MODEL@URL`` (any OpenAI-compatible chat server)
-and ``apertium:en-es`` (the rule-based engine) are chosen the same
-way on every command (``translate SPEC``, ``eval SPEC`` or ``--translator SPEC``) and in a
+``hf:MODEL`` and ``ct2:MODEL`` (a transformers encoder-decoder: folder or hub id; the same model
+named by its path alone opens with ``--backend``), ``fairseq:MODEL`` (a fairseq save),
+``file:TRANSLATIONS`` (fixed translations), ``hf-causal:MODEL`` (a decoder-only LM: folder, hub
+id or GGUF file), ``llamacpp:FILE.gguf`` (the same GGUF model run by llama.cpp),
+``openai:MODEL@URL`` (any OpenAI-compatible chat server) and ``apertium:en-es`` (the rule-based
+engine) are chosen the same way on every command (``translate SPEC``, ``eval SPEC`` or ``--translator SPEC``) and in a
 suite's ``[translator]`` table. Kinds resolve lazily (nothing heavy is imported to check a
 command line) and an unknown kind gets a did-you-mean, before any model loads.
 """
@@ -15,15 +17,22 @@ import functools
 import inspect
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..options import check_options, declared_ranges, signature_types
 from ..plugins import Plugin, load_object, merged
 from ..signature import hash_json
-from .base import check_translator_kind
+from .base import BaseTranslator
+
+if TYPE_CHECKING:
+    from .source import ModelSource
 
 KINDS = {
+    "hf": "mtdebias.translators.hf:HFTranslator",
+    "ct2": "mtdebias.translators.ct2:CT2Translator",
+    "fairseq": "mtdebias.translators.fairseq:FairseqTranslator",
+    "file": "mtdebias.translators.file:FileTranslator",
     "hf-causal": "mtdebias.translators.hf_causal:HFCausalTranslator",
     "openai": "mtdebias.translators.openai_api:OpenAITranslator",
     "apertium": "mtdebias.translators.apertium:ApertiumTranslator",
@@ -90,62 +99,91 @@ def spec_from_table(table: dict[str, Any], where: str = "[translator]") -> tuple
     return f"{kind}:{rest}", table
 
 
-def identity(spec: str, options: dict[str, Any] | None = None) -> str:
+def identity(spec: "ModelSource", options: dict[str, Any] | None = None) -> str:
     """What request keys name a spec translator by, known before it loads: the spec, the options
     that change its answers (a prompt is one; retries or a cache folder are not) and, for a
-    local model folder or a local file (any kind), its content hash."""
-    kind, rest = split_spec(spec)
-    model = rest
-    if kind in ("hf-causal", "ct2-causal"):
-        from ..errors import InputError
-        from .source import resolve
-
-        try:  # a hub model by its commit, a GGUF by the file's hash, a folder by its content
-            model = resolve(rest, fairseq=False).identity
-        except InputError:
-            pass  # not here (an uncached hub id): named as written; loading it says why
-    elif rest and Path(rest).expanduser().is_file():
+    local model folder or a local file (any kind), its content hash. ``spec``: as
+    :func:`~.load.classify` classified it."""
+    model = spec.rest
+    if spec.model is not None:  # a hub model by its commit, a GGUF by the file's hash, a folder by its content
+        model = spec.model.identity
+    elif spec.rest and Path(spec.rest).expanduser().is_file():
         from ..signature import hash_checkpoint_cached
 
         # a kind that reads a local file (a lexicon, a model file) is what the file holds: an
         # edited file is another system, and a moved one the same
-        model = hash_checkpoint_cached(Path(rest).expanduser())
+        model = hash_checkpoint_cached(Path(spec.rest).expanduser())
     settings = {k: v for k, v in (options or {}).items() if k not in OPERATIONAL}
-    return f"translator:{kind}:{model}:{hash_json(settings)[:12]}"
+    return f"translator:{spec.backend}:{model}:{hash_json(settings)[:12]}"
 
 
-def prepare_spec(spec: str) -> str:
-    """Check a spec before any work: its kind; for ``hf-causal``, its model — a hub id is fetched
-    into the cache here, by the command, visibly (the translator itself never downloads), and a
-    GGUF file's architecture and tensor types are checked against what transformers reads."""
+def prepare_spec(spec: str, download: bool = True) -> "ModelSource | None":
+    """Check a spec before any work (:func:`~.load.classify` calls it): its kind; for
+    ``hf-causal``/``ct2-causal``, its model — a hub id is fetched into the cache here, by the
+    command, visibly (the translator itself never downloads), and a GGUF file's architecture and
+    tensor types are checked against what transformers reads; for ``llamacpp``, that it names a
+    GGUF file and llama.cpp is there. The model the rest names, resolved, where it names one."""
+    from .source import resolve
+
     kind, rest = split_spec(spec)
+    source = None
+    if kind in ("hf", "ct2", "fairseq") and rest:  # a transformers checkpoint or a fairseq save
+        source = resolve(rest, what="checkpoint", download=download, fairseq=kind == "fairseq")
+        if kind == "fairseq" and source.kind != "fairseq":
+            raise ConfigError(f"{spec}: not a fairseq model", hint="name a .pt file, a fairseq save folder or a "
+                                                                   "fairseq.toml")
     if kind in ("hf-causal", "ct2-causal") and rest:
-        from .source import resolve
-
         if kind == "ct2-causal":
             from .ct2_causal import require_ctranslate2
 
             require_ctranslate2()
-        source = resolve(rest, what=f"{kind} model", download=True, fairseq=False)
+        source = resolve(rest, what=f"{kind} model", download=download, fairseq=False)
         if source.kind == "gguf":
-            from ..gguf_model import check_readable, read_header
+            from ..models.gguf_model import check_readable, read_header
 
             check_readable(read_header(source.path))
     if kind == "llamacpp":
         from .llamacpp import require_llama_cpp
-        from .source import resolve
 
-        if resolve(rest, what="GGUF model", fairseq=False).kind != "gguf":
+        source = resolve(rest, what="GGUF model", fairseq=False)
+        if source.kind != "gguf":
             raise ConfigError(f"{spec}: llamacpp runs GGUF files", hint="name a .gguf file")
         require_llama_cpp()
-    return spec
+    return source
+
+
+def translator_class(kind: str) -> type:
+    """The class the registry holds for ``kind`` (a built-in or a plugin's), checked to be a translator."""
+    split_spec(f"{kind}:")  # an unknown kind: did-you-mean
+    return _kind_class(kind)
 
 
 def _kind_class(kind: str) -> type:
     plugin = _plugin_kinds().get(kind) if kind not in KINDS else None
     cls = plugin.load() if plugin else load_object(KINDS[kind])
     check_translator_kind(cls, kind, plugin.where() if plugin else f"translator kind {kind!r}")
-    return cls
+    return cls if issubclass(cls, BaseTranslator) else _declaring(cls)
+
+
+def check_translator_kind(obj: object, name: str, where: str) -> None:
+    """What a translator kind (``KINDS`` or a plugin of ``mtdebias.translators``) must name, checked
+    when loaded: a class with ``from_spec`` and the calls of :class:`~.base.Translator`."""
+    lacking = [member for member in ("from_spec", "translate", "sample", "score", "signature")
+               if not callable(getattr(obj, member, None))]
+    if not isinstance(obj, type) or lacking:
+        raise ConfigError(f"{where}: names {obj!r}, not a translator class"
+                          + (f" (it lacks {', '.join(lacking)})" if lacking else ""),
+                          hint="a class with from_spec(rest, src_lang, tgt_lang, **options), translate, sample, "
+                               "score and signature")
+
+
+@functools.cache
+def _declaring(cls: type) -> type:
+    """A plugin's class written to the bare protocol, with the optional parts it lacks declared
+    (:class:`~.base.BaseTranslator`'s defaults; what it defines is its own): what the registry
+    opens then has every part the runner and the commands read."""
+    return type(cls.__name__, (cls, BaseTranslator), {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                                                      "__doc__": cls.__doc__})
 
 
 def translator_options(cls: type) -> dict[str, inspect.Parameter]:
@@ -184,7 +222,8 @@ def check_translator_options(spec: str, options: dict[str, Any], *, given_as: st
 
 def load_spec(spec: str, **options: Any):
     """The translator a spec names; ``options`` (checked by :func:`check_translator_options`) go
-    to the kind's ``from_spec``."""
+    to the kind's ``from_spec``. A command opens the spec it classified instead
+    (:func:`~.load.open_translator`), so that a model the rest names is not resolved again."""
     kind, rest = split_spec(spec)
     check_translator_options(spec, options)
     return _kind_class(kind).from_spec(rest, **options)

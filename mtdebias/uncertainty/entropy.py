@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..atomic import read_jsonl, write_jsonl
+from ..store.atomic import read_jsonl, write_jsonl
 from ..errors import InputError
 from ..signature import hash_json
 from .similarity import cluster_similarity, cosine_matrix, s3e_similarity

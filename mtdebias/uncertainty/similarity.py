@@ -9,7 +9,7 @@ weights by counts), so any new similarity plugs in by implementing ``matrix(text
   NLI clusters, gender entropy over gender classes);
 * :class:`EmbeddingSimilarity` — S = clamp(cos(e(y), e(y')), 0, 1) ** α (S3E).
 
-Models are named as a local folder or a hub id (resolved by :mod:`mtdebias.hub`, never
+Models are named as a local folder or a hub id (resolved by :mod:`mtdebias.models.hub`, never
 downloaded while offline). :data:`SIMILARITIES` names the two model choices a suite can make:
 the uncertainty paper's own models (the default) or the bundled fallback.
 """
@@ -23,7 +23,7 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from ..errors import ConfigError, InputError
-from ..hub import fetch_command, local_model_dir, model_available
+from ..models.hub import fetch_command, local_model_dir, model_available
 
 
 # The uncertainty paper's models (§3): SE clusters by bidirectional entailment under "a

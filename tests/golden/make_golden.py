@@ -164,7 +164,7 @@ def declared(probe, names: list[str]) -> dict:
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from mtdebias.registry import PROBES
+    from mtdebias.probes.registry import PROBES
     from mtdebias.probes.base import Attempts
 
     import os

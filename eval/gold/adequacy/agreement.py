@@ -22,7 +22,7 @@ import csv
 import json
 from pathlib import Path
 
-from mtdebias.atomic import write_json
+from mtdebias.store.atomic import write_json
 from mtdebias.probes.validity import ADEQUACY_FLOOR, adequacy
 
 FLOOR = ADEQUACY_FLOOR["de"]

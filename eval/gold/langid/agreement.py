@@ -81,7 +81,7 @@ def main() -> None:
     args = parser.parse_args()
     table, misses = measure()
     if args.record:
-        from mtdebias.atomic import write_json
+        from mtdebias.store.atomic import write_json
 
         write_json(HERE / "agreement.json", table)
     if args.json:

@@ -179,7 +179,7 @@ def main() -> None:
                           f"aligned={att['target_words']!r}\n   {r.translation}\n   {' | '.join(att['evidence'])}"
                           + (f"\n   comment: {r.comment}" if r.comment else ""))
     if args.record:
-        from mtdebias.atomic import write_json
+        from mtdebias.store.atomic import write_json
 
         recorded = HERE / "agreement.json"
         # a run on some languages updates theirs and keeps the others

@@ -44,7 +44,7 @@ def main() -> None:
         row["signature"] = signature(HERE, lang)
         table[lang] = row
     if args.record:
-        from mtdebias.atomic import write_json
+        from mtdebias.store.atomic import write_json
 
         write_json(HERE / "agreement.json", table)
     if args.json:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 
 from ...errors import InputError
-from ...languages import langs_with, language
+from ..languages import langs_with, language
 from .base import FEMALE, MALE, SPEAKER_OUTCOMES, UNDETECTED, SpeakerCue, SpeakerDetection
 
 

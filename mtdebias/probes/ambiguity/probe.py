@@ -66,7 +66,7 @@ from ...stats import DEFAULT_RESAMPLES, bootstrap_cis
 from ...textio import read_lines
 from ...translators.base import DEFAULT_EPSILON, Translator
 from ...uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants, build_contrast_sets
-from ...uncertainty.cues import annotate_cues, load_stereotypes
+from ...uncertainty.cues import CUES, REFERENCE, annotate_cues, load_stereotypes
 from ...uncertainty.entropy import (ALPHAS, UNDETECTED, Deduped, SampleCache, cached_samples, cluster_entropy,
                                    pick_alpha, pseudo_sample_surprisal, s3e, s3e_surprisal_of, surprisal_of)
 from ...uncertainty.metrics import (BELOW_FLOOR, DELTA_H_FLOOR, defined, delta_h, delta_h_of_means, delta_h_per_set,
@@ -716,7 +716,7 @@ RESPONSES = tuple(f"norm_h_{kind}" for kind in ENTROPIES)
 
 
 def cue_anova(rows: Sequence[dict[str, Any]], lang: str | None = None) -> dict[str, Any]:
-    """Single-effect ANOVA of every bias cue on norm-H (:func:`mtdebias.uncertainty.anova.anova_table`)
+    """Single-effect ANOVA of every bias cue on norm-H (:func:`mtdebias.stats.anova.anova_table`)
     over the test rows of :func:`test_values`, with the rows each response had to drop and why.
 
     A norm-H is undefined (NaN) when its item's entropy is, or when every member of its contrast
@@ -740,12 +740,12 @@ def cue_anova(rows: Sequence[dict[str, Any]], lang: str | None = None) -> dict[s
         import statsmodels  # noqa: F401
     except ImportError:
         return {**record, "rows": [], "error": "statsmodels is not installed (pip install 'mtdebias[eval]')"}
-    from ...uncertainty.anova import anova_table
+    from ...stats.anova import anova_table
 
     frame = _frame(test)
     if frame.empty:
         return {**record, "rows": []}
-    table = anova_table(frame, list(RESPONSES))
+    table = anova_table(frame, list(RESPONSES), CUES, REFERENCE)
     out = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
            for row in table.to_dict("records")]
     return {**record, "rows": out}
@@ -779,7 +779,7 @@ def _gender_counts(d: Deduped, labels) -> dict[str, int]:
 
 def attempts_frame(results: Sequence[ProbeResult], model_names: Sequence[str] | None = None):
     """One row per test item of every result: cues, entropies and norm-H, plus model and lang
-    columns — the input of :func:`mtdebias.uncertainty.anova.anova_table`."""
+    columns — the input of :func:`mtdebias.stats.anova.anova_table`."""
     import pandas as pd
 
     frames = [attempts_frame_rows(result.attempts,

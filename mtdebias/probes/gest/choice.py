@@ -55,7 +55,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...options import Range
-from ...langcodes import language_name
+from ...lang.codes import language_name
 from ...signature import hash_file, hash_json, hash_text
 from ...stats import bootstrap_cis
 from ...translators.base import Translator, UnsupportedCall

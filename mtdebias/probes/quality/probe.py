@@ -140,9 +140,9 @@ class QualityProbe(BaseProbe):
     def paired_test(self, metric: str, a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], *,
                     resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
         """sacrebleu's paired bootstrap (corpus scores from sufficient statistics), with the
-        centered p-value (:func:`mtdebias.significance.centered_p_value`): sacrebleu's own
+        centered p-value (:func:`mtdebias.stats.paired.centered_p_value`): sacrebleu's own
         rejected two systems of equal quality too often (tests/test_calibration.py)."""
-        from ...significance import paired_bootstrap_quality
+        from ...stats.paired import paired_bootstrap_quality
 
         test = paired_bootstrap_quality([x["hypothesis"] for x in a], [x["hypothesis"] for x in b],
                                         [x["reference"] for x in a], metric=metric, tgt_lang=self.tgt_lang,

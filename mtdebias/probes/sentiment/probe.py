@@ -44,7 +44,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...options import Range
-from ...languages import langs_with
+from ...lang.languages import langs_with
 from ...signature import hash_file, hash_json
 from ...stats import bootstrap_ci
 from ...translators.base import Translator

@@ -10,8 +10,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import plots
-from ...plots import figure, to_png
+from .. import plots
+from ..plots import figure, to_png
 from .figures import bar, picked_rows
 from . import View
 
@@ -193,7 +193,7 @@ def anova_rows(obj: Any) -> list[dict[str, Any]]:
 
 
 def _anova(view: Any, labels: Sequence[str]) -> None:
-    from ...uncertainty.anova import COLUMNS
+    from ...stats.anova import COLUMNS
 
     started = False
     for run, ckpt in view.picked():

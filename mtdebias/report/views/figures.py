@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from ... import plots
+from .. import plots
 
 
 def bar(view: Any, row: dict[str, Any] | None) -> plots.Bar | None:

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import plots
+from .. import plots
 from . import View
 STEREOTYPE_NAMES = {1: "emotional", 2: "gentle", 3: "empathetic", 4: "neat", 5: "social", 6: "weak",
                     7: "beautiful", 8: "tough", 9: "self-confident", 10: "professional", 11: "rational",

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...plots import GENDER_COLOURS, figure, legend_below
+from ..plots import GENDER_COLOURS, figure, legend_below
 from . import View
 
 _ACC = re.compile(r"^(?P<type>[\w-]+)\.acc_(?P<g>[fm])$")  # "first.acc_f": a name type's Acc_f

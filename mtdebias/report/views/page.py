@@ -14,8 +14,8 @@ from typing import Any, Callable, Sequence
 
 from ...errors import ConfigError
 from ...probes.base import value_problem
-from ...registry import PROBES
-from ...store import checkpoint_suffix
+from ...probes.registry import PROBES
+from ...store.runs import checkpoint_suffix
 from ..collect import RunData, finite
 from ..tables import Table
 

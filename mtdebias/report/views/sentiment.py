@@ -9,8 +9,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import plots
-from ...plots import GENDER_COLOURS, figure, legend_below, to_png
+from .. import plots
+from ..plots import GENDER_COLOURS, figure, legend_below, to_png
 from .figures import bar, picked_rows
 from . import View
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ... import plots
+from .. import plots
 from .figures import bar, picked_rows
 from . import View
 

@@ -11,8 +11,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ... import plots
-from ...plots import figure, legend_below, to_png
+from .. import plots
+from ..plots import figure, legend_below, to_png
 from .figures import bar, where
 from ...probes.wsd.metrics import POS_ORDER
 from . import View
