@@ -24,8 +24,11 @@ is declared once as a :class:`Measure` in ``measures`` — its spec, its functio
 that ``values(attempts)`` gives (one per item), the items it rests on, where it is left out,
 its headline label and degenerate rule — from which ``specs``, ``headline``,
 ``degenerate_when`` and :meth:`BaseProbe.metrics` follow; the default :meth:`BaseProbe.signature`
-shows as settings the options ``from_options`` was given, less the ``unsigned`` and ``hashed``
-ones. A probe whose numbers need more (a tuned α, corpus BLEU) writes those methods itself.
+shows as settings the options ``from_options`` was given, less the ``unsigned``, ``hashed`` and
+``run_signed`` ones, each under the name and value ``shown`` declares for it, plus ``also_signed``
+(every shipped probe signs this way). A measure scored on all rows at once (corpus BLEU) is
+declared ``corpus=True``; a probe whose numbers need more (GEST's joint bootstrap, metrics per
+group of the data) writes ``metrics`` itself.
 
 Each metric's spec gives its direction and its paired test: ``mcnemar`` on the
 per-item ``correct`` outcome (accuracies), ``bootstrap`` (any other metric: resample the
@@ -423,9 +426,9 @@ class BaseProbe:
 
     def settings(self, attempts: Attempts | None = None) -> dict[str, Any]:
         """The default signature's settings: every option ``from_options`` was given (defaults
-        filled in; as the probe holds it when built another way) less the ``unsigned``, ``hashed``
-        and ``run_signed`` ones and the seed, each under its name or as ``shown`` declares, an option or
-        setting of None left out; then ``also_signed``. So an option cannot be added and
+        filled in; as the probe holds it when built another way) less the ``unsigned``,
+        ``hashed`` and ``run_signed`` ones and the seed, each under its name or as ``shown``
+        declares, an option or setting of None left out; then ``also_signed``. So an option cannot be added and
         forgotten here (a probe whose settings depend on the attempts adds those to these)."""
         build = getattr(type(self), "from_options", None)
         if build is None:

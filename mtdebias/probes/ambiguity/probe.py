@@ -151,7 +151,8 @@ class AmbiguityProbe(BaseProbe):
     run_signed = ("similarity", "nli_model", "embedder", "cluster_threshold", "alpha", "validation_fraction")
     shown = {"align_method": Shown("align"), "names": Shown("names", lambda p: p.names),  # the cue as resolved
              # the departures and rules the ΔI/ΔH numbers rest on (docs/papers.md)
-             "surprisal": Shown("surprisal", lambda p: "paper;outside=left-out" if p.surprisal == "paper" else p.surprisal)}
+             "surprisal": Shown("surprisal",
+                                lambda p: "paper;outside=left-out" if p.surprisal == "paper" else p.surprisal)}
     # the adequacy floor was calibrated on single translations, not ε-samples
     also_signed = {"delta_h": DELTA_H_AGGREGATION, "gate": SURFACE_GATE}
     option_ranges = {"n": Range(1), "epsilon": Range(0, high=1), "temperature": Range(0, low_open=True),
