@@ -260,18 +260,22 @@ RELEASED_METRICS := '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:valid
   '*@gest_choice_ru:option_a_rate_feminine_first' '*@gest_choice_ru:same_letter_every_time' '*@wsd_*:miss_rate' \
   '*@ambiguity_de:delta_h_ge' '*@ambiguity_de:delta_i_s3e' '*@sentiment_zh:names.s_delta' \
   '*@sentiment_zh:unmatched_rate'
+# --rows label: a row per model and suite label (winomt_de, name_gender_de, gest_ru, …), a column per
+# metric: sparse (each label fills its probe's columns only), but about 20 columns where a column
+# per metric and label would be about 50
 real-llms-table: $(STAMP)
 	$(BIN)/mtdebias report $(RELEASED_RUNS) --out $(RELEASED)/report.html --title "Released LLMs" \
-	  --metrics $(RELEASED_METRICS) --control $(lastword $(RELEASED_RUNS))
+	  --rows label --metrics $(RELEASED_METRICS) --control $(lastword $(RELEASED_RUNS))
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results
 
 # after `make real-llms-winomt-LANG ROUTE=ct2-causal` for one or more languages: Gemma's WinoMT rows
-# (a 1,200-sentence sample a language) into the same README/docs block, until the full-size run replaces it
+# (a 1,200-sentence sample a language) into the same README/docs block, until the full-size run replaces it;
+# a row per language (--rows label), five metric columns however many languages are stored
 WINOMT_SAMPLE_RUN := runs/translators/ct2-causal_$(subst /,_,$(GEMMA_GGUF))
 real-llms-winomt-table: $(STAMP)
 	$(BIN)/mtdebias report $(WINOMT_SAMPLE_RUN) --out $(RELEASED)/report.html --title "Released LLMs: WinoMT samples" \
-	  --metrics '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:delta_s' '*@winomt_*:undetected_rate' \
+	  --rows label --metrics '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:delta_s' '*@winomt_*:undetected_rate' \
 	  '*@winomt_*:valid_rate'
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results

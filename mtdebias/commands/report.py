@@ -19,6 +19,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--metrics", nargs="+", default=None, metavar="PROBE:METRIC",
                         help="headline metrics as probe:metric patterns, e.g. 'winomt*:delta_g' or just "
                              "'delta_g' (default: the headline metrics each stored probe declares)")
+    parser.add_argument("--rows", choices=("run", "label"), default="run",
+                        help="the headline's rows: one per run or variant with a column per metric and suite label "
+                             "(run, default), or one per run and suite label with a column per metric (label: "
+                             "a probe scored in seven languages is seven rows, not seven times the columns)")
     parser.add_argument("--at", default="last", help="headline checkpoint: last (default) or best:bleu, "
                         "best:chrf, best:dev_loss (from best.json)")
     parser.add_argument("--force", action="store_true",
@@ -49,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     for repeat in repeats:
         print(f"warning: {repeat}", file=sys.stderr)
     summary = build_report(runs, Path(args.out), title=args.title, metrics=args.metrics,
-                           at=args.at, force=args.force, labels=labels, controls=args.control)
+                           at=args.at, force=args.force, labels=labels, controls=args.control,
+                           rows=args.rows)
     print(summary.headline_markdown)
     print()
     for warning in summary.warnings:

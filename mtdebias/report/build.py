@@ -39,7 +39,7 @@ from . import plots
 from ..store.runs import checkpoint_suffix
 from ..probes.base import Metric, metric_label
 from .collect import TRAINING_LOG, RunData, distinct_runs, finite, load_run, row_key
-from .definitions import definitions_table, key_label
+from .definitions import definitions_table, key_label, split_key
 from .headline_figure import headline_figure
 from .html import Document, slug
 from .labels import assign_labels
@@ -48,7 +48,7 @@ from .outputs import (MARKDOWN_MARKER, TABLES_MANIFEST, check_report_outputs, ou
 from .views import view_of
 from .views.page import (PageView, label_of, probe_class, run_label, stored_probes, stored_value_check,
                          undefined_reason)
-from .signatures import comparability_key, model_of, signature_differences
+from .signatures import across_labels, comparability_key, model_of, signature_differences
 from .tables import Table, format_value
 
 LOG_CURVES = (("dev_loss", "dev loss"), ("bleu", "dev BLEU"), ("chrf", "dev chrF"))
@@ -59,6 +59,8 @@ FEW_ITEMS = 10
 ZERO_WIDTH = ("zero-width interval: every bootstrap resample gave the same value (all items scored alike), so it "
               "does not measure the uncertainty")
 FROM_LOG = "the training log's dev-set score: how many sentences it rests on is not stored"
+# what a headline row is (build_report's rows; `report --rows`)
+ROWS = ("run", "label")
 
 
 @dataclass
@@ -133,8 +135,8 @@ def _exported(columns: Sequence[str], seeded: bool = False) -> list[str]:
 
 class _Builder:
     def __init__(self, runs: list[RunData], title: str, metrics: Sequence[str] | None, at: str,
-                 metrics_source: str = "--metrics"):
-        self.runs, self.title, self.at = runs, title, at
+                 metrics_source: str = "--metrics", rows: str = "run"):
+        self.runs, self.title, self.at, self.rows = runs, title, at, rows
         self.metrics_source = metrics_source
         self.doc = Document(title)
         self.tables: list[Table] = []
@@ -270,41 +272,97 @@ class _Builder:
                 return row
         return None
 
+    def _row_axes(self) -> list[tuple[str | None, dict[str, str]]]:
+        """The rows each (run, checkpoint) gets, as (suite label or None, {key: column}): one row
+        holding every headline key (``rows="run"``), or one row per suite label holding that
+        label's keys under a column named by the metric alone (``rows="label"``), so that seven
+        languages of one probe are seven rows, not seven times as many columns."""
+        if self.rows == "run":
+            return [(None, {key: self.column_labels.get(key, key) for key in self.headline_keys})]
+        columns = {key: key_label(f"{split_key(key)[0]}:{split_key(key)[2]}", self.probes)
+                   for key in self.headline_keys}
+        # one header over two probes' metrics (GEST's and GEST-preference's undetected rate) would
+        # put two measures in one column: each gets its probe's name beside it
+        owners: dict[str, set[str]] = {}
+        for key, column in columns.items():
+            owners.setdefault(column, set()).add(split_key(key)[0])
+        for key, column in columns.items():
+            if len(owners[column]) > 1:
+                columns[key] = f"{column} ({split_key(key)[0]})"
+        axes: dict[str, dict[str, str]] = {}
+        for key in self.headline_keys:
+            name, label, _ = split_key(key)
+            axes.setdefault(label or name, {})[key] = columns[key]
+        return list(axes.items())
+
     def headline(self) -> tuple[Table, Table]:
         quality_names = [label for _, label in self.quality_columns]
-        names = {key: self.column_labels.get(key, key) for key in self.headline_keys}  # key → column
-        columns = list(names.values()) + quality_names
+        axes = self._row_axes()
+        by_label = self.rows == "label"
+        lead = ["label"] if by_label else []
+        columns = list(dict.fromkeys(c for _, names in axes for c in names.values())) + quality_names
         per_run_rows, per_run_display, signatures = [], {}, {c: [] for c in columns}
         notes: dict[tuple[int, str], list[str]] = {}
+        row_warnings: list[str] = []
         for run, ckpt in self.picked():
-            i = len(per_run_rows)
-            row: dict[str, Any] = {"run": run_label(run, ckpt), "variant": run.variant, "seed": run.seed,
-                                   "checkpoint": ckpt, "step": run.step_of(ckpt)}
-            for key, column in names.items():
-                cell = self._cell(run, ckpt, key)
-                _put(row, column, float(cell["value"]) if cell and finite(cell["value"]) else None,
-                     cell.get("ci") if cell else None, cell.get("n") if cell else None)
-                if cell:
-                    per_run_display[(i, column)] = _with_ci(row[column], cell.get("ci"), cell.get("n"))
-                    if row[column] is None and cell.get("n") is not None:
-                        # a metric its probe left undefined (e.g. too few items): said, with its n and why
-                        per_run_display[(i, column)] = row[f"{column} undefined"] = f"undefined (n={cell['n']})"
-                    notes[(i, column)] = self.cell_notes(run, ckpt, cell, column)
-                    signatures[column].append(cell["signature"])
             quality = run.quality(ckpt, self.quality_probes, [name for name, _ in self.quality_columns])
-            for name, label in self.quality_columns:
-                score = quality.get(name)
-                _put(row, label, score["value"] if score else None, score and score["ci"], score and score["n"])
-                if score:
-                    per_run_display[(i, label)] = _with_ci(score["value"], score["ci"], score["n"])
-                    signatures[label].append(score["signature"])
-                    if score["signature"] == TRAINING_LOG:
-                        notes[(i, label)] = [FROM_LOG]
-            per_run_rows.append(row)
+            cells_of = [{key: self._cell(run, ckpt, key) for key in names} for _, names in axes]
+            stored = any(cell for cells in cells_of for cell in cells.values())
+            for (label, names), cells in zip(axes, cells_of):
+                # a label this run has no result under is no row of it (SmolLM2 keeps no name-gender
+                # template); a run with no result at all still gets its rows, every cell empty
+                if by_label and stored and not any(cells.values()):
+                    continue
+                i = len(per_run_rows)
+                row: dict[str, Any] = {"run": run_label(run, ckpt), "variant": run.variant, "seed": run.seed,
+                                       "checkpoint": ckpt, "step": run.step_of(ckpt)}
+                if by_label:
+                    row["label"] = label
+                for key, column in names.items():
+                    cell = cells[key]
+                    _put(row, column, float(cell["value"]) if cell and finite(cell["value"]) else None,
+                         cell.get("ci") if cell else None, cell.get("n") if cell else None)
+                    if cell:
+                        per_run_display[(i, column)] = _with_ci(row[column], cell.get("ci"), cell.get("n"))
+                        if row[column] is None and cell.get("n") is not None:
+                            # a metric its probe left undefined (e.g. too few items): said, with its n and why
+                            per_run_display[(i, column)] = row[f"{column} undefined"] = f"undefined (n={cell['n']})"
+                        notes[(i, column)] = self.cell_notes(run, ckpt, cell, column)
+                        signatures[column].append((label, cell["signature"]))
+                if by_label:
+                    # the cells of one row that one probe gave should be one result: where they are
+                    # not (results stored by two versions or settings), the row's label says so
+                    by_probe: dict[str, list[str]] = {}
+                    for cell in cells.values():
+                        if cell:
+                            by_probe.setdefault(cell["probe"], []).append(cell["signature"])
+                    reasons = [reason for sigs in by_probe.values() for reason in signature_differences(sigs)]
+                    if reasons:
+                        per_run_display[(i, "label")] = f"⚠ {label}"
+                        row_warnings.append(f"row {row['run']!r} · {label!r} compares numbers with different "
+                                            "signatures — " + "; ".join(reasons))
+                for name, quality_label in self.quality_columns:
+                    score = quality.get(name)
+                    _put(row, quality_label, score["value"] if score else None, score and score["ci"],
+                         score and score["n"])
+                    if score:
+                        per_run_display[(i, quality_label)] = _with_ci(score["value"], score["ci"], score["n"])
+                        signatures[quality_label].append((label, score["signature"]))
+                        if score["signature"] == TRAINING_LOG:
+                            notes[(i, quality_label)] = [FROM_LOG]
+                per_run_rows.append(row)
 
         flagged, warnings = set(), []
-        for column, sigs in signatures.items():
-            reasons = signature_differences(sigs)
+        for column, pairs in signatures.items():
+            reasons = signature_differences([sig for _, sig in pairs])
+            if by_label and column not in quality_names:  # quality: the run's one score on each of its rows
+                # one label down the runs: everything but the model agrees, as in a column per label;
+                # from one label to another: everything but the model, the data and the language
+                # (signatures.across_labels says why)
+                reasons = [f"{label}: {reason}" for label in dict.fromkeys(label for label, _ in pairs)
+                           for reason in signature_differences([sig for other, sig in pairs if other == label])]
+                reasons += [f"across labels: {reason}"
+                            for reason in signature_differences([across_labels(sig) for _, sig in pairs])]
             if reasons:
                 flagged.add(column)
                 warnings.append(f"column {column!r} compares numbers with different signatures — "
@@ -313,20 +371,29 @@ class _Builder:
                 "Brackets: 95% bootstrap interval over items; n: the items (templates, names, sentences) a value "
                 "rests on; numbered marks: footnotes under the table. BLEU/chrF from the quality probe when "
                 "stored, else the training log's dev-set score.")
+        if by_label:
+            note += (" Rows: one per run and suite label (the label its suite gave the probe, e.g. winomt_de); a "
+                     "column is one metric across labels; BLEU/chrF are the run's, repeated on each of its rows.")
+        warnings += row_warnings
         per_run = Table("runs", "All runs at the chosen checkpoint",
-                        ["run", "checkpoint", *columns], per_run_rows, note, warnings, per_run_display, flagged,
-                        {k: v for k, v in notes.items() if v}, ["run", "checkpoint", *_exported(columns)])
+                        ["run", "checkpoint", *lead, *columns], per_run_rows, note, warnings, per_run_display,
+                        flagged, {k: v for k, v in notes.items() if v},
+                        ["run", "checkpoint", *lead, *_exported(columns)])
 
         # variants: runs named <variant>-seed<k> averaged, mean ± 95% t-interval over seeds
-        groups: dict[str, list[int]] = {}
+        groups: dict[tuple[str, str | None], list[int]] = {}
         for index, row in enumerate(per_run_rows):
             suffix = checkpoint_suffix(row["checkpoint"])
-            groups.setdefault(row["variant"] + (f" ({suffix})" if suffix else ""), []).append(index)
+            groups.setdefault((row["variant"] + (f" ({suffix})" if suffix else ""), row.get("label")), []).append(index)
         variant_rows, display, variant_notes = [], {}, {}
-        for index, (variant, indices) in enumerate(groups.items()):
+        for index, ((variant, label), indices) in enumerate(groups.items()):
             members = [per_run_rows[i] for i in indices]
             out: dict[str, Any] = {"variant": variant, "runs": len(members),
                                    "checkpoints": ", ".join(sorted({m["checkpoint"] for m in members}))}
+            if by_label:
+                out["label"] = label
+                if any((i, "label") in per_run_display for i in indices):
+                    display[(index, "label")] = f"⚠ {label}"
             for column in columns:
                 # a member's marks stay with the variant: a mean over seeds of degenerate results is one too
                 marked = [text for i in indices for text in notes.get((i, column), ())]
@@ -351,13 +418,18 @@ class _Builder:
                          "95% Student-t interval over seeds; single runs show their bootstrap interval and n (the "
                          "items it rests on); numbered marks: footnotes under the table."
                          if seeded else note)
-        headline = Table("headline", "Headline", ["variant", "runs", *columns], variant_rows, headline_note,
+        if seeded and by_label:
+            headline_note += " " + note[note.index("Rows: "):]
+        headline = Table("headline", "Headline", ["variant", "runs", *lead, *columns], variant_rows, headline_note,
                          list(warnings), display, set(flagged), variant_notes,
-                         ["variant", "runs", *_exported(columns, seeded)])
-        # a wide headline is shown one probe (and suite label) after another, quality last
+                         ["variant", "runs", *lead, *_exported(columns, seeded)])
+        # a wide headline is shown one probe (and suite label, in a column per label) after another, quality last
         families: dict[str, list[str]] = {}
-        for key, column in names.items():
-            families.setdefault(key.partition(":")[0], []).append(column)
+        for _, names in axes:
+            for key, column in names.items():
+                family = families.setdefault(split_key(key)[0] if by_label else key.partition(":")[0], [])
+                if column not in family:
+                    family.append(column)
         headline.groups = per_run.groups = [*families.values(), quality_names]
         return headline, per_run
 
@@ -539,7 +611,8 @@ class _Builder:
 def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: str = "mtdebias report", *,
                  metrics: Sequence[str] | None = None, at: str = "last", force: bool = False,
                  metrics_source: str = "--metrics", out_flag: str = "--out",
-                 labels: Mapping[str, str] | None = None, controls: Sequence[str | Path] = ()) -> ReportSummary:
+                 labels: Mapping[str, str] | None = None, controls: Sequence[str | Path] = (),
+                 rows: str = "run") -> ReportSummary:
     """Write ``out_html`` (self-contained), ``out.md`` and ``out_tables/*.csv|json`` from stored runs.
 
     ``metrics``: headline metrics as ``probe:metric`` patterns (``probe*:delta_g``; a bare
@@ -552,7 +625,11 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     ``controls``: runs among ``run_dirs`` that are negative controls (a model that cannot do the
     task, scored to show what that looks like): every result of theirs is listed as saying nothing,
     since a probe's own degeneracy checks cannot tell fluent nonsense from a translation.
+    ``rows``: the headline's rows, one per run (or variant; "run") or one per run and suite label
+    with a column per metric ("label": a probe scored in seven languages is seven rows).
     """
+    if rows not in ROWS:
+        raise InputError(f"--rows {rows!r}: not one of {', '.join(ROWS)}", hint="--rows run (default) or --rows label")
     if not run_dirs:
         raise InputError("no run directories given", hint="pass one or more directories `mtdebias train` created")
     check_report_outputs(out_html, force=force, flag=out_flag)  # before any run is read
@@ -568,7 +645,7 @@ def build_report(run_dirs: Sequence[str | Path], out_html: str | Path, title: st
     runs = [load_run(d, check) for d in run_dirs]
     assign_labels(runs, labels)
     out_html = Path(out_html)
-    builder = _Builder(runs, title, metrics, at, metrics_source)
+    builder = _Builder(runs, title, metrics, at, metrics_source, rows)
     doc = builder.doc
 
     doc.heading("Headline")

@@ -58,3 +58,22 @@ def _field(sig: Signature, name: str) -> str:
 def model_of(signature: str) -> str:
     parsed = _parse(signature)
     return parsed.model if parsed is not None else "-"
+
+
+# the settings that name the language a probe ran in: one probe's suite labels (winomt_de,
+# winomt_es) differ in them by design
+LANGUAGE_SETTINGS = ("lang", "src_lang", "tgt_lang")
+
+
+def across_labels(signature: str) -> str:
+    """``signature`` as a headline with one row per suite label compares it down a column: without
+    its language settings and its data. Decided so because such a column holds one metric of one
+    probe in several languages, each row naming its label (so its test set): a language's own test
+    data (name-gender's templates, a language's WinoMT sample) is what the row says it is, while a
+    different method version, seed, decoding or gate still makes the numbers incomparable and is
+    flagged. A signature that does not parse is returned as it is (its own key)."""
+    parsed = _parse(signature)
+    if parsed is None:
+        return signature
+    settings = {k: v for k, v in parsed.settings.items() if k not in LANGUAGE_SETTINGS}
+    return str(Signature(parsed.method, "-", parsed.model, settings, parsed.seed, parsed.version))
