@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtdebias.probes.base import (HIGHER, MCNEMAR, BaseProbe, Degenerate, Headline, Measure, MetricSpec,
+from mtdebias.probes.base import (HIGHER, MCNEMAR, BaseProbe, Degenerate, Headline, Measure, MetricSpec, Shown,
                                   check_probe)
 
 
@@ -104,3 +104,57 @@ def test_an_undefined_value_is_left_out_unless_its_declaration_allows_nan():
     assert all(m.value != m.value for m in got)
     assert [(m.name, m.value) for m in measured(measures, np.array([1.0, 0.0]), resamples=0)] == [
         ("strict", 0.5), ("lenient", 0.5), ("family_a", 0.5), ("other_b", 0.5)]
+
+
+class Renamed(BaseProbe):
+    """A probe whose stored signatures name options otherwise than from_options does."""
+
+    name = "renamed.v1"
+    unsigned = ("resamples",)
+    hashed = ("data",)
+    shown = {"align_method": Shown("align"), "extra": Shown("extra", lambda p: len(p.extra)),
+             "samples": Shown("samples", lambda p: p.samples or None)}  # None: not shown
+    also_signed = {"gate": "g1", "s": lambda p: "on" if p.extra else "off"}
+
+    def __init__(self, *, align_method="fast_align", extra=(), samples=0, seed=0):
+        self.align_method, self.extra, self.samples, self.seed = align_method, list(extra), samples, seed
+        self.data_hash = "h"
+
+    @classmethod
+    def from_options(cls, data: str, *, align_method: str = "fast_align", extra: str | None = None,
+                     samples: int = 0, resamples: int = 1000, seed: int = 0) -> "Renamed":
+        return cls(align_method=align_method, extra=Path(extra).read_text().split() if extra else (),
+                   samples=samples, seed=seed)
+
+
+def test_an_option_is_signed_under_its_declared_name_and_value(tmp_path):
+    (tmp_path / "x.txt").write_text("a b c\n")
+    assert Renamed.from_options("d").signature(Stub()).endswith(
+        "|settings:align=fast_align,extra=0,gate=g1,s=off|seed:0")
+    assert Renamed.from_options("d", align_method="eflomal", extra=str(tmp_path / "x.txt"), samples=2,
+                                seed=1).signature(Stub()).endswith(
+        "|settings:align=eflomal,extra=3,gate=g1,s=on,samples=2|seed:1")
+    # built without from_options: each option as the probe holds it
+    assert Renamed(align_method="eflomal", extra=["y"]).signature(Stub()).endswith(
+        "|settings:align=eflomal,extra=1,gate=g1,s=on|seed:0")
+
+
+def test_a_corpus_measure_is_scored_on_all_rows_at_once_without_an_interval():
+    from mtdebias.probes.base import measured
+
+    rows = np.array([1.0, 2.0, 4.0])
+    total, mean = measured((Measure("total", HIGHER, corpus=True, value=lambda r: float(np.sum(r))),
+                            Measure("mean", HIGHER, value=lambda r: float(np.mean(r)))), rows, resamples=50)
+    assert (total.value, total.ci, total.n) == (7.0, None, 3)
+    assert mean.value == pytest.approx(7 / 3) and mean.ci is not None
+
+
+def test_every_shipped_probe_derives_its_signature_from_its_options():
+    """No shipped probe writes signature() by hand: its settings follow from from_options and its
+    declared renames (tests/test_golden_probes.py shows they are the stored ones, byte for byte)."""
+    from mtdebias.probes.registry import PROBES
+
+    for name in PROBES.entries:
+        probe = PROBES.load(name).__self__
+        assert probe.signature is BaseProbe.signature, name
+        assert probe.name == name and not hasattr(__import__(probe.__module__, fromlist=["_"]), "PROBE_NAME"), name

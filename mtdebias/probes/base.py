@@ -24,8 +24,11 @@ is declared once as a :class:`Measure` in ``measures`` — its spec, its functio
 that ``values(attempts)`` gives (one per item), the items it rests on, where it is left out,
 its headline label and degenerate rule — from which ``specs``, ``headline``,
 ``degenerate_when`` and :meth:`BaseProbe.metrics` follow; the default :meth:`BaseProbe.signature`
-shows as settings the options ``from_options`` was given, less the ``unsigned`` and ``hashed``
-ones. A probe whose numbers need more (a tuned α, corpus BLEU) writes those methods itself.
+shows as settings the options ``from_options`` was given, less the ``unsigned``, ``hashed`` and
+``run_signed`` ones, each under the name and value ``shown`` declares for it, plus ``also_signed``
+(every shipped probe signs this way). A measure scored on all rows at once (corpus BLEU) is
+declared ``corpus=True``; a probe whose numbers need more (GEST's joint bootstrap, metrics per
+group of the data) writes ``metrics`` itself.
 
 Each metric's spec gives its direction and its paired test: ``mcnemar`` on the
 per-item ``correct`` outcome (accuracies), ``bootstrap`` (any other metric: resample the
@@ -176,6 +179,9 @@ class Measure(MetricSpec):
     # False: a member of a family declared by a pattern among the probe's measures ("f1_*" for
     # "f1_male"), which says everything above of it; the measure says only how it is computed
     spec: bool = True
+    # True: a score of all the rows at once (corpus BLEU), not a mean of per-item values; it gets
+    # no bootstrap interval over items (two systems are compared by its paired test)
+    corpus: bool = False
 
 
 def measured(measures: Sequence[MetricSpec], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
@@ -194,7 +200,8 @@ def measured(measures: Sequence[MetricSpec], rows: Any, *, resamples: int = DEFA
         spec = measure if measure.spec else next((s for s in declared if s.matches(measure.pattern)), measure)
         if value != value and not spec.nan:
             continue
-        interval = bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed) if resamples else None
+        interval = bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed) \
+            if resamples and not measure.corpus else None
         out.append(Metric(measure.pattern, value, interval,
                           measure.items(rows) if measure.items is not None else len(rows)))
     return out
@@ -223,6 +230,17 @@ def value_problem(specs: Sequence[MetricSpec], metric: Any, value: Any) -> str |
     if not low - slack <= value <= high + slack:
         return f"{metric} = {value!r} is outside its range [{low:g}, {high:g}]"
     return None
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How the default signature shows an option of ``from_options`` that it does not show as
+    itself, declared on the probe (``shown``): under ``key`` and as ``value``, a function of the
+    built probe (the option as the probe resolved it: ``len(p.extra_sources)`` for a file of extra
+    pairs; None leaves the setting out for this probe, as a beam when sampling)."""
+
+    key: str
+    value: Callable[[Any], Any] | None = None  # None: the option's own value
 
 
 class Attempts(list):
@@ -359,6 +377,15 @@ class BaseProbe:
     hashed: tuple[str, ...] = ()
     # the options from_options was called with, defaults filled in (None: built another way)
     built_with: dict[str, Any] | None = None
+    # options the default signature shows under another name or as another value (see Shown):
+    # the settings keys stored signatures carry, which need not be the option names
+    shown: dict[str, Shown] = {}
+    # settings of the default signature that are no option: the version of a rule the numbers
+    # rest on (the validity gate's), or a function of the built probe
+    also_signed: dict[str, Any] = {}
+    # options whose settings the run decides (the clustering an embedder gave, kept in the attempts'
+    # settings) or the metrics do (a tuned α): not shown as given; the probe's settings() signs them
+    run_signed: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -397,18 +424,41 @@ class BaseProbe:
         resamples = getattr(self, "resamples", DEFAULT_RESAMPLES) if ci else 0
         return measured(self.measures, self.values(attempts), resamples=resamples, seed=getattr(self, "seed", 0))
 
+    def settings(self, attempts: Attempts | None = None) -> dict[str, Any]:
+        """The default signature's settings: every option ``from_options`` was given (defaults
+        filled in; as the probe holds it when built another way) less the ``unsigned``,
+        ``hashed`` and ``run_signed`` ones and the seed, each under its name or as ``shown``
+        declares, an option or setting of None left out; then ``also_signed``. So an option cannot be added and
+        forgotten here (a probe whose settings depend on the attempts adds those to these)."""
+        build = getattr(type(self), "from_options", None)
+        if build is None:
+            raise TypeError(f"{self.name}: has no from_options, so its signature has no options to show: "
+                            "write settings() or signature()")
+        left_out = {*self.unsigned, *self.hashed, *self.run_signed, "seed"}
+        settings: dict[str, Any] = {}
+        for option in _options(build):
+            if option in left_out:
+                continue
+            shown = self.shown.get(option)
+            if shown is not None and shown.value is not None:
+                value = shown.value(self)
+            elif self.built_with is not None:
+                value = self.built_with.get(option)
+            elif hasattr(self, option):
+                value = getattr(self, option)
+            else:
+                raise TypeError(f"{self.name}: built without from_options and holds no {option!r}, so its signature "
+                                f"cannot show it: declare it in shown, or build the probe with from_options")
+            settings[shown.key if shown is not None else option] = value
+        settings.update({key: value(self) if callable(value) else value for key, value in self.also_signed.items()})
+        return {key: value for key, value in settings.items() if value is not None}
+
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        """Name, data hash, system, settings and seed; the settings are the options
-        ``from_options`` was given (defaults filled in, unset ones left out) less the
-        ``unsigned`` ones, the ``hashed`` ones and the seed, so an option cannot be added and
-        forgotten here (a probe signing something else writes this instead)."""
-        if self.built_with is None:
-            raise TypeError(f"{self.name}: built without from_options, so its signature has no options to show: "
-                            "build it with from_options or write signature()")
-        left_out = {*self.unsigned, *self.hashed, "seed"}
-        settings = {k: v for k, v in self.built_with.items() if k not in left_out and v is not None}
+        """Name, data hash, system, settings (:meth:`settings`) and seed (a probe signing
+        something else writes this instead)."""
+        seed = self.built_with.get("seed") if self.built_with is not None else getattr(self, "seed", None)
         data = self.data_hash() if callable(self.data_hash) else self.data_hash
-        return str(Signature(self.name, data or "-", translator.signature(), settings, self.built_with.get("seed")))
+        return str(Signature(self.name, data or "-", translator.signature(), self.settings(attempts), seed))
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """Extra tables computed from the attempts and stored beside them (none by default)."""
@@ -466,6 +516,12 @@ class BaseProbe:
         by default; a metric of one group of items, e.g. name-gender's ``accuracy.<group>``,
         pairs only that group's attempts)."""
         return True
+
+
+def _options(build: Callable[..., Any]) -> list[str]:
+    """The options of a bound ``from_options``, in order (a ``**options`` catch-all names none)."""
+    return [name for name, p in inspect.signature(build).parameters.items()
+            if p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)]
 
 
 def _recording(build: Callable[..., Any]) -> Callable[..., Any]:
@@ -549,6 +605,6 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Measure", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
+__all__ = ["Metric", "MetricSpec", "Measure", "Shown", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
            "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

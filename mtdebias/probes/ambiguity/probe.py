@@ -74,11 +74,10 @@ from ...uncertainty.metrics import (BELOW_FLOOR, DELTA_H_FLOOR, defined, delta_h
 from ...uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
 from ..base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, OVER_ITEMS, UNCERTAINTY_PAPER, Attempts, BaseProbe,
-                   Headline, Metric, MetricSpec, Outputs, ProbeResult, spread_sample)
+                   Headline, Metric, MetricSpec, Outputs, ProbeResult, Shown, spread_sample)
 from ..validity import SURFACE_GATE, TooFewTranslations, tallied_metrics, tally, validity_specs
 from ..winomt.probe import load_winomt
 
-PROBE_NAME = "ambiguity.v1"
 ENTROPIES = ("se", "s3e", "ge")
 # how a reference's surprisal is defined: the paper's (default) or with one pseudo-sample
 SURPRISALS = ("paper", "pseudo-sample")
@@ -144,9 +143,18 @@ class AmbiguityAttempt(_AmbiguityFields, total=False):
 class AmbiguityProbe(BaseProbe):
     """``ambiguity.v1``: is the model more uncertain where the source leaves gender open (SE, S3E, GE; ΔH, ΔI)?"""
 
-    name = PROBE_NAME
+    name = "ambiguity.v1"
     # where samples are cached, how many go to the model at once, whether bars show: how, not what
     unsigned = ("cache_dir", "batch_size", "progress")
+    hashed = ("data", "pro", "anti", "limit", "references")  # the contrast sets and references are the data hash
+    # the similarity and clustering the run used are in the attempts' settings, the α in the metrics
+    run_signed = ("similarity", "nli_model", "embedder", "cluster_threshold", "alpha", "validation_fraction")
+    shown = {"align_method": Shown("align"), "names": Shown("names", lambda p: p.names),  # the cue as resolved
+             # the departures and rules the ΔI/ΔH numbers rest on (docs/papers.md)
+             "surprisal": Shown("surprisal",
+                                lambda p: "paper;outside=left-out" if p.surprisal == "paper" else p.surprisal)}
+    # the adequacy floor was calibrated on single translations, not ε-samples
+    also_signed = {"delta_h": DELTA_H_AGGREGATION, "gate": SURFACE_GATE}
     option_ranges = {"n": Range(1), "epsilon": Range(0, high=1), "temperature": Range(0, low_open=True),
                      "alpha": Range(0, low_open=True), "validation_fraction": Range(0, low_open=True, high=1),
                      "cluster_threshold": Range(0, high=1, high_open=False), "batch_size": Range(1),
@@ -434,25 +442,16 @@ class AmbiguityProbe(BaseProbe):
     def item_key(self, attempt: dict[str, Any]) -> str:
         return str(attempt["id"])  # a contrast variant (the sentence alone repeats across name variants)
 
-    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        """Clustering and embedder are decided by the run (``attempts.settings``); a tuned α by
-        the metrics, from the attempts."""
-        settings: dict[str, Any] = {"lang": self.lang, "n": self.n, "epsilon": self.epsilon,
-                                    "temperature": self.temperature,
-                                    **(attempts.settings if isinstance(attempts, Attempts) else {})}
+    def settings(self, attempts: Attempts | None = None) -> dict[str, Any]:
+        """The options' settings, then what the run decided (clustering and embedder:
+        ``attempts.settings``) and the α the metrics use (tuned from the attempts, or given)."""
+        settings = {**super().settings(attempts), **(attempts.settings if isinstance(attempts, Attempts) else {})}
         if attempts:
             alpha, tuned = JudgedItems(attempts).alpha()
             settings["alpha"] = f"tuned:{alpha:g}" if tuned is not None else alpha
             if tuned is not None:
                 settings["alpha_tuning"] = f"{ALPHA_TUNING};validation={self.validation_fraction:g}"
-        settings["align"] = self.align_method
-        # the departures and rules the ΔI/ΔH numbers rest on (docs/papers.md)
-        settings["surprisal"] = "paper;outside=left-out" if self.surprisal == "paper" else self.surprisal
-        settings["delta_h"] = DELTA_H_AGGREGATION
-        settings["min_items"] = self.min_items
-        settings["names"] = self.names
-        settings["gate"] = SURFACE_GATE  # the adequacy floor was calibrated on single translations, not ε-samples
-        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
+        return settings
 
     # ------------------------------------------------------------------ metrics
 

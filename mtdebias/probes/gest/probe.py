@@ -51,16 +51,14 @@ import numpy as np
 from ...errors import InputError
 from ...options import Range
 from ...resources import data_path
-from ...signature import Signature, hash_file, hash_json
+from ...signature import hash_file, hash_json
 from ...stats import bootstrap_cis, folded_interval
 from ...textio import read_text
 from ...translators.base import DEFAULT_EPSILON, Translator
 from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
-                   Headline, Metric, MetricSpec, Outputs, spread_sample)
+                   Headline, Metric, MetricSpec, Outputs, Shown, spread_sample)
 from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 
-PROBE_NAME = "gest.v1"
-PREFERENCE_PROBE_NAME = "gest_pref.v1"
 STEREOTYPES = {1: "emotional", 2: "gentle", 3: "empathetic", 4: "neat", 5: "social", 6: "weak",
                7: "beautiful", 8: "tough", 9: "self-confident", 10: "professional", 11: "rational",
                12: "providers", 13: "leaders", 14: "childish", 15: "sexual", 16: "strong"}
@@ -324,11 +322,17 @@ class GestPreferenceAttempt(TypedDict):
 class GestProbe(BaseProbe):
     """``gest.v1``: translate GEST, read the speaker's gender, rate per stereotype."""
 
-    name = PROBE_NAME
+    name = "gest.v1"
     stored_layout = 3  # 3: each attempt's validity verdict, valid_rate and invalid.* (2: the counts table)
     # the bootstrap interval's precision; the languages the probe runs for (it is skipped for the
     # others), not what it computes where it runs
     unsigned = ("resamples", "only_for")
+    hashed = ("data", "limit")  # the items kept are the data hash
+    # a beam translation signs its beam, ε-sampling its sample count and ε: not both
+    shown = {"beam": Shown("beam", lambda p: None if p.samples else p.beam),
+             "samples": Shown("samples", lambda p: p.samples or None),
+             "epsilon": Shown("epsilon", lambda p: p.epsilon if p.samples else None)}
+    also_signed = {"agg": AGGREGATION, "detector": "first_person.v1", "gate": GATE}
     option_ranges = {"samples": Range(0, why="0 translates by beam search only"), "epsilon": Range(0, high=1)}
     attempt_type = GestAttempt
     option_help = {"lang": "target language code (a first-person gender reader: cs, pl, ru, uk, …)",
@@ -384,13 +388,6 @@ class GestProbe(BaseProbe):
 
     def items(self) -> list[GestItem]:
         return list(self._items)
-
-    def settings(self) -> dict[str, Any]:
-        decode = {"samples": self.samples, "epsilon": self.epsilon} if self.samples else {"beam": self.beam}
-        return {"lang": self.lang, "agg": AGGREGATION, "detector": "first_person.v1", "gate": GATE, **decode}
-
-    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        return str(Signature(self.name, self.data_hash, translator.signature(), self.settings(), self.seed))
 
     def _detector(self):
         if self._detect is not None:
@@ -499,9 +496,11 @@ def _hard(diff: float) -> float:
 class GestPreferenceProbe(BaseProbe):
     """``gest_pref.v1``: does the model score the masculine or the feminine translation higher?"""
 
-    name = PREFERENCE_PROBE_NAME
+    name = "gest_pref.v1"
     stored_layout = 2  # 2: the per-stereotype counts table (was meta)
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
+    hashed = ("data", "variants", "limit")  # the variants kept are the data hash
+    also_signed = {"agg": AGGREGATION, "score": "hard+soft;sum+mean-per-piece"}
     attempt_type = GestPreferenceAttempt
     option_help = {"lang": "target language of the translation pairs (recorded in the signature)",
                    "data": "the original,stereotype,male,female CSV of translation pairs (or give it as variants)",
@@ -537,11 +536,6 @@ class GestPreferenceProbe(BaseProbe):
 
     def items(self) -> list[GestVariant]:
         return list(self._items)
-
-    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        return str(Signature(self.name, self.data_hash, translator.signature(),
-                             {"lang": self.lang, "agg": AGGREGATION, "score": "hard+soft;sum+mean-per-piece"},
-                             self.seed))
 
     def decode(self, translator: Translator, items: Sequence[GestVariant]) -> list[tuple[Any, Any]]:
         """(male, female) forced-decoding scores per item."""

@@ -51,18 +51,17 @@ import numpy as np
 from ...errors import InputError
 from ...options import Range
 from ...resources import data_dir
-from ...signature import Signature, hash_file, hash_json
+from ...signature import hash_file, hash_json
 from ...stats import folded_interval, stratified_bootstrap_ci
 from ...textio import read_lines
 from ...translators.base import Translator
 from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, ZERO, Attempts,
-                   BaseProbe, Degenerate, Headline, Metric, MetricSpec, Outputs)
+                   BaseProbe, Degenerate, Headline, Metric, MetricSpec, Outputs, Shown)
 from ..validity import (SURFACE_GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics,
                        validity_specs)
 
 OVER_NAMES = "95% bootstrap over names, female and male names resampled apart"
 
-PROBE_NAME = "name_gender.v1"
 GROUP_ACCURACY = "accuracy"  # a group's pooled accuracy is "accuracy.<group>"
 PRONOUN = "pronoun"  # the he/she filter's attempts (kind) and metrics ("pronoun.she.acc")
 SLOT = "[PERSON]"
@@ -270,7 +269,12 @@ class NameGenderAttempt(_NameGenderFields, total=False):
 
 class NameGenderProbe(BaseProbe):
     """``name_gender.v1``: accuracy of gender agreement with female vs male names."""
+    name = "name_gender.v1"
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
+    # the templates and names kept are the data hash (the training file of seen_in too)
+    hashed = ("templates", "first_female", "first_male", "full_female", "full_male", "names_limit", "templates_limit")
+    shown = {"seen_in": Shown("split", lambda p: "seen" if p.seen_counts is not None else None)}
+    also_signed = {"gate": SURFACE_GATE}
     option_ranges = {"names_limit": Range(1, why="leave it out to use every name"),
                      "templates_limit": Range(1, why="leave it out to use every template")}
 
@@ -284,7 +288,6 @@ class NameGenderProbe(BaseProbe):
                    "templates_limit": "keep the first N templates",
                    "seen_in": "the model's training source text: metrics also split by names seen / unseen there",
                    "pronoun_filter": "which templates measure names: two-forms (the paper's he/she rule) or strict"}
-    name = PROBE_NAME
     attempt_type = NameGenderAttempt
     needs = ("detector",)  # reads the gender of target words
     # 2: the per-name table (was meta); 3: ΔAcc's interval folded from the signed gap's; 4: each
@@ -399,12 +402,6 @@ class NameGenderProbe(BaseProbe):
             hashes.append(hash_file(seen_in))
         return cls(loaded, lang, names, beam=beam, resamples=resamples, seed=seed, data_hash=hash_json(hashes),
                    seen_counts=seen_counts, pronoun_filter=pronoun_filter)
-
-    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        settings = {"lang": self.lang, "beam": self.beam, "pronoun_filter": self.pronoun_filter, "gate": SURFACE_GATE}
-        if self.seen_counts is not None:
-            settings["split"] = "seen"
-        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     def seen(self, name: str) -> bool | None:
         return None if self.seen_counts is None else self.seen_counts.get(name, 0) > 0

@@ -11,15 +11,15 @@ the model translates."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence, TypedDict
+from typing import Any, Callable, Sequence, TypedDict
 
 from sacrebleu.metrics import BLEU, CHRF
 
 from ...errors import InputError
 from ...options import Range
-from ...signature import Signature, hash_lines
+from ...signature import hash_lines
 from ...translators.base import Translator
-from ..base import BOOTSTRAP, HIGHER, LOWER, Attempts, BaseProbe, Headline, Metric, MetricSpec
+from ..base import BOOTSTRAP, HIGHER, Attempts, BaseProbe, Headline, Measure, Metric, Shown
 from ..validity import SURFACE_GATE, TooFewTranslations, Validity, check, validity_metrics, validity_specs
 
 
@@ -35,6 +35,15 @@ def corpus_quality(hypotheses: Sequence[str], references: Sequence[str], tgt_lan
         score = scorer.corpus_score(list(hypotheses), [list(references)])
         out[name] = (score.score, str(scorer.get_signature()))
     return out
+
+
+def _corpus_score(name: str) -> Callable[[Sequence[tuple[str, str, str | None]]], float]:
+    """Score ``name`` of (hypothesis, reference, target language) rows, all at once."""
+    def score(rows: Sequence[tuple[str, str, str | None]]) -> float:
+        scorer = _scorers(rows[0][2] if len(rows) else None)[name]
+        return scorer.corpus_score([h for h, _, _ in rows], [[r for _, r, _ in rows]]).score
+
+    return score
 
 
 def sacrebleu_signatures(tgt_lang: str | None = None) -> dict[str, str]:
@@ -69,13 +78,17 @@ class QualityProbe(BaseProbe):
                    "max_sentences": "keep the first N sentence pairs"}
     stored_layout = 2  # 2: each attempt's validity verdict, valid_rate and invalid.*
     degenerate_when = (TooFewTranslations("BLEU and chrF still score them"),)
-    specs = (MetricSpec("bleu", HIGHER, BOOTSTRAP, bounds=(0, 100), label="BLEU", interval=_CORPUS,
+    measures = (Measure("bleu", HIGHER, BOOTSTRAP, bounds=(0, 100), label="BLEU", interval=_CORPUS,
                         definition="corpus BLEU against the references (sacrebleu's tokenizer for the language)",
-                        source="Papineni et al. 2002; sacrebleu (Post 2018)"),
-             MetricSpec("chrf", HIGHER, BOOTSTRAP, bounds=(0, 100), label="chrF", interval=_CORPUS,
+                        source="Papineni et al. 2002; sacrebleu (Post 2018)", value=_corpus_score("bleu"), corpus=True),
+                Measure("chrf", HIGHER, BOOTSTRAP, bounds=(0, 100), label="chrF", interval=_CORPUS,
                         definition="corpus character n-gram F-score against the references (sacrebleu)",
-                        source="Popović 2015; sacrebleu (Post 2018)"),
-             *validity_specs("quality"))
+                        source="Popović 2015; sacrebleu (Post 2018)", value=_corpus_score("chrf"), corpus=True),
+                *validity_specs("quality"))  # computed by the gate's module
+    hashed = ("src", "ref", "max_sentences")  # the pairs kept are the data hash
+    # lang and tgt_lang are one option under two names: stored signatures show it as "lang"
+    shown = {"lang": Shown("lang", lambda p: p.tgt_lang or "-"), "tgt_lang": Shown("lang", lambda p: p.tgt_lang or "-")}
+    also_signed = {"gate": SURFACE_GATE}
     # translation quality: the report shows these beside every headline of bias metrics
     quality = (Headline("bleu"), Headline("chrf"))  # labelled by their specs
 
@@ -103,10 +116,6 @@ class QualityProbe(BaseProbe):
     def data_hash(self) -> str:
         return hash_lines([*self.sources, "\x00", *self.references])
 
-    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        return str(Signature(self.name, self.data_hash(), translator.signature(),
-                             {"beam": self.beam, "lang": self.tgt_lang or "-", "gate": SURFACE_GATE}))
-
     def items(self) -> list[tuple[str, str]]:
         return list(zip(self.sources, self.references))
 
@@ -120,12 +129,13 @@ class QualityProbe(BaseProbe):
                          for (s, r), h in zip(items, hypotheses)),
                         meta={"sacrebleu": sacrebleu_signatures(self.tgt_lang)})
 
+    def values(self, attempts: Sequence[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+        """Every hypothesis is scored, valid or not (see the module's docstring)."""
+        return [(a["hypothesis"], a["reference"], self.tgt_lang) for a in attempts]
+
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
-        scores = corpus_quality([a["hypothesis"] for a in attempts], [a["reference"] for a in attempts],
-                                self.tgt_lang)
         # the valid rate without an interval: the paired test and the report compare BLEU, not it
-        return [Metric(name, scores[name][0], n=len(attempts)) for name in ("bleu", "chrf")] + \
-            validity_metrics(attempts)
+        return super().metrics(attempts, ci=ci) + validity_metrics(attempts)
 
     def paired_test(self, metric: str, a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], *,
                     resamples: int = 1000, seed: int = 0) -> dict[str, Any]:

@@ -45,7 +45,7 @@ import numpy as np
 from ...errors import InputError
 from ...options import Range
 from ...lang.languages import langs_with
-from ...signature import Signature, hash_file, hash_json
+from ...signature import hash_file, hash_json
 from ...stats import bootstrap_ci
 from ...translators.base import Translator
 from ..base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, Attempts, BaseProbe,
@@ -53,7 +53,6 @@ from ..base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE,
 from ..validity import SURFACE_GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 from ..name_gender.probe import TEMPLATE_DIR, fill, read_template_table, split_forms
 
-PROBE_NAME = "sentiment.v1"
 MASK = "他"
 # Languages written without spaces: inventory forms are matched as substrings, not whole words.
 UNSPACED_LANGS = set(langs_with("unspaced"))
@@ -341,7 +340,11 @@ class SentimentAttempt(_SentimentFields, total=False):
 
 class SentimentProbe(BaseProbe):
     """``sentiment.v1``: word-level (t) and sentence-level (s) positiveness per filler."""
+    name = "sentiment.v1"
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
+    hashed = ("templates", "fillers", "fillers_limit", "templates_limit")  # the items kept are the data hash
+    # which sentence classifier gave s (none: word level only)
+    also_signed = {"s": lambda p: "snownlp" if p._sentiment else "none", "gate": SURFACE_GATE}
     option_ranges = {"fillers_limit": Range(1, why="leave it out to use every filler"),
                      "templates_limit": Range(1, why="leave it out to use every template")}
 
@@ -350,7 +353,6 @@ class SentimentProbe(BaseProbe):
                    "fillers": "filler TSV (names and terms with kind, group and gender)",
                    "fillers_limit": "keep the first N fillers",
                    "templates_limit": "keep the first N templates"}
-    name = PROBE_NAME
     attempt_type = SentimentAttempt
     degenerate_when = (Degenerate("unmatched_rate", "most renderings are in neither inventory (unmatched)",
                                   at_least=SAYS_LITTLE),
@@ -426,11 +428,6 @@ class SentimentProbe(BaseProbe):
         limits = [fillers_limit] + ([templates_limit] if templates_limit is not None else [])
         return cls(templates, loaded, lang, beam=beam, resamples=resamples, seed=seed,
                    data_hash=hash_json([hash_file(tpath), hash_file(fpath), *limits]))
-
-    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        settings = {"lang": self.lang, "beam": self.beam, "s": "snownlp" if self._sentiment else "none",
-                    "gate": SURFACE_GATE}
-        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     def items(self) -> list[tuple[Filler, SentimentTemplate]]:
         """Every filler in every template, filler by filler."""

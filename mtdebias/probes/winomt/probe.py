@@ -37,18 +37,17 @@ from typing import Any, Callable, Sequence, TypedDict
 import numpy as np
 
 from ...errors import InputError
-from ...signature import Signature, hash_json, hash_file
+from ...signature import hash_json, hash_file
 from ...textio import read_lines, read_parallel
 from ...translators.base import Translator
 from ...align.target import TargetGender, target_genders
 from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Measure, Metric,
-                    MetricSpec, Outputs, measured, spread_sample)
+                    MetricSpec, Outputs, Shown, measured, spread_sample)
 
 # where WinoMT's metrics are defined (the report's definitions panel)
 WINOMT_PAPER = "Stanovsky et al. 2019, Evaluating Gender Bias in MT (WinoMT), Table 2"
 
-PROBE_NAME = "winomt.v1"
 GOLD_GENDERS = ("male", "female", "neutral")
 # Integer codes used in the bootstrap arrays (one row per item).
 _CODE = {"male": 0, "female": 1, "neutral": 2, "undetected": 3}
@@ -318,9 +317,12 @@ class WinoMTAttempt(TypedDict):
 
 class WinoMTProbe(BaseProbe):
     """``winomt.v1``: gender accuracy, F1 gap ΔG and stereotype gap ΔS on WinoMT."""
+    name = "winomt.v1"
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
-
-    name = PROBE_NAME
+    hashed = ("data", "pro", "anti", "align_extra_tgt")  # their files are in the data hash
+    # stored signatures name the aligner "align" and count the extra pairs it learnt from
+    shown = {"align_method": Shown("align"), "align_extra_src": Shown("align_extra", lambda p: len(p.extra_sources))}
+    also_signed = {"gate": GATE}
     attempt_type = WinoMTAttempt
     option_help = {"lang": "target language code (needs a gender detector: de, es, fr, it, ru, uk, cs)",
                    "data": "WinoMT's en.txt (gold gender, position, sentence, profession), or its folder",
@@ -392,13 +394,6 @@ class WinoMTProbe(BaseProbe):
         return cls(items, lang, align_method=align_method, beam=beam, extra_sources=extra_s,
                    extra_targets=extra_t, resamples=resamples, seed=seed, data_hash=hash_json(hashes)[:12],
                    limit=limit)
-
-    def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
-        settings = {"lang": self.lang, "align": self.align_method, "beam": self.beam, "gate": GATE,
-                    "align_extra": len(self.extra_sources)}
-        if self.limit is not None:
-            settings["limit"] = self.limit
-        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     def items(self) -> list[WinoMTItem]:
         return list(self._items)

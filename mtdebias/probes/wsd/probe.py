@@ -44,16 +44,15 @@ from typing import Any, Callable, Sequence, TypedDict
 from ...errors import InputError
 from ...resources import data_dir
 from ...lang.lemmatize import LemmaMatch, LemmaToken, Lemmatizer, find_lemma, lemmatizer
-from ...signature import Signature, hash_file, hash_json
+from ...signature import hash_file, hash_json
 from ...translators.base import Translator, UnsupportedCall
 from ...align.target import aligned_spans
-from ..base import HIGHER, Attempts, BaseProbe, Metric, MetricSpec
+from ..base import HIGHER, Attempts, BaseProbe, Metric, MetricSpec, Shown
 from ..validity import SURFACE_GATE, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 from .items import WSDItem, item_to_json, load_items
 from .metrics import (BAD, DIBIMT, GOOD, MEASURES, MISS, group_accuracies, metrics_by_pos, pos_accuracies,
                       rows_from_attempts, wsd_metrics)
 
-PROBE_NAME = "wsd_bias.v1"
 DATA_DIR = data_dir("wsd")
 DEFAULT_ITEMS = DATA_DIR / "items.jsonl"
 BOTH_RULES = ("miss", "good", "bad", "first")
@@ -168,14 +167,19 @@ class WSDAttempt(TypedDict):
 
 class WSDBiasProbe(BaseProbe):
     """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
+    name = "wsd_bias.v1"
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
+    # the items (with their WordNet frequencies, after the limit) are in the data hash; the extra
+    # alignment pairs are in neither the hash nor the settings, as in every stored signature so far
+    hashed = ("data", "wordnet", "limit", "align_extra_src", "align_extra_tgt")
+    shown = {"lemmatizer": Shown("lemmatizer", lambda p: p.lemmatizer.name)}  # "auto" as resolved
+    also_signed = {"gate": SURFACE_GATE}
 
     needs = ("lemmatiser",)  # matches lemmas of the translation
     # 3: each attempt's validity verdict, valid_rate and invalid.*; 2: accuracy by μ and δ are
     # metrics (were meta), the by-POS table
     stored_layout = 3
 
-    name = PROBE_NAME
     attempt_type = WSDAttempt
     degenerate_when = (TooFewTranslations(),)  # after the MISS rate's (declared with it)
     # DiBiMT's measures (wsd/metrics.py), then the metrics metrics() computes another way
@@ -273,13 +277,6 @@ class WSDBiasProbe(BaseProbe):
     # ------------------------------------------------------------------ the contract
     def items(self) -> list[WSDItem]:
         return list(self._items)
-
-    def signature(self, translator: Translator, attempts: Sequence[dict[str, Any]] | None = None) -> str:
-        settings = {"lang": self.lang, "beam": self.beam, "lemmatizer": self.lemmatizer.name, "align": self.align,
-                    "gate": SURFACE_GATE,
-                    "aligned_only": self.aligned_only, "both": self.both, "compounds": self.compounds,
-                    "forced": self.forced, "forced_score": self.forced_score}
-        return str(Signature(self.name, self.data_hash, translator.signature(), settings, self.seed))
 
     def decode(self, translator: Translator, items: Sequence[WSDItem]) -> list[dict[str, Any]]:
         """One translation per item and, when possible, forced-decoding scores of its good and bad
