@@ -174,3 +174,17 @@ def test_the_epsilon_cut_is_one_function_every_backend_draws_through():
         before[int(np.argmax(p))] = p.max()
         after = epsilon_sampler.epsilon_cut(torch.from_numpy(p), 0.02).numpy()
         assert np.array_equal(before, after)
+
+
+def test_no_module_probes_a_translator_for_its_optional_parts():
+    """The optional parts are declared (BaseTranslator) and read through ``declared``: a
+    ``getattr(translator, "respond", …)`` elsewhere would be a second, undeclared way to ask."""
+    import re
+
+    parts = "|".join(name for name in vars(BaseTranslator) if not name.startswith("_"))
+    probing = re.compile(rf"(getattr|hasattr)\([^,()]*translator[^,()]*,\s*[\"']({parts})[\"']")
+    package = Path(mtdebias.__file__).parent
+    found = [f"{path.relative_to(package)}:{n}" for path in package.rglob("*.py")
+             if path.name != "base.py" or path.parent.name != "translators"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if probing.search(line)]
+    assert found == []

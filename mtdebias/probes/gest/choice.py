@@ -58,7 +58,7 @@ from ...options import Range
 from ...lang.codes import language_name
 from ...signature import hash_file, hash_json, hash_text
 from ...stats import bootstrap_cis
-from ...translators.base import Translator, UnsupportedCall
+from ...translators.base import Translator, UnsupportedCall, declared
 from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe,
                    Degenerate, Headline, Metric, MetricSpec, Shown, spread_sample)
 from .probe import (FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv,
@@ -307,7 +307,7 @@ class GestChoiceProbe(BaseProbe):
     def decode(self, translator: Translator, items: Sequence[ChoiceItem]) -> list[str]:
         """The model's answer to each item's question, in both orders (male variant first, then
         female first)."""
-        respond = getattr(translator, "respond", None)
+        respond = declared(translator).respond
         if respond is None:
             raise UnsupportedCall(f"gest_choice asks the model a question, and {translator.signature()} cannot answer "
                                   "one (no respond call); score an LLM translator (hf-causal:…, openai:…), or use "

@@ -54,7 +54,7 @@ from ...resources import data_path
 from ...signature import hash_file, hash_json
 from ...stats import bootstrap_cis, folded_interval
 from ...textio import read_text
-from ...translators.base import DEFAULT_EPSILON, Translator
+from ...translators.base import DEFAULT_EPSILON, Translator, declared
 from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
                    Headline, Metric, MetricSpec, Outputs, Shown, spread_sample)
 from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
@@ -408,7 +408,7 @@ class GestProbe(BaseProbe):
             outputs = [[t] for t in translator.translate(sources, beam=self.beam)]
         if len(outputs) != len(sources):
             raise InputError(f"translator returned {len(outputs)} outputs for {len(sources)} GEST sentences")
-        missing = set(getattr(translator, "missing", ()) or ())
+        missing = set(declared(translator).missing or ())
         return Outputs({"texts": list(texts), "missing": item.sentence in missing} for item, texts in zip(items, outputs))
 
     def judge(self, items: Sequence[GestItem], outputs: Sequence[dict[str, Any]]) -> Attempts:

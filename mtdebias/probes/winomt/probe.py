@@ -39,7 +39,7 @@ import numpy as np
 from ...errors import InputError
 from ...signature import hash_json, hash_file
 from ...textio import read_lines, read_parallel
-from ...translators.base import Translator
+from ...translators.base import Translator, declared
 from ...align.target import TargetGender, target_genders
 from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Measure, Metric,
@@ -405,7 +405,7 @@ class WinoMTProbe(BaseProbe):
             raise InputError(f"translator returned {len(translations)} translations for {len(sources)} sentences")
         # a file of translations matched by line (mt_gender's files): the lines whose source
         # differed were given no translation, which the gate leaves out as empty
-        mismatched = [items[n - 1].line for n in getattr(translator, "mismatched_lines", [])]
+        mismatched = [items[n - 1].line for n in declared(translator).mismatched_lines]
         return Outputs(translations, meta={"source_mismatch_lines": mismatched} if mismatched else {})
 
     def judge(self, items: Sequence[WinoMTItem], translations: Sequence[str]) -> Attempts:
