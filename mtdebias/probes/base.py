@@ -27,8 +27,10 @@ its headline label and degenerate rule — from which ``specs``, ``headline``,
 shows as settings the options ``from_options`` was given, less the ``unsigned``, ``hashed`` and
 ``run_signed`` ones, each under the name and value ``shown`` declares for it, plus ``also_signed``
 (every shipped probe signs this way). A measure scored on all rows at once (corpus BLEU) is
-declared ``corpus=True``; a probe whose numbers need more (GEST's joint bootstrap, metrics per
-group of the data) writes ``metrics`` itself.
+declared ``corpus=True``; metrics whose names depend on the data (one per name kind, per
+seen/unseen split, per group) are a :class:`Family` of measures applied to each group; an
+interval drawn within strata or folded from a signed measure's is declared on the measure
+(``strata``, ``folds``); a probe whose numbers need more writes ``metrics`` itself.
 
 Each metric's spec gives its direction and its paired test: ``mcnemar`` on the
 per-item ``correct`` outcome (accuracies), ``bootstrap`` (any other metric: resample the
@@ -58,7 +60,7 @@ from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
 
 from ..options import Range
 from ..signature import Signature
-from ..stats import DEFAULT_RESAMPLES, bootstrap_ci
+from ..stats import DEFAULT_RESAMPLES, bootstrap_ci, folded_interval, stratified_bootstrap_ci
 from ..stats.compare import BOOTSTRAP, MCNEMAR
 from ..translators.base import Translator
 
@@ -182,26 +184,69 @@ class Measure(MetricSpec):
     # True: a score of all the rows at once (corpus BLEU), not a mean of per-item values; it gets
     # no bootstrap interval over items (two systems are compared by its paired test)
     corpus: bool = False
+    # how its interval is drawn when not by a plain bootstrap over the rows: ``strata`` labels each
+    # row, and rows are resampled within each label (female and male names apart, see
+    # stats.stratified_bootstrap_ci); ``folds`` names a measure of the same rows (its pattern)
+    # whose interval this one's is, folded onto |·| (stats.folded_interval: ΔAcc = |signed gap|)
+    strata: Callable[[Any], Any] | None = None
+    folds: str = ""
 
 
-def measured(measures: Sequence[MetricSpec], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
-             seed: int = 0) -> list[Metric]:
+@dataclass(frozen=True)
+class Family:
+    """Measures applied to each group of the data, where the groups (and so the metric names)
+    depend on the data: ``groups(rows)`` gives, in order, each group's name and its own rows
+    (per name kind, per seen/unseen split, per gender cell), and each of ``measures`` — declared
+    by a pattern with one ``*`` ("*.acc_f") — is computed on each group's rows under its pattern
+    with the ``*`` replaced by the group's name ("first.seen.acc_f"). The measures declare the
+    family's specs (their patterns), headline flags and degenerate rules as any other."""
+
+    groups: Callable[[Any], Iterable[tuple[str, Any]]]
+    measures: tuple[Measure, ...]
+
+
+def _flat(measures: Sequence[Any]) -> list[MetricSpec]:
+    """The declarations of ``measures`` with every Family's own measures in its place."""
+    return [inner for m in measures for inner in (m.measures if isinstance(m, Family) else (m,))]
+
+
+def _interval(measure: Measure, rows: Any, siblings: Sequence[Any], resamples: int,
+              seed: int) -> tuple[float, float] | None:
+    if not resamples or measure.corpus:
+        return None
+    if measure.folds:
+        signed = next(m for m in siblings if isinstance(m, Measure) and m.pattern == measure.folds)
+        return folded_interval(_interval(signed, rows, siblings, resamples, seed))
+    if measure.strata is not None:
+        return stratified_bootstrap_ci(rows, measure.strata(rows), measure.value, resamples=resamples, seed=seed)
+    return bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed)
+
+
+def measured(measures: Sequence[MetricSpec | Family], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
+             seed: int = 0, _declared: Sequence[MetricSpec] = ()) -> list[Metric]:
     """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
     interval over the rows (none when ``resamples`` is 0) and the items it rests on. A value
     that is NaN where the metric's declaration (a family member's: its family's) allows none is
-    left out: the metric is undefined on these rows, and no stored value may be NaN."""
-    declared = [m for m in measures if not (isinstance(m, Measure) and not m.spec)]
+    left out: the metric is undefined on these rows, and no stored value may be NaN. A measure
+    whose spec's interval is "none" gets none; a :class:`Family` gives its measures of each group."""
+    declared = [m for m in _flat(measures) if not (isinstance(m, Measure) and not m.spec)]
     out = []
     for measure in measures:
+        if isinstance(measure, Family):
+            for group, part in measure.groups(rows):
+                out += [Metric(m.name.replace("*", group, 1), m.value, m.ci, m.n)
+                        for m in measured(measure.measures, part, resamples=resamples, seed=seed, _declared=declared)]
+            continue
         if not isinstance(measure, Measure) or measure.value is None or \
                 (measure.when is not None and not measure.when(rows)):
             continue
         value = measure.value(rows)
-        spec = measure if measure.spec else next((s for s in declared if s.matches(measure.pattern)), measure)
+        spec = measure if measure.spec else next((s for s in _declared or declared if s.matches(measure.pattern)),
+                                                 measure)
         if value != value and not spec.nan:
             continue
-        interval = bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed) \
-            if resamples and not measure.corpus else None
+        # a spec (a family member's: its family's) saying "no interval" gets none
+        interval = None if spec.interval == NO_INTERVAL else _interval(measure, rows, measures, resamples, seed)
         out.append(Metric(measure.pattern, value, interval,
                           measure.items(rows) if measure.items is not None else len(rows)))
     return out
@@ -371,7 +416,7 @@ class BaseProbe:
     # family, or metrics computed elsewhere): a class listing them has its specs, headline and
     # degenerate rules derived from them (when it does not write those itself) and its metrics
     # computed by metrics() from values()
-    measures: tuple[MetricSpec, ...] = ()
+    measures: tuple[MetricSpec | Family, ...] = ()
     # options of from_options that the data hash stands for (files of items): not settings of
     # the default signature, whose settings are every other option given (see signature())
     hashed: tuple[str, ...] = ()
@@ -391,9 +436,9 @@ class BaseProbe:
         super().__init_subclass__(**kwargs)
         own = vars(cls)
         if "measures" in own:
-            computed = [m for m in cls.measures if isinstance(m, Measure)]
+            computed = [m for m in _flat(cls.measures) if isinstance(m, Measure)]
             if "specs" not in own:
-                cls.specs = tuple(m for m in cls.measures if not (isinstance(m, Measure) and not m.spec))
+                cls.specs = tuple(m for m in _flat(cls.measures) if not (isinstance(m, Measure) and not m.spec))
             if "headline" not in own:
                 cls.headline = tuple(Headline(m.pattern, m.headline if isinstance(m.headline, str) else "")
                                      for m in computed if m.headline)
@@ -605,6 +650,6 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Measure", "Shown", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
+__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Shown", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
            "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

@@ -1,0 +1,43 @@
+"""The declarative contract's family of measures (one metric per group of the data) and its
+interval rules (stratified, folded from a signed sibling, none), against numbers by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mtdebias.probes.base import NO_INTERVAL, BaseProbe, Family, Measure, measured
+from mtdebias.stats import folded_interval, stratified_bootstrap_ci
+
+ROWS = {"a": np.array([1.0, 0.0, 1.0, 1.0]), "b": np.array([0.0, 0.0, 1.0])}
+
+
+def _groups(rows):
+    return sorted(rows.items())
+
+
+def test_a_family_names_each_groups_metric_by_its_pattern_and_computes_it_on_that_group():
+    family = Family(_groups, (Measure("*.mean", value=lambda a: float(np.mean(a))),))
+    got = {m.name: (m.value, m.n) for m in measured((family,), ROWS, resamples=0)}
+    assert got == {"a.mean": (0.75, 4), "b.mean": (1 / 3, 3)}
+
+
+def test_a_family_declares_its_specs_and_degenerate_rules_like_any_measure():
+    class Probe(BaseProbe):
+        name = "family_test.v1"
+        measures = (Family(_groups, (Measure("*.mean", value=np.mean, degenerate="all zero", at_most=0),)),)
+
+    assert [s.pattern for s in Probe.specs] == ["*.mean"]
+    assert Probe.degenerate_when[0].pattern == "*.mean"
+
+
+def test_a_folded_measure_takes_its_signed_siblings_interval_folded_and_strata_resample_apart():
+    rows = np.array([[1, 0.2], [1, 0.9], [1, 0.4], [0, 0.5], [0, 0.1], [0, 0.3]], dtype=float)
+    gap = lambda a: float(np.mean(a[a[:, 0] == 1, 1]) - np.mean(a[a[:, 0] == 0, 1]))  # noqa: E731
+    signed = Measure("gap", value=gap, strata=lambda a: a[:, 0])
+    folded = Measure("abs_gap", value=lambda a: abs(gap(a)), folds="gap")
+    none = Measure("count", value=lambda a: float(len(a)), interval=NO_INTERVAL)
+    got = {m.name: m for m in measured((folded, signed, none), rows, resamples=200, seed=3)}
+    want = stratified_bootstrap_ci(rows, rows[:, 0], gap, resamples=200, seed=3)
+    assert got["gap"].ci == want
+    assert got["abs_gap"].ci == folded_interval(want) and got["abs_gap"].value == abs(gap(rows))
+    assert got["count"].ci is None and got["count"].value == 6.0
