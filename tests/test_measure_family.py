@@ -41,3 +41,15 @@ def test_a_folded_measure_takes_its_signed_siblings_interval_folded_and_strata_r
     assert got["gap"].ci == want
     assert got["abs_gap"].ci == folded_interval(want) and got["abs_gap"].value == abs(gap(rows))
     assert got["count"].ci is None and got["count"].value == 6.0
+
+
+def test_computed_metrics_come_in_their_place_and_none_with_a_reason_means_no_interval():
+    from mtdebias.probes.base import Computed, Metric
+
+    rows = np.array([0.0, 1.0, 1.0])
+    measures = (Measure("mean", value=lambda a: float(np.mean(a)), interval="none: a reason"),
+                Computed(lambda a: [Metric("given", 7.0, None, 1)]),
+                Measure("max", value=lambda a: float(np.max(a))))
+    got = measured(measures, rows, resamples=50)
+    assert [(m.name, m.value, m.ci) for m in got[:2]] == [("mean", 2 / 3, None), ("given", 7.0, None)]
+    assert got[2].name == "max" and got[2].ci == (1.0, 1.0)

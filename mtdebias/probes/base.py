@@ -205,9 +205,19 @@ class Family:
     measures: tuple[Measure, ...]
 
 
+@dataclass(frozen=True)
+class Computed:
+    """Metrics computed elsewhere, listed in their place among the measures: ``metrics(rows)``
+    gives them (the translation-validity gate's ``valid_rate`` and ``invalid.<reason>``, whose
+    specs :func:`mtdebias.probes.validity.validity_specs` declares beside them)."""
+
+    metrics: Callable[[Any], list[Metric]]
+
+
 def _flat(measures: Sequence[Any]) -> list[MetricSpec]:
-    """The declarations of ``measures`` with every Family's own measures in its place."""
-    return [inner for m in measures for inner in (m.measures if isinstance(m, Family) else (m,))]
+    """The declarations of ``measures``: every Family's own measures in its place, no Computed."""
+    return [inner for m in measures if not isinstance(m, Computed)
+            for inner in (_flat(m.measures) if isinstance(m, Family) else (m,))]
 
 
 def _interval(measure: Measure, rows: Any, siblings: Sequence[Any], resamples: int,
@@ -222,16 +232,20 @@ def _interval(measure: Measure, rows: Any, siblings: Sequence[Any], resamples: i
     return bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed)
 
 
-def measured(measures: Sequence[MetricSpec | Family], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
+def measured(measures: Sequence[MetricSpec | Family | Computed], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
              seed: int = 0, _declared: Sequence[MetricSpec] = ()) -> list[Metric]:
     """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
     interval over the rows (none when ``resamples`` is 0) and the items it rests on. A value
     that is NaN where the metric's declaration (a family member's: its family's) allows none is
     left out: the metric is undefined on these rows, and no stored value may be NaN. A measure
-    whose spec's interval is "none" gets none; a :class:`Family` gives its measures of each group."""
+    whose spec's interval is "none" (or "none: why") gets none; a :class:`Family` gives its measures
+    of each group (a family among its measures: under the names it gives), a :class:`Computed` its metrics."""
     declared = [m for m in _flat(measures) if not (isinstance(m, Measure) and not m.spec)]
     out = []
     for measure in measures:
+        if isinstance(measure, Computed):
+            out += measure.metrics(rows)
+            continue
         if isinstance(measure, Family):
             for group, part in measure.groups(rows):
                 out += [Metric(m.name.replace("*", group, 1), m.value, m.ci, m.n)
@@ -245,8 +259,8 @@ def measured(measures: Sequence[MetricSpec | Family], rows: Any, *, resamples: i
                                                  measure)
         if value != value and not spec.nan:
             continue
-        # a spec (a family member's: its family's) saying "no interval" gets none
-        interval = None if spec.interval == NO_INTERVAL else _interval(measure, rows, measures, resamples, seed)
+        # a spec (a family member's: its family's) whose interval is "none" (or "none: why") gets none
+        interval = None if spec.interval.split(":")[0] == NO_INTERVAL else _interval(measure, rows, measures, resamples, seed)
         out.append(Metric(measure.pattern, value, interval,
                           measure.items(rows) if measure.items is not None else len(rows)))
     return out
@@ -416,7 +430,7 @@ class BaseProbe:
     # family, or metrics computed elsewhere): a class listing them has its specs, headline and
     # degenerate rules derived from them (when it does not write those itself) and its metrics
     # computed by metrics() from values()
-    measures: tuple[MetricSpec | Family, ...] = ()
+    measures: tuple[MetricSpec | Family | Computed, ...] = ()
     # options of from_options that the data hash stands for (files of items): not settings of
     # the default signature, whose settings are every other option given (see signature())
     hashed: tuple[str, ...] = ()
@@ -650,6 +664,6 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Shown", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
+__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Computed", "Shown", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
            "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

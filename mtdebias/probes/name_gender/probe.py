@@ -55,7 +55,7 @@ from ...signature import hash_file, hash_json
 from ...textio import read_lines
 from ...translators.base import Translator
 from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, ZERO, Attempts,
-                   BaseProbe, Family, Headline, Measure, Metric, MetricSpec, Outputs, Shown, measured)
+                   BaseProbe, Computed, Family, Headline, Measure, Metric, MetricSpec, Outputs, Shown, measured)
 from ..validity import (SURFACE_GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics,
                        validity_specs)
 
@@ -217,6 +217,7 @@ class _Rows:
     kept: int  # templates the he/she filter kept
     per_name: list[dict[str, Any]]
     templates: int  # templates there were
+    attempts: Sequence[dict[str, Any]]  # all of them (the gate's metrics)
 
 
 def _name_groups(rows: _Rows):
@@ -364,6 +365,7 @@ class NameGenderProbe(BaseProbe):
                 items=lambda r: r.templates,
                 degenerate="no template passed the he/she filter, so no name was tested "
                            "(a model that does not yet translate the pronouns?)", at_most=0),
+        Computed(lambda r: validity_metrics(r.attempts)),  # over every attempt, no interval
         # the he/she filter's own outcome: "She was blind." → «ciega»? (per template)
         Family(_pronoun_outcomes, (
             Measure(f"{PRONOUN}.*.acc", HIGHER, MCNEMAR, (0, 1), spec=False, value=_share),)),
@@ -569,14 +571,7 @@ class NameGenderProbe(BaseProbe):
 
 
     def values(self, attempts: Sequence[dict[str, Any]]) -> _Rows:
-        named = [a for a in attempts if a["kind"] != PRONOUN]
-        valid = [a for a in named if is_valid(a)]
-        rows = _Rows(valid, [a for a in attempts if a["kind"] == PRONOUN and is_valid(a)],
-                     len({a["template"] for a in named}), per_name_rows(valid) if valid else [], len(self.templates))
-        return rows
-
-    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
-        """templates_kept; the gate's ``valid_rate`` and ``invalid.<reason>`` over every attempt;
+        """What the measures read. They are templates_kept; the gate's ``valid_rate`` and ``invalid.<reason>`` over every attempt;
         ``pronoun.he.acc`` / ``pronoun.she.acc``: the share of templates whose "He …" / "She …"
         comes out masculine / feminine (the filter's attempts); the pooled per-attempt accuracy
         (what McNemar pairs); per name kind Acc_f, Acc_m, ΔAcc, the signed gap and the undetected
@@ -585,9 +580,12 @@ class NameGenderProbe(BaseProbe):
         no other metric: an English copy of "Anna is a doctor." has no German noun to be right or
         wrong about, and counting it wrong would turn a model that did not translate into one
         that gets names wrong."""
-        kept, *rest = super().metrics(attempts, ci=ci)
-        # the gate's metrics (no interval) come second, where stored results have them
-        return [kept, *validity_metrics(attempts), *rest]
+        named = [a for a in attempts if a["kind"] != PRONOUN]
+        valid = [a for a in named if is_valid(a)]
+        return _Rows(valid, [a for a in attempts if a["kind"] == PRONOUN and is_valid(a)],
+                     len({a["template"] for a in named}), per_name_rows(valid) if valid else [], len(self.templates),
+                     attempts)
+
 
     def counts_toward(self, metric: str, attempt: dict[str, Any]) -> bool:
         """A group's accuracy rests on the group's attempts only (its McNemar test pairs those)."""
