@@ -53,3 +53,23 @@ def test_computed_metrics_come_in_their_place_and_none_with_a_reason_means_no_in
     got = measured(measures, rows, resamples=50)
     assert [(m.name, m.value, m.ci) for m in got[:2]] == [("mean", 2 / 3, None), ("given", 7.0, None)]
     assert got[2].name == "max" and got[2].ci is not None  # a plain bootstrap interval
+
+
+def test_a_joint_measure_gives_its_metrics_with_intervals_from_the_same_resamples_of_units():
+    from mtdebias.probes.base import Joint, MetricSpec
+    from mtdebias.stats import bootstrap_cis
+
+    rows = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0])
+    units = np.array([0, 0, 1, 1, 2, 2])
+    seen = []
+
+    def values(a, idx, checked):
+        seen.append(checked)
+        return {"mean": (float(np.mean(a[idx])), len(idx)), "count": (float(len(idx)), len(idx))}
+
+    joint = Joint(values, size=len, units=lambda a: units)
+    got = measured((joint, MetricSpec("count", interval=NO_INTERVAL)), rows, resamples=100, seed=2)
+    want = bootstrap_cis(6, lambda idx: {"mean": float(np.mean(rows[idx]))}, ["mean"], resamples=100, seed=2,
+                         units=units)["mean"]
+    assert [(m.name, m.value, m.ci, m.n) for m in got] == [("mean", 0.5, want, 6), ("count", 6.0, None, 6)]
+    assert seen[0] is True and not any(seen[1:])  # the point values are the checked ones

@@ -56,11 +56,13 @@ import math
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence
+
+import numpy as np
 
 from ..options import Range
 from ..signature import Signature
-from ..stats import DEFAULT_RESAMPLES, bootstrap_ci, folded_interval, stratified_bootstrap_ci
+from ..stats import DEFAULT_RESAMPLES, bootstrap_ci, bootstrap_cis, folded_interval, stratified_bootstrap_ci
 from ..stats.compare import BOOTSTRAP, MCNEMAR
 from ..translators.base import Translator
 
@@ -214,9 +216,48 @@ class Computed:
     metrics: Callable[[Any], list[Metric]]
 
 
+@dataclass(frozen=True)
+class Joint:
+    """Several metrics computed together, by one function of a resample of the items, whose
+    intervals come from the same resamples (:func:`mtdebias.stats.bootstrap_cis`): ambiguity's
+    entropies and ΔH with α re-tuned in each resample, GEST's rates. Which metrics it gives may
+    depend on the data (no references: no ΔI); each is declared by a spec beside it.
+
+    ``values(rows, idx, checked)`` gives ``{name: (value, n)}`` of the items at indices ``idx``
+    (one resample; every item for the point values); ``checked`` is True for the point values of
+    a scoring with intervals, where the function may refuse rows it cannot score, and False in a
+    resample or a scoring without intervals (a paired test's). A metric gets an interval when its
+    spec's is not "none" and its point value is finite; ``units(rows)`` labels the items so that
+    whole units are resampled (a contrast set's variants together)."""
+
+    values: Callable[[Any, Any, bool], Mapping[str, tuple[float, int]]]
+    size: Callable[[Any], int]
+    units: Callable[[Any], Any] | None = None
+
+
+def _joint(joint: Joint, rows: Any, declared: Sequence[MetricSpec], resamples: int, seed: int) -> list[Metric]:
+    size = joint.size(rows)
+    point = joint.values(rows, np.arange(size), bool(resamples))
+    cis: dict[str, tuple[float, float] | None] = {}
+    if resamples:
+        def spec_of(name: str) -> MetricSpec | None:
+            return next((s for s in declared if s.matches(name)), None)
+
+        tested = [name for name, (value, _) in point.items() if math.isfinite(value)
+                  and (spec_of(name) is None or spec_of(name).interval.split(":")[0] != NO_INTERVAL)]
+
+        def resampled(idx: Any) -> dict[str, float]:
+            values = joint.values(rows, idx, False)  # a metric a resample cannot give: NaN, dropped
+            return {name: values.get(name, (float("nan"), 0))[0] for name in tested}
+
+        cis = bootstrap_cis(size, resampled, tested, resamples=resamples, seed=seed,
+                            units=joint.units(rows) if joint.units is not None else None)
+    return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()]
+
+
 def _flat(measures: Sequence[Any]) -> list[MetricSpec]:
-    """The declarations of ``measures``: every Family's own measures in its place, no Computed."""
-    return [inner for m in measures if not isinstance(m, Computed)
+    """The declarations of ``measures``: every Family's own measures in its place, no Computed or Joint."""
+    return [inner for m in measures if not isinstance(m, (Computed, Joint))
             for inner in (_flat(m.measures) if isinstance(m, Family) else (m,))]
 
 
@@ -232,19 +273,23 @@ def _interval(measure: Measure, rows: Any, siblings: Sequence[Any], resamples: i
     return bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed)
 
 
-def measured(measures: Sequence[MetricSpec | Family | Computed], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
+def measured(measures: Sequence[MetricSpec | Family | Computed | Joint], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
              seed: int = 0, _declared: Sequence[MetricSpec] = ()) -> list[Metric]:
     """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
     interval over the rows (none when ``resamples`` is 0) and the items it rests on. A value
     that is NaN where the metric's declaration (a family member's: its family's) allows none is
     left out: the metric is undefined on these rows, and no stored value may be NaN. A measure
     whose spec's interval is "none" (or "none: why") gets none; a :class:`Family` gives its measures
-    of each group (a family among its measures: under the names it gives), a :class:`Computed` its metrics."""
+    of each group (a family among its measures: under the names it gives), a :class:`Computed` its
+    metrics, a :class:`Joint` its metrics with intervals from shared resamples."""
     declared = [m for m in _flat(measures) if not (isinstance(m, Measure) and not m.spec)]
     out = []
     for measure in measures:
         if isinstance(measure, Computed):
             out += measure.metrics(rows)
+            continue
+        if isinstance(measure, Joint):
+            out += _joint(measure, rows, _declared or declared, resamples, seed)
             continue
         if isinstance(measure, Family):
             for group, part in measure.groups(rows):
@@ -430,7 +475,7 @@ class BaseProbe:
     # family, or metrics computed elsewhere): a class listing them has its specs, headline and
     # degenerate rules derived from them (when it does not write those itself) and its metrics
     # computed by metrics() from values()
-    measures: tuple[MetricSpec | Family | Computed, ...] = ()
+    measures: tuple[MetricSpec | Family | Computed | Joint, ...] = ()
     # options of from_options that the data hash stands for (files of items): not settings of
     # the default signature, whose settings are every other option given (see signature())
     hashed: tuple[str, ...] = ()
@@ -664,6 +709,6 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Computed", "Shown", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
+__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Computed", "Joint", "Shown", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
            "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]
