@@ -73,3 +73,14 @@ def test_a_joint_measure_gives_its_metrics_with_intervals_from_the_same_resample
                          units=units)["mean"]
     assert [(m.name, m.value, m.ci, m.n) for m in got] == [("mean", 0.5, want, 6), ("count", 6.0, None, 6)]
     assert seen[0] is True and not any(seen[1:])  # the point values are the checked ones
+
+
+def test_a_joint_metrics_interval_may_follow_from_anothers():
+    from mtdebias.probes.base import Joint
+
+    rows = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0])
+    joint = Joint(lambda a, idx, checked: {"m": (float(np.mean(a[idx])), len(idx)),
+                                           "gap": (abs(0.5 - float(np.mean(a[idx]))), len(idx))},
+                  size=len, derived=(("gap", "m", lambda ci: None if ci is None else (ci[0] - 9, ci[1] - 9)),))
+    got = {m.name: m.ci for m in measured((joint,), rows, resamples=100, seed=1)}
+    assert got["gap"] == (got["m"][0] - 9, got["m"][1] - 9)

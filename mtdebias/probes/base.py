@@ -233,6 +233,9 @@ class Joint:
     values: Callable[[Any, Any, bool], Mapping[str, tuple[float, int]]]
     size: Callable[[Any], int]
     units: Callable[[Any], Any] | None = None
+    # (metric, the metric whose interval its own follows from, how): GEST's disparity |0.5 − m|
+    # from the masculine rate m's interval, folded (a bootstrap of |·| itself never holds 0)
+    derived: tuple[tuple[str, str, Callable[[Any], Any]], ...] = ()
 
 
 def _joint(joint: Joint, rows: Any, declared: Sequence[MetricSpec], resamples: int, seed: int) -> list[Metric]:
@@ -252,6 +255,7 @@ def _joint(joint: Joint, rows: Any, declared: Sequence[MetricSpec], resamples: i
 
         cis = bootstrap_cis(size, resampled, tested, resamples=resamples, seed=seed,
                             units=joint.units(rows) if joint.units is not None else None)
+        cis.update({name: how(cis.get(source)) for name, source, how in joint.derived if name in point})
     return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()]
 
 
