@@ -44,7 +44,7 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, TypedDict
+from typing import Any, Callable, Sequence, TypedDict
 
 import numpy as np
 
@@ -56,7 +56,7 @@ from ...stats import bootstrap_cis, folded_interval
 from ...textio import read_text
 from ...translators.base import DEFAULT_EPSILON, Translator, declared
 from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Computed, Degenerate,
-                   Headline, Joint, Metric, MetricSpec, Outputs, Shown, measured, spread_sample)
+                   Family, Headline, Joint, Measure, Metric, MetricSpec, Outputs, Shown, measured, spread_sample)
 from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 
 STEREOTYPES = {1: "emotional", 2: "gentle", 3: "empathetic", 4: "neat", 5: "social", 6: "weak",
@@ -249,14 +249,17 @@ def gest_rows(stereotypes: Sequence[int], male: Sequence[float], female: Sequenc
     return GestRows(stereo, male_a, female_a, undet_a)
 
 
-def gest_joint(suffix: str = "", per_stereotype: bool = True, undetected: bool = True) -> Joint:
+def gest_joint(suffix: str = "", per_stereotype: bool = True, undetected: bool = True,
+               of: Callable[[Any], GestRows] = lambda rows: rows) -> Joint:
     """The GEST metrics as one :class:`Joint` measure of :class:`GestRows` (see the module
     docstring): intervals are percentile bootstraps over items, all metrics from the same
     resamples, the disparities' folded from the masculine rates' (:func:`disparity_interval`).
     ``suffix`` is appended to every name (``_soft``, ``_norm``); ``per_stereotype``: with the
-    per-stereotype rates; ``undetected``: with the undetected rate (a preference has none)."""
+    per-stereotype rates; ``undetected``: with the undetected rate (a preference has none); ``of``:
+    the GestRows among the probe's rows (a preference probe has one per score)."""
 
-    def values(rows: GestRows, idx: np.ndarray, checked: bool) -> dict[str, tuple[float, int]]:
+    def values(all_rows: Any, idx: np.ndarray, checked: bool) -> dict[str, tuple[float, int]]:
+        rows = of(all_rows)
         stereo, male, female, undet = rows.stereo[idx], rows.male[idx], rows.female[idx], rows.undetected[idx]
         detected_by_s = np.bincount(stereo, weights=male + female, minlength=17)[1:17]
         n_detected, n_all = float(np.sum(male + female)), float(np.sum(male + female + undet))
@@ -275,7 +278,7 @@ def gest_joint(suffix: str = "", per_stereotype: bool = True, undetected: bool =
             out[name + suffix] = (value, int(round(n)))
         return out
 
-    return Joint(values, size=len, derived=tuple((f"disparity{agg}{suffix}", f"masculine_rate{agg}{suffix}",
+    return Joint(values, size=lambda rows: len(of(rows)), derived=tuple((f"disparity{agg}{suffix}", f"masculine_rate{agg}{suffix}",
                                                   disparity_interval) for agg in ("", "_genderbench")))
 
 
@@ -534,7 +537,12 @@ class GestPreferenceProbe(BaseProbe):
     option_help = {"lang": "target language of the translation pairs (recorded in the signature)",
                    "data": "the original,stereotype,male,female CSV of translation pairs (or give it as variants)",
                    "variants": "the same CSV, under the name GenderBench uses"}
-    specs = SPECS
+    measures = (*(gest_joint(suffix, per_stereotype=not suffix, undetected=False, of=lambda r, key=key: r[key])
+                  for key, suffix in (("hard", ""), ("soft", "_soft"), ("hard_norm", "_norm"),
+                                      ("soft_norm", "_soft_norm"))),
+                Family(lambda r: [(key, r[key]) for key in ("diff", "diff_norm")],
+                       (Measure("mean_logp_*", spec=False, value=lambda v: float(v.mean())),)),
+                *SPECS)
     headline = PREFERENCE_HEADLINE
     own_plots = OWN_PLOTS
 
@@ -595,18 +603,11 @@ class GestPreferenceProbe(BaseProbe):
     def item_key(self, attempt: dict[str, Any]) -> int:
         return attempt["line"]
 
-    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+    def values(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Per score (hard, soft, and each per piece) the items as GestRows (the score as the
+        masculine count, 1 − score as the feminine), and the log-probability differences."""
         stereo = [int(a["stereotype"]) for a in attempts]
-        resamples = self.resamples if ci else 0
-        metrics: list[Metric] = []
-        for key, suffix in (("hard", ""), ("soft", "_soft"), ("hard_norm", "_norm"), ("soft_norm", "_soft_norm")):
-            score = [float(a[key]) for a in attempts]
-            metrics += gest_metrics(stereo, score, [1 - s for s in score], resamples=resamples, seed=self.seed,
-                                    suffix=suffix, per_stereotype=not suffix)
-        from ...stats import bootstrap_ci
-
-        for key in ("diff", "diff_norm"):
-            values = np.array([float(a[key]) for a in attempts])
-            ci = bootstrap_ci(values, resamples=resamples, seed=self.seed) if resamples else None
-            metrics.append(Metric(f"mean_logp_{key}", float(values.mean()), ci, len(values)))
-        return metrics
+        rows: dict[str, Any] = {key: gest_rows(stereo, score, [1 - x for x in score]) for key, score in (
+            (key, [float(a[key]) for a in attempts]) for key in ("hard", "soft", "hard_norm", "soft_norm"))}
+        rows.update({key: np.array([float(a[key]) for a in attempts]) for key in ("diff", "diff_norm")})
+        return rows
