@@ -63,6 +63,7 @@ from ...errors import InputError
 from ...options import Range
 from ...signature import Signature, hash_file, hash_json
 from ...align.target import target_genders
+from ...stats import DEFAULT_RESAMPLES
 from ...textio import read_lines
 from ...translators.base import DEFAULT_EPSILON, Translator
 from ...uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants, build_contrast_sets
@@ -468,6 +469,11 @@ class AmbiguityProbe(BaseProbe):
         return settings
 
     # ------------------------------------------------------------------ metrics
+
+    @property
+    def resamples(self) -> int:
+        """The probe fixes its bootstrap's resample count (it has no option for it)."""
+        return DEFAULT_RESAMPLES
 
     def values(self, attempts: Sequence[dict[str, Any]]) -> "_Scored":
         """Means of SE/S3E/GE on unambiguous and ambiguous test items, ΔH, the undetected share,
