@@ -30,7 +30,10 @@ shows as settings the options ``from_options`` was given, less the ``unsigned``,
 declared ``corpus=True``; metrics whose names depend on the data (one per name kind, per
 seen/unseen split, per group) are a :class:`Family` of measures applied to each group; an
 interval drawn within strata or folded from a signed measure's is declared on the measure
-(``strata``, ``folds``); a probe whose numbers need more writes ``metrics`` itself.
+(``strata``, ``folds``); several metrics from one function of a resample, their intervals from
+the same resamples (GEST's rates, ambiguity's α re-tuned in each), are a :class:`Joint`, and
+metrics another module computes (the validity gate's) a :class:`Computed` in their place; a probe
+whose numbers need more writes ``metrics`` itself.
 
 Each metric's spec gives its direction and its paired test: ``mcnemar`` on the
 per-item ``correct`` outcome (accuracies), ``bootstrap`` (any other metric: resample the
@@ -277,8 +280,8 @@ def _interval(measure: Measure, rows: Any, siblings: Sequence[Any], resamples: i
     return bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed)
 
 
-def measured(measures: Sequence[MetricSpec | Family | Computed | Joint], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
-             seed: int = 0, _declared: Sequence[MetricSpec] = ()) -> list[Metric]:
+def measured(measures: Sequence[MetricSpec | Family | Computed | Joint], rows: Any, *,
+             resamples: int = DEFAULT_RESAMPLES, seed: int = 0, _declared: Sequence[MetricSpec] = ()) -> list[Metric]:
     """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
     interval over the rows (none when ``resamples`` is 0) and the items it rests on. A value
     that is NaN where the metric's declaration (a family member's: its family's) allows none is
@@ -309,7 +312,8 @@ def measured(measures: Sequence[MetricSpec | Family | Computed | Joint], rows: A
         if value != value and not spec.nan:
             continue
         # a spec (a family member's: its family's) whose interval is "none" (or "none: why") gets none
-        interval = None if spec.interval.split(":")[0] == NO_INTERVAL else _interval(measure, rows, measures, resamples, seed)
+        interval = None if spec.interval.split(":")[0] == NO_INTERVAL else \
+            _interval(measure, rows, measures, resamples, seed)
         out.append(Metric(measure.pattern, value, interval,
                           measure.items(rows) if measure.items is not None else len(rows)))
     return out
@@ -713,6 +717,7 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Computed", "Joint", "Shown", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
+__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Computed", "Joint", "Shown", "measured", "value_problem",
+           "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
            "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

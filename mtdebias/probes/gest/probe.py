@@ -52,11 +52,12 @@ from ...errors import InputError
 from ...options import Range
 from ...resources import data_path
 from ...signature import hash_file, hash_json
-from ...stats import bootstrap_cis, folded_interval
+from ...stats import folded_interval
 from ...textio import read_text
 from ...translators.base import DEFAULT_EPSILON, Translator, declared
-from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Computed, Degenerate,
-                   Family, Headline, Joint, Measure, Metric, MetricSpec, Outputs, Shown, measured, spread_sample)
+from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Computed,
+                   Degenerate, Family, Headline, Joint, Measure, Metric, MetricSpec, Outputs, Shown, measured,
+                   spread_sample)
 from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 
 STEREOTYPES = {1: "emotional", 2: "gentle", 3: "empathetic", 4: "neat", 5: "social", 6: "weak",
@@ -278,8 +279,9 @@ def gest_joint(suffix: str = "", per_stereotype: bool = True, undetected: bool =
             out[name + suffix] = (value, int(round(n)))
         return out
 
-    return Joint(values, size=lambda rows: len(of(rows)), derived=tuple((f"disparity{agg}{suffix}", f"masculine_rate{agg}{suffix}",
-                                                  disparity_interval) for agg in ("", "_genderbench")))
+    return Joint(values, size=lambda rows: len(of(rows)),
+                 derived=tuple((f"disparity{agg}{suffix}", f"masculine_rate{agg}{suffix}", disparity_interval)
+                               for agg in ("", "_genderbench")))
 
 
 def gest_metrics(stereotypes: Sequence[int], male: Sequence[float], female: Sequence[float],
@@ -467,8 +469,8 @@ class GestProbe(BaseProbe):
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """``counts``: items, male, female and undetected per stereotype (valid translations only)."""
-        return {"counts": stereotype_counts(*self._per_item(attempts))} if any(a["speaker"] != "missing" and is_valid(a)
-                                                            for a in attempts) else {}
+        scored = any(a["speaker"] != "missing" and is_valid(a) for a in attempts)
+        return {"counts": stereotype_counts(*self._per_item(attempts))} if scored else {}
 
     def item_key(self, attempt: dict[str, Any]) -> tuple[int, int]:
         return attempt["line"], attempt["sample"]

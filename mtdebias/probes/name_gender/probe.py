@@ -571,7 +571,8 @@ class NameGenderProbe(BaseProbe):
 
 
     def values(self, attempts: Sequence[dict[str, Any]]) -> _Rows:
-        """What the measures read. They are templates_kept; the gate's ``valid_rate`` and ``invalid.<reason>`` over every attempt;
+        """What the measures read. They are templates_kept; the gate's ``valid_rate`` and
+        ``invalid.<reason>`` over every attempt;
         ``pronoun.he.acc`` / ``pronoun.she.acc``: the share of templates whose "He …" / "She …"
         comes out masculine / feminine (the filter's attempts); the pooled per-attempt accuracy
         (what McNemar pairs); per name kind Acc_f, Acc_m, ΔAcc, the signed gap and the undetected
