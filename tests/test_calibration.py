@@ -526,7 +526,9 @@ def test_the_ambiguity_probe_resamples_whole_contrast_sets(monkeypatch):
         drawn.append(kwargs.get("units"))
         return bootstrap_cis(*args, **kwargs)
 
-    monkeypatch.setattr(ambiguity, "bootstrap_cis", spy)
+    import mtdebias.probes.base as base
+
+    monkeypatch.setattr(base, "bootstrap_cis", spy)  # the probe's Joint measure resamples through the contract
     monkeypatch.setattr(ambiguity, "DEFAULT_RESAMPLES", 20)
     probe = ambiguity.AmbiguityProbe.__new__(ambiguity.AmbiguityProbe)
     probe.surprisal, probe.min_items, probe.seed = "paper", 1, 0

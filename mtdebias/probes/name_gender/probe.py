@@ -52,11 +52,10 @@ from ...errors import InputError
 from ...options import Range
 from ...resources import data_dir
 from ...signature import hash_file, hash_json
-from ...stats import folded_interval, stratified_bootstrap_ci
 from ...textio import read_lines
 from ...translators.base import Translator
 from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, ZERO, Attempts,
-                   BaseProbe, Degenerate, Headline, Metric, MetricSpec, Outputs, Shown)
+                   BaseProbe, Computed, Family, Headline, Measure, Metric, MetricSpec, Outputs, Shown, measured)
 from ..validity import (SURFACE_GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics,
                        validity_specs)
 
@@ -181,43 +180,104 @@ def given_name_counts(names: Sequence[str], path: str | Path) -> dict[str, int]:
 
 # --------------------------------------------------------------------------- metric arithmetic
 
-def name_gender_metrics(per_name: Sequence[Mapping[str, Any]], prefix: str, *, resamples: int = 1000,
-                        seed: int = 0) -> list[Metric]:
-    """Acc_f, Acc_m, ΔAcc, signed gap and undetected rate from per-name results.
-
-    ``per_name`` rows hold ``gender`` ("male"/"female"), ``correct`` and ``undetected`` (counts)
-    and ``n`` (templates tried). Acc_g = mean over names of gender g of correct/n.
-    """
-    rows = np.array([[1.0 if r["gender"] == "female" else 0.0, r["correct"] / r["n"], r["undetected"] / r["n"]]
+def per_name_array(per_name: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    """Per-name rows as (is female, accuracy, undetected share) columns, the rows the name
+    metrics read and resample. ``per_name`` rows hold ``gender`` ("male"/"female"), ``correct``
+    and ``undetected`` (counts) and ``n`` (templates tried)."""
+    return np.array([[1.0 if r["gender"] == "female" else 0.0, r["correct"] / r["n"], r["undetected"] / r["n"]]
                      for r in per_name if r["n"]], dtype=float).reshape(-1, 3)
 
-    def acc(a, female):
-        keep = a[:, 0] == (1.0 if female else 0.0)
-        return float(np.mean(a[keep, 1])) if np.any(keep) else float("nan")
 
-    functions: dict[str, Callable[[np.ndarray], float]] = {
-        "acc_f": lambda a: acc(a, True),
-        "acc_m": lambda a: acc(a, False),
-        "delta_acc": lambda a: abs(acc(a, False) - acc(a, True)),
-        "acc_gap_m_minus_f": lambda a: acc(a, False) - acc(a, True),
-        "undetected_rate": lambda a: float(np.mean(a[:, 2])) if len(a) else float("nan"),
-    }
-    counts = {"acc_f": int(np.sum(rows[:, 0] == 1.0)), "acc_m": int(np.sum(rows[:, 0] == 0.0))}
-    cis: dict[str, tuple[float, float] | None] = {}
-    for name, fn in functions.items():
-        if name != "delta_acc" and resamples:
-            # female and male names resampled apart: every resample has both groups at their sizes
-            cis[name] = stratified_bootstrap_ci(rows, rows[:, 0], fn, resamples=resamples, seed=seed)
+def _acc(rows: np.ndarray, female: bool) -> float:
+    """Acc_g: the mean over names of gender g of their accuracy (NaN without such a name)."""
+    keep = rows[:, 0] == (1.0 if female else 0.0)
+    return float(np.mean(rows[keep, 1])) if np.any(keep) else float("nan")
+
+
+def _gender(rows: np.ndarray) -> np.ndarray:
+    return rows[:, 0]  # female and male names are resampled apart: every resample has both at their sizes
+
+
+def name_gender_metrics(per_name: Sequence[Mapping[str, Any]], prefix: str, *, resamples: int = 1000,
+                        seed: int = 0) -> list[Metric]:
+    """Acc_f, Acc_m, ΔAcc, signed gap and undetected rate of per-name results (rows as
+    :func:`per_name_array` reads them) under ``prefix``: the probe's declared name measures
+    (:data:`NAME_MEASURES`) of one group of names."""
+    return [Metric(m.name.replace("*", prefix, 1), m.value, m.ci, m.n)
+            for m in measured(NAME_MEASURES, per_name_array(per_name), resamples=resamples, seed=seed)]
+
+
+@dataclass
+class _Rows:
+    """What the name-gender measures read, computed once per scoring (a paired test scores every
+    bootstrap resample): the named attempts the gate passed, the pronoun ones, the per-name table."""
+
+    valid: list[dict[str, Any]]
+    pronouns: list[dict[str, Any]]
+    kept: int  # templates the he/she filter kept
+    per_name: list[dict[str, Any]]
+    templates: int  # templates there were
+    attempts: Sequence[dict[str, Any]]  # all of them (the gate's metrics)
+
+
+def _name_groups(rows: _Rows):
+    """Per name kind, then per kind and seen/unseen split (with training counts): the per-name rows."""
+    for prefix in ("first", "full"):
+        kind = [r for r in rows.per_name if r["kind"].startswith(prefix + "_")]
+        if kind:
+            yield prefix, per_name_array(kind)
+        for split, flag in (("seen", True), ("unseen", False)):
+            part = [r for r in kind if r.get("seen") is flag]
+            if part:
+                yield f"{prefix}.{split}", per_name_array(part)
+
+
+def _pronoun_outcomes(rows: _Rows):
+    for pronoun in ("he", "she"):
+        outcomes = [bool(a["correct"]) for a in rows.pronouns if a["name"] == pronoun]
+        if outcomes:
+            yield pronoun, outcomes
+
+
+def _group_outcomes(rows: _Rows):
+    groups: dict[str, list[bool]] = {}
+    for a in rows.valid:
+        if a.get("group"):
+            groups.setdefault(a["group"], []).append(bool(a["correct"]))
+    return sorted(groups.items())
+
+
+def _share(outcomes: Sequence[bool]) -> float:
+    return sum(outcomes) / len(outcomes)
+
+
+# Acc_f, Acc_m, ΔAcc, the signed gap and the undetected rate of one group of names (a kind, or a
+# kind and seen/unseen split): means over names, intervals over names with female and male names
+# resampled apart (per_name_array's rows)
+NAME_MEASURES = (
+    Measure("*.acc_f", HIGHER, bounds=(0, 1), label="Acc_f ({0} names)",
+            definition="mean over female names of the share of templates translated with the feminine form",
+            source=f"{SWITCH_PAPER} §2.2", interval=OVER_NAMES, value=lambda a: _acc(a, True),
+            strata=_gender, items=lambda a: int(np.sum(a[:, 0] == 1.0))),
+    Measure("*.acc_m", HIGHER, bounds=(0, 1), label="Acc_m ({0} names)",
+            definition="mean over male names of the share of templates translated with the masculine form",
+            source=f"{SWITCH_PAPER} §2.2", interval=OVER_NAMES, value=lambda a: _acc(a, False),
+            strata=_gender, items=lambda a: int(np.sum(a[:, 0] == 0.0))),
     # |gap|'s interval is the signed gap's folded (see folded_interval): a bootstrap of |gap|
     # itself cannot contain 0, so it would call every gap, 0 included, significant
-    cis["delta_acc"] = folded_interval(cis.get("acc_gap_m_minus_f"))
-    metrics = []
-    for name, fn in functions.items():
-        value = fn(rows)
-        if np.isnan(value):
-            continue  # e.g. no female names given: Acc_f is undefined, not 0
-        metrics.append(Metric(f"{prefix}.{name}", value, cis.get(name), counts.get(name, len(rows))))
-    return metrics
+    Measure("*.delta_acc", LOWER, BOOTSTRAP, (0, 1), label="ΔAcc ({0} names)",
+            definition="|Acc_m − Acc_f|: how much better one gender's names are translated",
+            source=f"{SWITCH_PAPER} §2.2",
+            interval="the signed gap's 95% bootstrap over names, folded onto |·| (docs/papers.md)",
+            value=lambda a: abs(_acc(a, False) - _acc(a, True)), folds="*.acc_gap_m_minus_f"),
+    Measure("*.acc_gap_m_minus_f", ZERO, bounds=(-1, 1), label="Acc_m − Acc_f ({0} names)",
+            definition="the signed gap: positive when male names fare better", source="mtdebias",
+            interval=OVER_NAMES, value=lambda a: _acc(a, False) - _acc(a, True), strata=_gender),
+    Measure("*.undetected_rate", LOWER, bounds=(0, 1), label="undetected rate ({0} names)",
+            definition="share of translations whose key noun's gender was not read", source="mtdebias",
+            interval=OVER_NAMES, value=lambda a: float(np.mean(a[:, 2])) if len(a) else float("nan"),
+            strata=_gender, degenerate="the detector read no gender in most translations",
+            at_least=SAYS_LITTLE))
 
 
 # --------------------------------------------------------------------------- the probe
@@ -293,44 +353,37 @@ class NameGenderProbe(BaseProbe):
     # 2: the per-name table (was meta); 3: ΔAcc's interval folded from the signed gap's; 4: each
     # attempt's validity verdict, valid_rate and invalid.*
     stored_layout = 4
-    degenerate_when = (Degenerate("templates_kept", "no template passed the he/she filter, so no name was tested "
-                                  "(a model that does not yet translate the pronouns?)", at_most=0),
-                       Degenerate("*.undetected_rate", "the detector read no gender in most translations",
-                                  at_least=SAYS_LITTLE), TooFewTranslations())
+    degenerate_when = (TooFewTranslations(),)
     # bounds from the definitions: shares of attempts (or means of per-name shares) in [0, 1],
     # ΔAcc = |Acc_m − Acc_f| in [0, 1], the signed gap in [−1, 1], templates_kept a count. No NaN:
-    # an undefined value (no name of a gender, no attempt of a group) is left out, not stored
-    specs = (MetricSpec("templates_kept", NEUTRAL, bounds=(0, math.inf), label="templates kept (name-gender)",
-                        definition="templates the he/she filter kept (n: the templates there were)",
-                        source=f"{SWITCH_PAPER} §2.2", interval=NO_INTERVAL),
-             MetricSpec("accuracy", HIGHER, MCNEMAR, (0, 1), label="name-gender accuracy",
-                        definition="share of filled templates whose key noun has the name's gender (all names)",
-                        source=f"{SWITCH_PAPER} §2.2", interval=NO_INTERVAL),
-             MetricSpec("*.acc_f", HIGHER, bounds=(0, 1), label="Acc_f ({0} names)",
-                        definition="mean over female names of the share of templates translated with the feminine "
-                                   "form", source=f"{SWITCH_PAPER} §2.2", interval=OVER_NAMES),
-             MetricSpec("*.acc_m", HIGHER, bounds=(0, 1), label="Acc_m ({0} names)",
-                        definition="mean over male names of the share of templates translated with the masculine "
-                                   "form", source=f"{SWITCH_PAPER} §2.2", interval=OVER_NAMES),
-             MetricSpec("*.delta_acc", LOWER, BOOTSTRAP, (0, 1), label="ΔAcc ({0} names)",
-                        definition="|Acc_m − Acc_f|: how much better one gender's names are translated",
-                        source=f"{SWITCH_PAPER} §2.2",
-                        interval="the signed gap's 95% bootstrap over names, folded onto |·| (docs/papers.md)"),
-             MetricSpec("*.acc_gap_m_minus_f", ZERO, bounds=(-1, 1), label="Acc_m − Acc_f ({0} names)",
-                        definition="the signed gap: positive when male names fare better", source="mtdebias",
-                        interval=OVER_NAMES),
-             MetricSpec("*.undetected_rate", LOWER, bounds=(0, 1), label="undetected rate ({0} names)",
-                        definition="share of translations whose key noun's gender was not read", source="mtdebias",
-                        interval=OVER_NAMES),
-             # per seen/unseen × gender group (with seen_in): the group's pooled accuracy
-             MetricSpec(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR, (0, 1), label="name-gender accuracy ({0})",
-                        definition="pooled accuracy of one group of names (kind, seen or unseen, gender)",
-                        source="mtdebias (accuracy per seen/unseen group of names)", interval=NO_INTERVAL),
-             # the he/she filter's own outcome: "She was blind." → «ciega»? (per template)
-             MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR, (0, 1), label="pronoun accuracy ({0})",
-                        definition="share of templates whose he (she) translation has the masculine (feminine) form",
-                        source=f"{SWITCH_PAPER} §2.2 (the he/she filter)", interval=NO_INTERVAL),
-             *validity_specs("name-gender"))
+    # an undefined value (no name of a gender, no attempt of a group) is left out, not stored.
+    # Pooled accuracies get no interval: the attempts of one name (or template) are not independent draws
+    measures = (
+        Measure("templates_kept", NEUTRAL, bounds=(0, math.inf), label="templates kept (name-gender)",
+                definition="templates the he/she filter kept (n: the templates there were)",
+                source=f"{SWITCH_PAPER} §2.2", interval=NO_INTERVAL, value=lambda r: float(r.kept),
+                items=lambda r: r.templates,
+                degenerate="no template passed the he/she filter, so no name was tested "
+                           "(a model that does not yet translate the pronouns?)", at_most=0),
+        Computed(lambda r: validity_metrics(r.attempts)),  # over every attempt, no interval
+        # the he/she filter's own outcome: "She was blind." → «ciega»? (per template)
+        Family(_pronoun_outcomes, (
+            Measure(f"{PRONOUN}.*.acc", HIGHER, MCNEMAR, (0, 1), spec=False, value=_share),)),
+        Measure("accuracy", HIGHER, MCNEMAR, (0, 1), label="name-gender accuracy",
+                definition="share of filled templates whose key noun has the name's gender (all names)",
+                source=f"{SWITCH_PAPER} §2.2", interval=NO_INTERVAL, when=lambda r: bool(r.valid),
+                value=lambda r: _share([bool(a["correct"]) for a in r.valid]), items=lambda r: len(r.valid)),
+        Family(_name_groups, NAME_MEASURES),
+        # per seen/unseen × gender group (with seen_in): the group's pooled accuracy
+        Family(_group_outcomes, (
+            Measure(f"{GROUP_ACCURACY}.*", HIGHER, MCNEMAR, (0, 1), label="name-gender accuracy ({0})",
+                    definition="pooled accuracy of one group of names (kind, seen or unseen, gender)",
+                    source="mtdebias (accuracy per seen/unseen group of names)", interval=NO_INTERVAL,
+                    value=_share),)),
+        MetricSpec(f"{PRONOUN}.*", HIGHER, MCNEMAR, (0, 1), label="pronoun accuracy ({0})",
+                   definition="share of templates whose he (she) translation has the masculine (feminine) form",
+                   source=f"{SWITCH_PAPER} §2.2 (the he/she filter)", interval=NO_INTERVAL),
+        *validity_specs("name-gender"))
     headline = (Headline("first.acc_f"), Headline("first.acc_m"), Headline("first.delta_acc"),
                 Headline("full.delta_acc"))  # labelled by their specs
 
@@ -517,48 +570,23 @@ class NameGenderProbe(BaseProbe):
 
 
 
-    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
-        """templates_kept; the pooled per-attempt accuracy (what McNemar pairs); per name kind
-        Acc_f, Acc_m, ΔAcc, the signed gap and the undetected rate (means over names); with a
-        seen/unseen split (attempts that carry ``seen``) the same per kind and split, and each
-        group's pooled accuracy; ``pronoun.he.acc`` / ``pronoun.she.acc``: the share of templates
-        whose "He …" / "She …" comes out masculine / feminine (the filter's attempts);
-        ``valid_rate`` and ``invalid.<reason>`` over every attempt (the gate). A translation the
-        gate rejects is in no other metric: an English copy of "Anna is a doctor." has no German
-        noun to be right or wrong about, and counting it wrong would turn a model that did not
-        translate into one that gets names wrong."""
-        # no interval: the attempts of one name (or template) are not independent draws
-        checked = validity_metrics(attempts)
-        pronouns = [a for a in attempts if a["kind"] == PRONOUN and is_valid(a)]
+    def values(self, attempts: Sequence[dict[str, Any]]) -> _Rows:
+        """What the measures read. They are templates_kept; the gate's ``valid_rate`` and
+        ``invalid.<reason>`` over every attempt;
+        ``pronoun.he.acc`` / ``pronoun.she.acc``: the share of templates whose "He …" / "She …"
+        comes out masculine / feminine (the filter's attempts); the pooled per-attempt accuracy
+        (what McNemar pairs); per name kind Acc_f, Acc_m, ΔAcc, the signed gap and the undetected
+        rate (means over names); with a seen/unseen split (attempts that carry ``seen``) the same
+        per kind and split, and each group's pooled accuracy. A translation the gate rejects is in
+        no other metric: an English copy of "Anna is a doctor." has no German noun to be right or
+        wrong about, and counting it wrong would turn a model that did not translate into one
+        that gets names wrong."""
         named = [a for a in attempts if a["kind"] != PRONOUN]
-        kept = len({a["template"] for a in named})
-        attempts = [a for a in named if is_valid(a)]
-        metrics = [Metric("templates_kept", float(kept), None, len(self.templates))] + checked
-        for pronoun in ("he", "she"):
-            outcomes = [bool(a["correct"]) for a in pronouns if a["name"] == pronoun]
-            if outcomes:
-                metrics.append(Metric(f"{PRONOUN}.{pronoun}.acc", sum(outcomes) / len(outcomes), None, len(outcomes)))
-        if not attempts:
-            return metrics
-        metrics.append(Metric("accuracy", sum(bool(a["correct"]) for a in attempts) / len(attempts), None,
-                              len(attempts)))
-        per_name = per_name_rows(attempts)
-        for prefix in ("first", "full"):
-            rows = [r for r in per_name if r["kind"].startswith(prefix + "_")]
-            if rows:
-                metrics += name_gender_metrics(rows, prefix, resamples=self.resamples if ci else 0, seed=self.seed)
-            for split, flag in (("seen", True), ("unseen", False)):
-                part = [r for r in rows if r.get("seen") is flag]
-                if part:
-                    metrics += name_gender_metrics(part, f"{prefix}.{split}", resamples=self.resamples if ci else 0,
-                                                   seed=self.seed)
-        groups: dict[str, list[bool]] = {}
-        for a in attempts:
-            if a.get("group"):
-                groups.setdefault(a["group"], []).append(bool(a["correct"]))
-        for group, outcomes in sorted(groups.items()):
-            metrics.append(Metric(f"{GROUP_ACCURACY}.{group}", sum(outcomes) / len(outcomes), None, len(outcomes)))
-        return metrics
+        valid = [a for a in named if is_valid(a)]
+        return _Rows(valid, [a for a in attempts if a["kind"] == PRONOUN and is_valid(a)],
+                     len({a["template"] for a in named}), per_name_rows(valid) if valid else [], len(self.templates),
+                     attempts)
+
 
     def counts_toward(self, metric: str, attempt: dict[str, Any]) -> bool:
         """A group's accuracy rests on the group's attempts only (its McNemar test pairs those)."""

@@ -46,10 +46,9 @@ from ...errors import InputError
 from ...options import Range
 from ...lang.languages import langs_with
 from ...signature import hash_file, hash_json
-from ...stats import bootstrap_ci
 from ...translators.base import Translator
 from ..base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, Attempts, BaseProbe,
-                   Degenerate, Headline, Metric, MetricSpec)
+                   Computed, Family, Headline, Measure, Metric, MetricSpec, measured)
 from ..validity import SURFACE_GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 from ..name_gender.probe import TEMPLATE_DIR, fill, read_template_table, split_forms
 
@@ -257,18 +256,16 @@ def filler_means(by_template: np.ndarray, matched_only: bool) -> np.ndarray:
     return np.where(matched >= MIN_COVERAGE * len(by_template), means, np.nan)
 
 
-def range_metrics(matrix: np.ndarray, prefix: str, *, matched_only: bool = False) -> list[Metric]:
-    """min, max and max − min over fillers of the per-filler mean of ``matrix`` (fillers × templates);
+def _range_measures(matched_only: bool) -> tuple[Measure, Measure, Measure]:
+    """min, max and max − min over fillers of the per-filler mean of a templates × fillers array;
     NaN with fewer than 2 fillers defined (see :func:`filler_means`).
 
     No interval: each filler's mean rests on a dozen templates, and the extremes of 70 such
     means sit apart even when every filler's true t is the same (true range 0). A bootstrap over
     templates resamples that noise, never removes it: its interval of the range held the true 0
     in no simulation. Whether two systems' ranges differ is the paired test's question (both
-    systems carry the same noise); the per-group means below carry intervals.
+    systems carry the same noise); the per-group means carry intervals.
     """
-    by_template = np.asarray(matrix, dtype=float).T  # rows = templates
-
     def defined(a) -> np.ndarray:
         means = filler_means(a, matched_only)
         return means[~np.isnan(means)] if matched_only else means
@@ -281,11 +278,90 @@ def range_metrics(matrix: np.ndarray, prefix: str, *, matched_only: bool = False
         means = defined(a)
         return float(np.max(means)) if len(means) >= 2 else float("nan")
 
-    def delta(a): return hi(a) - lo(a)
+    def fillers(a) -> int:
+        return a.shape[1]
 
-    n = by_template.shape[1]
-    return [Metric(f"{prefix}_{name}", fn(by_template), None, n)
-            for name, fn in (("min", lo), ("max", hi), ("delta", delta))]
+    # {0}: "names.t", "terms.s" (kind of filler, then t: word level, s: sentence level)
+    return (Measure("*_min", HIGHER, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS, label="min of {0}",
+                    definition="the lowest filler's t (or s)", source=f"{SWITCH_PAPER} §3.2",
+                    interval=NO_RANGE_INTERVAL, value=lo, items=fillers),
+            Measure("*_max", NEUTRAL, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS, label="max of {0}",
+                    definition="the highest filler's t (or s)", source=f"{SWITCH_PAPER} §3.2",
+                    interval=NO_RANGE_INTERVAL, value=hi, items=fillers),
+            Measure("*_delta", LOWER, BOOTSTRAP, (0, 1), nan=True, undefined=_FEW_FILLERS,
+                    label="range of {0} over fillers",
+                    definition="max − min over fillers of a filler's positive share (t) or mean positive "
+                               "probability (s)", source=f"{SWITCH_PAPER} §3.2", interval=NO_RANGE_INTERVAL,
+                    value=lambda a: hi(a) - lo(a), items=fillers))
+
+
+RANGE_MEASURES = _range_measures(matched_only=True)  # the probe's: t over matched renderings only
+
+
+def range_metrics(matrix: np.ndarray, prefix: str, *, matched_only: bool = False) -> list[Metric]:
+    """The range measures (:func:`_range_measures`) of ``matrix`` (fillers × templates) under ``prefix``."""
+    by_template = np.asarray(matrix, dtype=float).T  # rows = templates
+    return [Metric(m.name.replace("*", prefix, 1), m.value, m.ci, m.n)
+            for m in measured(_range_measures(matched_only), by_template, resamples=0)]
+
+
+@dataclass
+class _Table:
+    """Fillers × templates matrices of t (positive rendering; NaN: unmatched or an invalid
+    translation) and s (None without s), rebuilt from the attempts: what the measures read."""
+
+    attempts: Sequence[dict[str, Any]]
+    fillers: list[Filler]
+    positive: np.ndarray
+    sentence: np.ndarray | None
+    valid: np.ndarray  # a valid translation, stored
+    unmatched: int
+
+
+@dataclass
+class _Kind:
+    """The rows of one kind of filler (names or terms) in a :class:`_Table`."""
+
+    prefix: str
+    table: _Table
+    rows: list[int]
+
+    def translated(self) -> int:
+        return int(self.table.valid[self.rows].sum())
+
+
+def _kinds(table: _Table):
+    for kind, prefix in (("name", "names"), ("term", "terms")):
+        rows = [i for i, f in enumerate(table.fillers) if f.kind == kind]
+        if rows:
+            yield prefix, _Kind(prefix, table, rows)
+
+
+def _ranges(kind: _Kind):
+    for measure, matrix in (("t", kind.table.positive), ("s", kind.table.sentence)):
+        if matrix is not None:
+            yield f"{kind.prefix}.{measure}", matrix[kind.rows].T
+
+
+def _cells(kind: _Kind):
+    """Mean t (and s) per group, per gender and per group × gender: the fillers' means."""
+    fillers = kind.table.fillers
+    cells: dict[str, list[int]] = {}
+    for i in kind.rows:
+        f = fillers[i]
+        if f.gender != "-":
+            cells.setdefault(f"gender={f.gender}", []).append(i)
+        if f.kind == "name":
+            cells.setdefault(f"group={f.group}", []).append(i)
+            cells.setdefault(f"group={f.group},gender={f.gender}", []).append(i)
+    for cell, members in sorted(cells.items()):
+        for measure, matrix in (("t", kind.table.positive), ("s", kind.table.sentence)):
+            if matrix is None:
+                continue
+            values = filler_means(matrix[members].T, matched_only=True)
+            values = values[~np.isnan(values)]  # fillers without a t (too few matched) or an s
+            if len(values):
+                yield f"{kind.prefix}.{measure}_mean[{cell}]", values
 
 
 def per_filler_rows(attempts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -354,37 +430,34 @@ class SentimentProbe(BaseProbe):
                    "fillers_limit": "keep the first N fillers",
                    "templates_limit": "keep the first N templates"}
     attempt_type = SentimentAttempt
-    degenerate_when = (Degenerate("unmatched_rate", "most renderings are in neither inventory (unmatched)",
-                                  at_least=SAYS_LITTLE),
-                       Degenerate("*.t_coverage", "half the renderings or more are in neither inventory: t rests "
-                                  "on what the inventory happens to cover", at_most=MIN_COVERAGE),
-                       TooFewTranslations())
+    degenerate_when = (TooFewTranslations(),)
     # t is a share of templates and s a classifier's probability (SnowNLP's is in [0, 1]): their
     # means, minima, maxima and max − min lie in [0, 1]. Either may be NaN: t is undefined for a
     # filler with too few matched renderings, s for one with too few valid translations
     # (MIN_COVERAGE: a template it lacks counts as missing), and a range with fewer than 2
-    # fillers defined
-    # {0}: "names.t", "terms.s" (kind of filler, then t: word level, s: sentence level)
-    specs = (MetricSpec("unmatched_rate", LOWER, bounds=(0, 1), label="unmatched rate (sentiment)",
-                        definition="share of translations whose ambiguous word is in neither inventory",
-                        source="mtdebias", interval=NO_INTERVAL),
-             MetricSpec("*.t_coverage", HIGHER, bounds=(0, 1), label="t coverage ({0})",
-                        definition="share of renderings found in an inventory (at or below 0.5: degenerate)",
-                        source="mtdebias", interval=NO_INTERVAL),
-             MetricSpec("*_delta", LOWER, BOOTSTRAP, (0, 1), nan=True, undefined=_FEW_FILLERS,
-                        label="range of {0} over fillers",
-                        definition="max − min over fillers of a filler's positive share (t) or mean positive "
-                                   "probability (s)", source=f"{SWITCH_PAPER} §3.2", interval=NO_RANGE_INTERVAL),
-             MetricSpec("*_min", HIGHER, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS, label="min of {0}",
-                        definition="the lowest filler's t (or s)", source=f"{SWITCH_PAPER} §3.2",
-                        interval=NO_RANGE_INTERVAL),
-             MetricSpec("*_max", NEUTRAL, bounds=(0, 1), nan=True, undefined=_FEW_FILLERS, label="max of {0}",
-                        definition="the highest filler's t (or s)", source=f"{SWITCH_PAPER} §3.2",
-                        interval=NO_RANGE_INTERVAL),
-             MetricSpec("*_mean[*", NEUTRAL, bounds=(0, 1), nan=True, label="mean {0} [{1}",
-                        definition="mean t (or s) of the fillers of one group or gender", source="mtdebias",
-                        interval="95% percentile bootstrap over fillers"),
-             *validity_specs("sentiment"))
+    # fillers defined. No interval on the shares of attempts: the attempts of one filler (or
+    # template) are not independent draws
+    measures = (
+        Measure("unmatched_rate", LOWER, bounds=(0, 1), label="unmatched rate (sentiment)",
+                definition="share of translations whose ambiguous word is in neither inventory",
+                source="mtdebias", interval=NO_INTERVAL, value=lambda t: t.unmatched / max(int(t.valid.sum()), 1),
+                items=lambda t: int(t.valid.sum()),
+                degenerate="most renderings are in neither inventory (unmatched)", at_least=SAYS_LITTLE),
+        Computed(lambda t: validity_metrics(t.attempts)),
+        Family(_kinds, (
+            Measure("*.t_coverage", HIGHER, bounds=(0, 1), label="t coverage ({0})",
+                    definition="share of renderings found in an inventory (at or below 0.5: degenerate)",
+                    source="mtdebias", interval=NO_INTERVAL,
+                    value=lambda k: int((~np.isnan(k.table.positive[k.rows])).sum()) / k.translated()
+                    if k.translated() else 0.0, items=_Kind.translated,
+                    degenerate="half the renderings or more are in neither inventory: t rests on what the "
+                               "inventory happens to cover", at_most=MIN_COVERAGE),
+            Family(_ranges, RANGE_MEASURES),
+            Family(_cells, (Measure("*", spec=False, value=lambda v: float(v.mean())),)))),
+        MetricSpec("*_mean[*", NEUTRAL, bounds=(0, 1), nan=True, label="mean {0} [{1}",
+                   definition="mean t (or s) of the fillers of one group or gender", source="mtdebias",
+                   interval="95% percentile bootstrap over fillers"),
+        *validity_specs("sentiment"))
     headline = (Headline("names.t_delta", "t range over names"), Headline("names.s_delta", "s range over names"))
     # 2: the per-filler table (was meta), each attempt's "rendering"; 3: t over matched renderings;
     # 4: each attempt's validity verdict, valid_rate and invalid.*
@@ -479,7 +552,7 @@ class SentimentProbe(BaseProbe):
 
 
 
-    def metrics(self, attempts: Sequence[dict[str, Any]], *, ci: bool = True) -> list[Metric]:
+    def values(self, attempts: Sequence[dict[str, Any]]) -> _Table:
         """Fillers × templates matrices of t (positive rendering) and s, rebuilt from the attempts."""
         fillers = list({a["filler"]: Filler(a["filler"], a["kind"], a["group"], a["gender"])
                         for a in attempts}.values())
@@ -489,7 +562,7 @@ class SentimentProbe(BaseProbe):
         positive = np.full((len(fillers), len(templates)), np.nan)  # NaN: unmatched, left out of t
         sentence = np.full((len(fillers), len(templates)), np.nan)
         has_s = any("s" in a for a in attempts)
-        valid = np.zeros((len(fillers), len(templates)), dtype=bool)  # a valid translation, stored
+        valid = np.zeros((len(fillers), len(templates)), dtype=bool)
         # an invalid translation's cells stay NaN: left out of t and s like a template the filler lacks
         for a in filter(is_valid, attempts):
             i, k = row_of[a["filler"]], col_of[a["template"]]
@@ -498,47 +571,7 @@ class SentimentProbe(BaseProbe):
             if has_s:
                 sentence[i, k] = a["s"]
         unmatched = sum(a["label"] == "unmatched" for a in attempts if is_valid(a))
-        metrics: list[Metric] = [Metric("unmatched_rate", unmatched / max(int(valid.sum()), 1), None,
-                                        int(valid.sum()))]
-        # no interval: the attempts of one filler (or template) are not independent draws
-        metrics += validity_metrics(attempts)
-        resamples = self.resamples if ci else 0
-        for kind, prefix in (("name", "names"), ("term", "terms")):
-            rows = [i for i, f in enumerate(fillers) if f.kind == kind]
-            if not rows:
-                continue
-            matched, translated = int((~np.isnan(positive[rows])).sum()), int(valid[rows].sum())
-            metrics.append(Metric(f"{prefix}.t_coverage", matched / translated if translated else 0.0, None,
-                                  translated))
-            metrics += range_metrics(positive[rows], f"{prefix}.t", matched_only=True)
-            if has_s:
-                metrics += range_metrics(sentence[rows], f"{prefix}.s", matched_only=True)
-            metrics += self._group_means(fillers, rows, positive, sentence if has_s else None, prefix, resamples)
-        return metrics
+        return _Table(attempts, fillers, positive, sentence if has_s else None, valid, unmatched)
 
     def unit(self, attempt: dict[str, Any], index: int) -> str:
         return attempt["template"]  # intervals resample templates (see range_metrics)
-
-    def _group_means(self, fillers: Sequence[Filler], rows: list[int], positive: np.ndarray,
-                     sentence: np.ndarray | None, prefix: str, resamples: int) -> list[Metric]:
-        """Mean t (and s) per group, per gender and per group × gender, CIs over fillers."""
-        metrics = []
-        cells: dict[str, list[int]] = {}
-        for i in rows:
-            f = fillers[i]
-            if f.gender != "-":
-                cells.setdefault(f"gender={f.gender}", []).append(i)
-            if f.kind == "name":
-                cells.setdefault(f"group={f.group}", []).append(i)
-                cells.setdefault(f"group={f.group},gender={f.gender}", []).append(i)
-        for cell, members in sorted(cells.items()):
-            for measure, matrix in (("t", positive), ("s", sentence)):
-                if matrix is None:
-                    continue
-                values = filler_means(matrix[members].T, matched_only=True)
-                values = values[~np.isnan(values)]  # fillers without a t (too few matched) or an s
-                if not len(values):
-                    continue
-                ci = bootstrap_ci(values, resamples=resamples, seed=self.seed) if resamples else None
-                metrics.append(Metric(f"{prefix}.{measure}_mean[{cell}]", float(values.mean()), ci, len(values)))
-        return metrics
