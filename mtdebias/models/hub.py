@@ -34,11 +34,6 @@ class ResolvedModel:
     repo_id: str | None = None
     commit: str | None = None
 
-    @property
-    def signature_id(self) -> str | None:
-        """``hub:org/name@<sha12>`` for a hub model, None for a local folder."""
-        return f"hub:{self.repo_id}@{self.commit[:12]}" if self.repo_id and self.commit else None
-
 
 def offline() -> bool:
     """Whether downloads are off (read at each call, so tests and users can set it late)."""

@@ -70,11 +70,6 @@ def grouped_error(a: np.ndarray, column: int) -> float:
     return float(np.mean(rates))
 
 
-def group_accuracy(a: np.ndarray, column: int, value: float) -> float:
-    keep = (a[:, STATUS] != _CODE[MISS]) & (a[:, column] == value)
-    return float(np.mean(a[keep, STATUS] == _CODE[GOOD])) if np.any(keep) else float("nan")
-
-
 def mfs(a: np.ndarray) -> float:
     bad = (a[:, STATUS] == _CODE[BAD]) & ~np.isnan(a[:, CHOSEN_MU])
     return float(np.mean(a[bad, CHOSEN_MU] == 1)) if np.any(bad) else float("nan")
