@@ -169,8 +169,9 @@ class WSDBiasProbe(BaseProbe):
     """``wsd_bias.v1``: accuracy, MISS rate, SFII, SPDI, MFS, MFS+ (and forced decoding)."""
     name = "wsd_bias.v1"
     unsigned = ("resamples",)  # sets the bootstrap interval's precision, not the values
-    # the items (with their WordNet frequencies, after the limit) are in the data hash; the extra
-    # alignment pairs are in neither the hash nor the settings, as in every stored signature so far
+    # the items (with their WordNet frequencies, after the limit) are in the data hash, and so are
+    # the extra alignment pairs when given (they change what the aligner links, hence the matches);
+    # without them the hash is the items' alone, as in every stored signature so far
     hashed = ("data", "wordnet", "limit", "align_extra_src", "align_extra_tgt")
     shown = {"lemmatizer": Shown("lemmatizer", lambda p: p.lemmatizer.name)}  # "auto" as resolved
     also_signed = {"gate": SURFACE_GATE}
@@ -263,12 +264,14 @@ class WSDBiasProbe(BaseProbe):
             step = max(len(own) / int(limit), 1.0)
             items = [own[int(k * step)] for k in range(min(int(limit), len(own)))]
         extra_src, extra_tgt = [], []
+        hashed_parts: list[Any] = [hash_file(path), [item_to_json(i) for i in items if lang in i.targets]]
         if align_extra_src or align_extra_tgt:
             from ...textio import read_parallel
 
             corpus = read_parallel(align_extra_src, align_extra_tgt)
             extra_src, extra_tgt = corpus.sources, corpus.targets
-        data_hash = hash_json([hash_file(path), [item_to_json(i) for i in items if lang in i.targets]])
+            hashed_parts.append([extra_src, extra_tgt])
+        data_hash = hash_json(hashed_parts)
         return cls(items, lang, beam=beam, lemmatizer_name=lemmatizer, align=align, aligned_only=aligned_only,
                    both=both, compounds=compounds, forced=forced, forced_score=forced_score,
                    align_extra_src=extra_src, align_extra_tgt=extra_tgt, resamples=resamples, seed=seed,
