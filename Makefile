@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
-.PHONY: released-llms llamacpp real-llms real-llms-table real-llms-winomt-table bench-llm bench-workload study-llm study-llm-table install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
+.PHONY: released-llms llamacpp real-llms real-llms-table real-llms-winomt-table bench-llm bench-workload bench-workload-translate study-llm study-llm-table install install-fairseq gpu-check docs apertium apertium-table demo quickstart-tables demo-real study-real sword-bibles test test-slow test-fairseq bench clean chromium wordnet freedict gold-agreement
 
 $(STAMP):
 	$(PYTHON) -m venv $(VENV)
@@ -290,10 +290,17 @@ bench-llm: $(STAMP) released-llms llamacpp
 # at a time and with multi-sequence batches as the anchor), against a GEMM peak timed in the same run
 # (bench/workload.py; docs/released-models.md). Hours on 2 cores: WORKLOAD_N=24 for a first look.
 WORKLOAD_N ?= 200
-WORKLOAD_ROUTES ?= hf-causal hf-causal,share_prefix=false llamacpp llamacpp-batched,batch=8
+WORKLOAD_ROUTES ?= hf-causal hf-causal,share_prefix=false ct2-causal,threads=2 llamacpp llamacpp-batched,batch=8
 bench-workload: $(STAMP) released-llms llamacpp
 	$(BIN)/python bench/workload.py --n $(WORKLOAD_N) --routes $(WORKLOAD_ROUTES) --out $(RELEASED)/workload.json \
 	  --docs docs/released-models.md
+
+# batched greedy translation alone, 200 sentences, both models: the issue-44 check (the GGUF route
+# against the float32 peak and llama.cpp driven with batches), its own block in the same page
+TRANSLATE_ROUTES ?= hf-causal ct2-causal,threads=2 llamacpp llamacpp-batched,batch=8 llamacpp-batched,batch=16
+bench-workload-translate: $(STAMP) released-llms llamacpp
+	$(BIN)/python bench/workload.py --n 200 --workloads translate --routes $(TRANSLATE_ROUTES) \
+	  --out $(RELEASED)/workload-translate.json --docs docs/released-models.md --marker workload-translate
 
 clean:
 	rm -rf $(VENV) runs

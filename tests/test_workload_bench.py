@@ -78,6 +78,24 @@ def test_peak_fractions_and_ratios_to_llamacpp():
     assert other["over_llamacpp"] == {"llamacpp": 1.0}  # the anchor of its own workload only
 
 
+def test_the_table_sets_a_route_against_the_fastest_batched_llamacpp_row():
+    """Batches of 8 and of 16 are two rows of one kind: the column compares with the faster."""
+    def row(route, rate):
+        return {"model": "gemma", "route": route, "workload": "translate", "tokens": 100, "flops": 1e9,
+                "seconds": [100 / rate], "tok_per_s": {"median": rate, "spread": 0.0},
+                "sent_per_s": {"median": 1.0}, "same_as_first_route": 10, "asked": 10}
+    rows = [row("ct2-causal", 60.0), row("llamacpp-batched,batch=8", 80.0), row("llamacpp-batched,batch=16", 120.0)]
+    result = {"date": "d", "machine": "m", "cpus": 2, "threads": 2, "torch": "t", "llama_cpp": "0.3", "n": 10,
+              "samples": 8, "repeats": 1, "gemm_size": 8, "load_before": (0.1,), "gemm_flops": {
+                  "float32": [1e10], "bfloat16": [2e10]},
+              "models": [{"model": "gemma", "body_parameters": 1e6, "output_parameters": 1e6, "rows": rows}]}
+    workload.finish(result)
+    text = workload.table(result)
+    ct2 = next(line for line in text.splitlines() if line.startswith("| gemma | `ct2-causal`"))
+    assert "| – | 0.50 |" in ct2  # 60 against 120, not against the batch of 8's 80 (0.75)
+    assert "ε-samples" not in text  # no sampling workload ran
+
+
 def test_sentences_are_drawn_from_those_with_a_twin_of_the_other_gender(tmp_path):
     (tmp_path / "translations-aws").mkdir()
     rows = [("female", "1", "The nurse helped the cook because she was kind.", "nurse"),
