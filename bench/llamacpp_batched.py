@@ -61,6 +61,9 @@ class LlamaCppBatched(LlamaCppTranslator):
         params.n_seq_max = sequences
         params.kv_unified = True
         params.n_threads = params.n_threads_batch = self.model.n_threads
+        # as llama-cpp-python's Llama makes the `llamacpp` translator's context (flash_attn=False):
+        # the default here is "auto", which turns flash attention on and moves scores by ~0.2 nats
+        params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
         ctx = llama_cpp.llama_init_from_model(self.model._model.model, params)
         if not ctx:
             raise RuntimeError(f"llama.cpp: no context for {sequences} sequences of {params.n_ctx} tokens")
