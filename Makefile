@@ -241,7 +241,7 @@ real-llms-es: $(BIBLE_DATA)/summary.json  # its suite scores the Bible test spli
 # (eval/released/winomt1200/: a 95% interval of at most ±0.028 on an accuracy), e.g.
 # `make real-llms-winomt-de ROUTE=ct2-causal`: what the README's released table reports today
 WINOMT_SAMPLE_LANGS := de es fr it ru uk cs
-# duration: about 40 min a language on 2 cores with ROUTE=ct2-causal
+# duration: about 10 min a language on 2 quiet cores with ROUTE=ct2-causal (fr 59 min beside a training run)
 $(addprefix real-llms-winomt-,$(WINOMT_SAMPLE_LANGS)): real-llms-winomt-%: $(STAMP) released-llms
 	$(BIN)/mtdebias eval $(ROUTE):$(GEMMA_GGUF) --suite eval/released/winomt1200/$*.toml --set src_lang=en \
 	  --set tgt_lang=$* --translator-option examples=eval/released/examples_$*.tsv --translator-option max_new_tokens=64
