@@ -280,6 +280,12 @@ def _interval(measure: Measure, rows: Any, siblings: Sequence[Any], resamples: i
     return bootstrap_ci(rows, measure.value, resamples=resamples, seed=seed)
 
 
+def named_for(group: str, metrics: Sequence[Metric]) -> list[Metric]:
+    """``metrics`` of measures declared by a pattern with one ``*`` ("*.acc_f"), named for one
+    group of the data ("first.acc_f")."""
+    return [Metric(m.name.replace("*", group, 1), m.value, m.ci, m.n) for m in metrics]
+
+
 def measured(measures: Sequence[MetricSpec | Family | Computed | Joint], rows: Any, *,
              resamples: int = DEFAULT_RESAMPLES, seed: int = 0, _declared: Sequence[MetricSpec] = ()) -> list[Metric]:
     """Each computed measure of ``rows`` (one row per item) with its percentile bootstrap
@@ -300,8 +306,8 @@ def measured(measures: Sequence[MetricSpec | Family | Computed | Joint], rows: A
             continue
         if isinstance(measure, Family):
             for group, part in measure.groups(rows):
-                out += [Metric(m.name.replace("*", group, 1), m.value, m.ci, m.n)
-                        for m in measured(measure.measures, part, resamples=resamples, seed=seed, _declared=declared)]
+                out += named_for(group, measured(measure.measures, part, resamples=resamples, seed=seed,
+                                                 _declared=declared))
             continue
         if not isinstance(measure, Measure) or measure.value is None or \
                 (measure.when is not None and not measure.when(rows)):
@@ -717,7 +723,8 @@ def check_attempts(probe: str, attempt_type: type, attempts: Sequence[dict[str, 
                             f"missing {sorted(missing)}, not declared {sorted(unknown)}")
 
 
-__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Computed", "Joint", "Shown", "measured", "value_problem",
+__all__ = ["Metric", "MetricSpec", "Measure", "Family", "Computed", "Joint", "Shown", "measured", "named_for",
+           "value_problem",
            "Headline", "Degenerate", "SAYS_LITTLE", "Attempts", "Outputs",
            "ProbeResult", "Probe", "BaseProbe", "check_attempts", "check_probe", "PROBE_MEMBERS", "HIGHER",
            "LOWER", "ZERO", "NEUTRAL", "MCNEMAR", "BOOTSTRAP"]

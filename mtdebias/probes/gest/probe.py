@@ -40,6 +40,7 @@ Metrics (both probes; bootstrap intervals resample items):
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 from dataclasses import dataclass
@@ -483,14 +484,11 @@ class GestProbe(BaseProbe):
         """Per-item counts of the valid attempts (``missing`` ones left out) and, as ``scored``, every
         attempt that is not missing (the gate's metrics)."""
         scored = [a for a in attempts if a["speaker"] != "missing"]
-        if scored and not any(is_valid(a) for a in scored):
-            # no translation at all: every rate is undefined (NaN, so the report keeps its
-            # columns), and valid_rate makes the result degenerate
-            rows = gest_rows([], [], [], [])
-        else:
-            rows = gest_rows(*self._per_item(attempts))
-        rows.scored = scored
-        return rows
+        # no translation at all: every rate is undefined (NaN, so the report keeps its columns),
+        # and valid_rate makes the result degenerate
+        none_valid = scored and not any(is_valid(a) for a in scored)
+        counts = ([], [], [], []) if none_valid else self._per_item(attempts)
+        return dataclasses.replace(gest_rows(*counts), scored=scored)
 
     def unit(self, attempt: dict[str, Any], index: int) -> int:
         return attempt["line"]  # the ε-samples of one sentence are one item
@@ -609,7 +607,10 @@ class GestPreferenceProbe(BaseProbe):
         """Per score (hard, soft, and each per piece) the items as GestRows (the score as the
         masculine count, 1 − score as the feminine), and the log-probability differences."""
         stereo = [int(a["stereotype"]) for a in attempts]
-        rows: dict[str, Any] = {key: gest_rows(stereo, score, [1 - x for x in score]) for key, score in (
-            (key, [float(a[key]) for a in attempts]) for key in ("hard", "soft", "hard_norm", "soft_norm"))}
-        rows.update({key: np.array([float(a[key]) for a in attempts]) for key in ("diff", "diff_norm")})
+        rows: dict[str, Any] = {}
+        for key in ("hard", "soft", "hard_norm", "soft_norm"):
+            score = np.array([float(a[key]) for a in attempts])
+            rows[key] = gest_rows(stereo, score, 1 - score)
+        for key in ("diff", "diff_norm"):
+            rows[key] = np.array([float(a[key]) for a in attempts])
         return rows

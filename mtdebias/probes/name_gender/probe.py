@@ -55,7 +55,8 @@ from ...signature import hash_file, hash_json
 from ...textio import read_lines
 from ...translators.base import Translator
 from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, ZERO, Attempts,
-                   BaseProbe, Computed, Family, Headline, Measure, Metric, MetricSpec, Outputs, Shown, measured)
+                   BaseProbe, Computed, Family, Headline, Measure, Metric, MetricSpec, Outputs, Shown, measured,
+                   named_for)
 from ..validity import (SURFACE_GATE, WHY, TooFewTranslations, Validity, check, is_valid, validity_metrics,
                        validity_specs)
 
@@ -203,8 +204,7 @@ def name_gender_metrics(per_name: Sequence[Mapping[str, Any]], prefix: str, *, r
     """Acc_f, Acc_m, ΔAcc, signed gap and undetected rate of per-name results (rows as
     :func:`per_name_array` reads them) under ``prefix``: the probe's declared name measures
     (:data:`NAME_MEASURES`) of one group of names."""
-    return [Metric(m.name.replace("*", prefix, 1), m.value, m.ci, m.n)
-            for m in measured(NAME_MEASURES, per_name_array(per_name), resamples=resamples, seed=seed)]
+    return named_for(prefix, measured(NAME_MEASURES, per_name_array(per_name), resamples=resamples, seed=seed))
 
 
 @dataclass

@@ -48,7 +48,7 @@ from ...lang.languages import langs_with
 from ...signature import hash_file, hash_json
 from ...translators.base import Translator
 from ..base import (BOOTSTRAP, HIGHER, LOWER, NEUTRAL, NO_INTERVAL, SAYS_LITTLE, SWITCH_PAPER, Attempts, BaseProbe,
-                   Computed, Family, Headline, Measure, Metric, MetricSpec, measured)
+                   Computed, Family, Headline, Measure, Metric, MetricSpec, measured, named_for)
 from ..validity import SURFACE_GATE, TooFewTranslations, Validity, check, is_valid, validity_metrics, validity_specs
 from ..name_gender.probe import TEMPLATE_DIR, fill, read_template_table, split_forms
 
@@ -301,8 +301,7 @@ RANGE_MEASURES = _range_measures(matched_only=True)  # the probe's: t over match
 def range_metrics(matrix: np.ndarray, prefix: str, *, matched_only: bool = False) -> list[Metric]:
     """The range measures (:func:`_range_measures`) of ``matrix`` (fillers × templates) under ``prefix``."""
     by_template = np.asarray(matrix, dtype=float).T  # rows = templates
-    return [Metric(m.name.replace("*", prefix, 1), m.value, m.ci, m.n)
-            for m in measured(_range_measures(matched_only), by_template, resamples=0)]
+    return named_for(prefix, measured(_range_measures(matched_only), by_template, resamples=0))
 
 
 @dataclass
