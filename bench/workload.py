@@ -329,6 +329,11 @@ def _llama_cpp_version() -> str | None:
     return llama_cpp.__version__
 
 
+def _spread(measured: dict) -> str:
+    """A rate's spread, or "one repeat" where there is none to measure (0 % would claim no noise)."""
+    return f"{measured['spread']:.0%}" if measured.get("repeats", 2) > 1 else "one repeat"
+
+
 def table(result: dict, note: str = "") -> str:
     """The measured rows as the docs show them."""
     peak = {dtype: statistics.median(v) / 1e9 for dtype, v in result["gemm_flops"].items()}
@@ -342,7 +347,7 @@ def table(result: dict, note: str = "") -> str:
              f"Measured by `bench/workload.py` on {result['date']}, {result['machine']} with {result['cpus']} CPUs "
              f"({load}), {result['threads']} thread(s) per route, torch {result['torch']}, llama-cpp-python "
              f"{result['llama_cpp'] or 'absent'}: **N = {result['n']}** WinoMT sentences en→de, {sampled}"
-             f"{result['repeats']} repeats (tokens/s: median, spread in brackets). The "
+             f"{result['repeats']} repeat{'s' if result['repeats'] != 1 else ''} (tokens/s: median, spread in brackets). The "
              f"{result['gemm_size']}² GEMM peak on the same threads, median over the run: {peak['float32']:.0f} GFLOP/s "
              f"float32 (spread {spread['float32']:.0%}), {peak['bfloat16']:.0f} GFLOP/s bfloat16 (spread "
              f"{spread['bfloat16']:.0%}). FLOPs: 2 × ({params}) per reply or scored token, 2 × body per prompt "
@@ -364,7 +369,7 @@ def table(result: dict, note: str = "") -> str:
                 kind = parse_route(spec).kind
                 ratios[kind] = min(ratios.get(kind, value), value)
             lines.append(f"| {r['model']} | `{r['route']}` | {r['workload']} | {r['tokens']} | "
-                         f"{r['tok_per_s']['median']:.1f} ({r['tok_per_s']['spread']:.0%}) | "
+                         f"{r['tok_per_s']['median']:.1f} ({_spread(r['tok_per_s'])}) | "
                          f"{r['sent_per_s']['median']:.2f} | {r['of_peak']['float32']:.1%} | "
                          f"{r['of_peak']['bfloat16']:.1%} | "
                          + " | ".join(f"{ratios[k]:.2f}" if k in ratios else "–" for k in LLAMACPP_KINDS) + " | "

@@ -184,3 +184,52 @@ def test_every_probe_of_a_suite_runs_on_a_ct2_causal_spec(tiny_copy, tmp_path, m
     assert values[("wsd_bias", "forced_bad_preferred")] == 0.0
     assert values[("gest_pref", "masculine_rate")] == 1.0
     assert values[("gest_choice", "masculine_rate")] == 0.5 and values[("gest_choice", "option_a_rate")] == 0.0
+
+
+def test_a_probes_largest_chunk_is_one_default_batch(tiny_copy):
+    """The default batch size was chosen on 200-sentence runs (docs/released-models.md): a probe hands
+    its translator chunks of at most progress.LARGEST sentences, so a smaller default would split each
+    chunk and a larger one would never fill; and translating a chunk in one batch or in several
+    gives the same greedy output."""
+    from mtdebias.translators import ct2_causal, progress
+
+    assert ct2_causal.DEFAULT_BATCH_SIZE == progress.LARGEST
+    assert CT2CausalTranslator(tiny_copy, tgt_lang="de").batch_size == ct2_causal.DEFAULT_BATCH_SIZE
+    sources = ["The doctor met the nurse.", "A cat sat on the mat.", "Two birds sang.", "We bought bread."]
+    whole = CT2CausalTranslator(tiny_copy, tgt_lang="de", max_new_tokens=8)
+    split = CT2CausalTranslator(tiny_copy, tgt_lang="de", max_new_tokens=8, batch_size=1)
+    assert whole.translate(sources, beam=1) == split.translate(sources, beam=1)
+
+
+def test_scoring_batches_by_tokens_within_the_logits_budget():
+    """issue 44: 64 Gemma rows scored at once would need 6.7 GB of log-probabilities."""
+    from mtdebias.translators.ct2_causal import SCORE_LOGITS_BYTES, scoring_tokens
+
+    assert SCORE_LOGITS_BYTES == 512 * 2**20
+    assert scoring_tokens(262_144, 100) == 512  # Gemma 3: 512 × 262,144 × 4 bytes = 512 MiB
+    assert scoring_tokens(49_152, 100) == 2730  # SmolLM2: ⌊2^29 / (4 × 49,152)⌋
+    assert scoring_tokens(262_144, 900) == 900  # a row longer than the budget still fits a batch
+
+
+def test_scores_do_not_depend_on_how_rows_are_batched(tiny_copy, monkeypatch):
+    from mtdebias.translators import ct2_causal
+
+    ct2 = CT2CausalTranslator(tiny_copy, tgt_lang="de")
+    sources = ["The doctor met the nurse.", "A cat sat on the mat.", "Two birds sang in the old tree."]
+    targets = ["Der Arzt traf die Pflegerin.", "Eine Katze.", "Zwei Vögel sangen."]
+    together = ct2.score(sources, targets)
+    monkeypatch.setattr(ct2_causal, "SCORE_LOGITS_BYTES", 1)  # every batch one row: the longest
+    apart = ct2.score(sources, targets)
+    assert [s.pieces for s in apart] == [s.pieces for s in together]
+    for a, b in zip(apart, together):
+        assert a.tokens == pytest.approx(b.tokens, abs=1e-4)
+
+
+def test_rows_are_scored_in_batches_of_one_length():
+    """CTranslate2 4.8.5 refuses Gemma 3 rows of different lengths in one score_batch; each batch
+    holds rows of one length, as many as the token budget allows."""
+    from mtdebias.translators.ct2_causal import same_length_batches
+
+    assert same_length_batches([5, 3, 5, 3, 5, 9], 10) == [[1, 3], [0, 2], [4], [5]]
+    assert same_length_batches([12, 12], 10) == [[0], [1]]  # a row longer than the budget: alone
+    assert same_length_batches([], 10) == []

@@ -82,7 +82,7 @@ def test_the_table_sets_a_route_against_the_fastest_batched_llamacpp_row():
     """Batches of 8 and of 16 are two rows of one kind: the column compares with the faster."""
     def row(route, rate):
         return {"model": "gemma", "route": route, "workload": "translate", "tokens": 100, "flops": 1e9,
-                "seconds": [100 / rate], "tok_per_s": {"median": rate, "spread": 0.0},
+                "seconds": [100 / rate], "tok_per_s": {"median": rate, "spread": 0.0, "repeats": 2},
                 "sent_per_s": {"median": 1.0}, "same_as_first_route": 10, "asked": 10}
     rows = [row("ct2-causal", 60.0), row("llamacpp-batched,batch=8", 80.0), row("llamacpp-batched,batch=16", 120.0)]
     result = {"date": "d", "machine": "m", "cpus": 2, "threads": 2, "torch": "t", "llama_cpp": "0.3", "n": 10,
@@ -94,6 +94,13 @@ def test_the_table_sets_a_route_against_the_fastest_batched_llamacpp_row():
     ct2 = next(line for line in text.splitlines() if line.startswith("| gemma | `ct2-causal`"))
     assert "| – | 0.50 |" in ct2  # 60 against 120, not against the batch of 8's 80 (0.75)
     assert "ε-samples" not in text  # no sampling workload ran
+    assert "| 60.0 (0%) |" in ct2  # two repeats or more: their spread, even when it is 0
+
+
+def test_a_rate_measured_once_claims_no_spread():
+    """One repeat has no spread to measure: the table says so rather than a 0 % that reads as no noise."""
+    assert workload._spread(workload.noise([50.0])) == "one repeat"
+    assert workload._spread(workload.noise([40.0, 60.0])) == "40%"
 
 
 def test_sentences_are_drawn_from_those_with_a_twin_of_the_other_gender(tmp_path):

@@ -13,7 +13,9 @@ routes feed the model the same token ids), computed by a CTranslate2 ``Generator
   hf-causal stops. The few-shot prefix that every translation prompt starts with is given as
   CTranslate2's ``static_prompt``: its state is computed once per translator and reused;
 * ``score``: teacher-forced log-probabilities of the translation's tokens and what ends it
-  (``Generator.score_batch``), as hf-causal scores them;
+  (``Generator.score_batch``), as hf-causal scores them, in batches of rows of one length within
+  a budget for the log-probabilities (:data:`SCORE_LOGITS_BYTES`); the prompt is computed again
+  for every row (score_batch has no static prompt);
 * ``sample``: CTranslate2's sampler offers top-k, top-p and temperature but no ε floor (the
   absolute probability below which a token is dropped), so ε-sampling runs on hf-causal with
   the same model and prompt; the signature says so.
@@ -43,6 +45,16 @@ OPTIONS = tuple(o for o in HF_OPTIONS if o not in ("device", "dtype", "batch_tok
     "compute_type", "threads", "batch_size")
 COMPUTE_TYPES = ("int8", "int8_float32", "int8_bfloat16", "bfloat16", "float32")
 DEFAULT_COMPUTE_TYPE = "float32"
+# sentences per decoding batch, chosen by `bench/workload.py` (three repeats, 200 WinoMT sentences,
+# both released models, docs/released-models.md): 64 is 1.7× (Gemma) and 1.4× (SmolLM2) as fast
+# as 16 and faster than 128, where the finished rows' tails and the static prompt's copies cost more
+# than a wider step saves; it is also the largest chunk a probe hands a translator (progress.LARGEST)
+DEFAULT_BATCH_SIZE = 64
+# `score` holds a log-probability for every vocabulary entry at every position of a batch at once
+# (Generator.score_batch): 64 Gemma rows of 100 tokens would be 64 × 100 × 262,144 floats, 6.7 GB
+# (the 200-sentence benchmark's process died there, with a segmentation fault). A scoring batch
+# holds as many rows as keep them within this budget
+SCORE_LOGITS_BYTES = 512 * 2**20
 # sources whose prompts give the translation template's own prefix (their shared tokens)
 _PROBES = ("A", "Zwei", "3.")
 
@@ -118,6 +130,26 @@ def ct2_folder(source, folder: Path) -> Path:
     return build_once(target, "model.bin", lambda staging: convert(folder, staging))
 
 
+def scoring_tokens(vocabulary: int, longest_row: int) -> int:
+    """Tokens per ``score_batch`` call whose log-probabilities over ``vocabulary``
+    entries fit :data:`SCORE_LOGITS_BYTES` as float32; never fewer than the longest row, which
+    must fit one batch."""
+    return max(SCORE_LOGITS_BYTES // (4 * vocabulary), longest_row)
+
+
+def same_length_batches(lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
+    """Indices grouped by length, each group cut into batches of at most ``max_tokens`` tokens
+    (one row at least), shortest rows first."""
+    groups: dict[int, list[int]] = {}
+    for index, length in enumerate(lengths):
+        groups.setdefault(length, []).append(index)
+    out = []
+    for length in sorted(groups):
+        rows = max(max_tokens // max(length, 1), 1)
+        out += [groups[length][i:i + rows] for i in range(0, len(groups[length]), rows)]
+    return out
+
+
 class CT2CausalTranslator(HFCausalTranslator):
     backend = BACKEND
     options = OPTIONS
@@ -125,9 +157,9 @@ class CT2CausalTranslator(HFCausalTranslator):
     sampling_backend = "hf-causal"
 
     def __init__(self, model: Any, *, compute_type: str = DEFAULT_COMPUTE_TYPE, threads: int = 0,
-                 batch_size: int = 16, **options: Any):
+                 batch_size: int = DEFAULT_BATCH_SIZE, **options: Any):
         """``compute_type``: CTranslate2's, one of :data:`COMPUTE_TYPES`. ``threads``: its threads
-        (0: its default). ``batch_size``: sentences per decoding batch. Other options as
+        (0: its default). ``batch_size``: sentences per decoding batch (:data:`DEFAULT_BATCH_SIZE`). Other options as
         hf-causal's (the prompt); ``share_prefix`` gives the few-shot prefix as a static prompt."""
         if compute_type not in COMPUTE_TYPES:
             raise ConfigError(f"compute_type = {compute_type!r} is not one of {', '.join(COMPUTE_TYPES)}")
@@ -155,6 +187,10 @@ class CT2CausalTranslator(HFCausalTranslator):
         self.ct2_dir = ct2_folder(self.source, Path(self.model_dir))
         return ctranslate2.Generator(str(self.ct2_dir), device="cpu", compute_type=self.compute_type,
                                      intra_threads=self.threads)
+
+    def _vocabulary_size(self) -> int:
+        text = self.model_config.get("text_config", self.model_config)
+        return int(text.get("vocab_size") or len(self.tokenizer))
 
     def _model_eos(self) -> Any:
         path = Path(self.model_dir) / "generation_config.json"
@@ -208,7 +244,13 @@ class CT2CausalTranslator(HFCausalTranslator):
         source's prompt."""
         prompts, continuations = self._scoring_inputs(sources, targets)
         rows = [self.tokenizer.convert_ids_to_tokens(p + c) for p, c in zip(prompts, continuations)]
-        results = self.model.score_batch(rows, max_batch_size=self.batch_size, max_input_length=0)
+        budget = scoring_tokens(self._vocabulary_size(), max((len(r) for r in rows), default=1))
+        # rows of one length per call: CTranslate2 4.8.5 refuses Gemma 3 rows of different lengths
+        # in one score_batch ("Length mask has size … different than the current batch size")
+        results: list[Any] = [None] * len(rows)
+        for batch in same_length_batches([len(r) for r in rows], budget):
+            for index, result in zip(batch, self.model.score_batch([rows[i] for i in batch], max_input_length=0)):
+                results[index] = result
         out = []
         for cont, result in zip(continuations, results):
             # log_probs[k] is the log-probability of token k + 1 given those before it
