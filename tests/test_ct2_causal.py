@@ -233,3 +233,21 @@ def test_rows_are_scored_in_batches_of_one_length():
     assert same_length_batches([5, 3, 5, 3, 5, 9], 10) == [[1, 3], [0, 2], [4], [5]]
     assert same_length_batches([12, 12], 10) == [[0], [1]]  # a row longer than the budget: alone
     assert same_length_batches([], 10) == []
+
+
+GEMMA = Path(__file__).resolve().parents[1] / "runs" / "released" / "gemma-3-270m-q4_k_m.gguf"
+
+
+@pytest.mark.slow  # converts Gemma 3 270M (a minute) on a machine that has it (make released-llms)
+@pytest.mark.skipif(not GEMMA.is_file(), reason="Gemma 3 270M is not in runs/released (make released-llms)")
+def test_gemma_rows_of_different_lengths_score_as_each_alone():
+    """Before batching by length, scoring two Gemma 3 sentences of different lengths failed inside
+    CTranslate2 ("Length mask has size … different than the current batch size")."""
+    ct2 = CT2CausalTranslator(GEMMA, src_lang="en", tgt_lang="de")
+    sources = ["The doctor met the nurse.", "The developer argued with the designer because she did not like it.",
+               "Two birds sang."]
+    targets = ["Der Arzt traf die Pflegerin.", "Der Entwickler stritt mit der Designerin.", "Zwei Vögel sangen."]
+    together = ct2.score(sources, targets)
+    alone = [ct2.score([s], [t])[0] for s, t in zip(sources, targets)]
+    for a, b in zip(together, alone):
+        assert a.pieces == b.pieces and a.tokens == pytest.approx(b.tokens, abs=1e-5)
