@@ -331,7 +331,7 @@ def _llama_cpp_version() -> str | None:
 
 def _spread(measured: dict) -> str:
     """A rate's spread, or "one repeat" where there is none to measure (0 % would claim no noise)."""
-    return f"{measured['spread']:.0%}" if measured.get("repeats", 2) > 1 else "one repeat"
+    return f"{measured['spread']:.0%}" if measured["repeats"] > 1 else "one repeat"
 
 
 def table(result: dict, note: str = "") -> str:
