@@ -38,8 +38,9 @@ WINOMT_LIKE = ["The developer argued with the designer because she did not like 
 
 
 def counted(translator: HFCausalTranslator) -> list[int]:
-    """Count the input tokens every forward call of the translator's model runs (rows × width)."""
-    model, seen = translator.model, []
+    """Count the input tokens every forward call of the translator's model body runs (rows ×
+    width): generate(), scoring and the greedy and sampling loops all go through it."""
+    model, seen = translator.model.base_model, []
     forward = model.forward
 
     @functools.wraps(forward)  # generate() reads the signature (does forward take position_ids?)
