@@ -301,8 +301,9 @@ bench-workload: $(STAMP) released-llms llamacpp
 
 # batched greedy translation alone, 200 sentences, both models: the issue-44 check (the GGUF route
 # against the float32 peak and llama.cpp driven with batches), its own block in the same page
-# duration: about 35 min on 2 quiet cores (two repeats took 25)
-TRANSLATE_ROUTES ?= hf-causal ct2-causal,threads=2 llamacpp llamacpp-batched,batch=16 llamacpp-batched,batch=32
+# duration: about 35 min on 2 quiet cores (three repeats)
+TRANSLATE_ROUTES ?= hf-causal hf-causal,screen_argmax=false ct2-causal,threads=2 llamacpp llamacpp-batched,batch=16 \
+  llamacpp-batched,batch=32
 bench-workload-translate: $(STAMP) released-llms llamacpp
 	$(BIN)/python bench/workload.py --n 200 --workloads translate --routes $(TRANSLATE_ROUTES) \
 	  --out $(RELEASED)/workload-translate.json --docs docs/released-models.md --marker workload-translate

@@ -37,11 +37,12 @@ from typing import Any, Sequence
 from ..errors import CheckpointError, ConfigError, InputError
 from ..options import Range
 from .base import DEFAULT_EPSILON, Scored
-from .hf_causal import OPTIONS as HF_OPTIONS, HFCausalTranslator, shared_length
+from .hf_causal import PROMPT_OPTIONS, HFCausalTranslator, shared_length
 
 BACKEND = "ct2-causal"
-# CTranslate2 runs on the CPU here and batches by sentences; hf-causal's prompt options stay
-OPTIONS = tuple(o for o in HF_OPTIONS if o not in ("device", "dtype", "batch_tokens")) + (
+# CTranslate2 runs on the CPU here, batches by sentences and computes its own argmax; hf-causal's
+# prompt options stay
+OPTIONS = PROMPT_OPTIONS + (
     "compute_type", "threads", "batch_size")
 COMPUTE_TYPES = ("int8", "int8_float32", "int8_bfloat16", "bfloat16", "float32")
 DEFAULT_COMPUTE_TYPE = "float32"

@@ -61,6 +61,10 @@ BACKEND = "hf-causal"
 # the options a suite's [translator] table (or from_spec) may set
 OPTIONS = ("src_lang", "tgt_lang", "prompt", "plain_prompt", "system", "examples", "chat", "device", "dtype",
            "batch_tokens", "max_new_tokens", "share_prefix", "screen_argmax")
+# the options that say how torch runs the prompts: a route on another engine (ct2-causal, llamacpp)
+# asks the same prompts and takes the rest
+TORCH_OPTIONS = ("device", "dtype", "batch_tokens", "screen_argmax")
+PROMPT_OPTIONS = tuple(o for o in OPTIONS if o not in TORCH_OPTIONS)
 _REPLY_MARK = "\x00mtdebias-reply\x00"  # an assistant reply no template can contain
 
 

@@ -35,10 +35,10 @@ from ..errors import ConfigError, InputError
 from ..options import Range
 from .base import DEFAULT_EPSILON, Scored, source_seed
 from .epsilon_sampler import epsilon_cut
-from .hf_causal import OPTIONS as HF_OPTIONS, HFCausalTranslator
+from .hf_causal import PROMPT_OPTIONS, HFCausalTranslator
 
 # hf-causal's prompt options; llama.cpp picks its own device and precision, and decodes one prompt at a time
-OPTIONS = tuple(o for o in HF_OPTIONS if o not in ("device", "dtype", "batch_tokens")) + ("n_threads", "n_ctx")
+OPTIONS = PROMPT_OPTIONS + ("n_threads", "n_ctx")
 
 
 def require_llama_cpp():
