@@ -186,14 +186,13 @@ def test_every_probe_of_a_suite_runs_on_a_ct2_causal_spec(tiny_copy, tmp_path, m
     assert values[("gest_choice", "masculine_rate")] == 0.5 and values[("gest_choice", "option_a_rate")] == 0.0
 
 
-def test_a_probes_largest_chunk_is_one_default_batch(tiny_copy):
+def test_a_probes_largest_chunk_is_whole_default_batches(tiny_copy):
     """The default batch size was chosen on 200-sentence runs (docs/released-models.md): a probe hands
-    its translator chunks of at most progress.LARGEST sentences, so a smaller default would split each
-    chunk and a larger one would never fill; and translating a chunk in one batch or in several
-    gives the same greedy output."""
+    its translator chunks of at most progress.LARGEST sentences, which split into whole default
+    batches; and translating a chunk in one batch or in several gives the same greedy output."""
     from mtdebias.translators import ct2_causal, progress
 
-    assert ct2_causal.DEFAULT_BATCH_SIZE == progress.LARGEST
+    assert progress.LARGEST % ct2_causal.DEFAULT_BATCH_SIZE == 0
     assert CT2CausalTranslator(tiny_copy, tgt_lang="de").batch_size == ct2_causal.DEFAULT_BATCH_SIZE
     sources = ["The doctor met the nurse.", "A cat sat on the mat.", "Two birds sang.", "We bought bread."]
     whole = CT2CausalTranslator(tiny_copy, tgt_lang="de", max_new_tokens=8)

@@ -49,7 +49,7 @@ DEFAULT_COMPUTE_TYPE = "float32"
 # sentences per decoding batch, chosen by `bench/workload.py` (three repeats, 200 WinoMT sentences,
 # both released models, docs/released-models.md): 64 is 1.7× (Gemma) and 1.4× (SmolLM2) as fast
 # as 16 and faster than 128, where the finished rows' tails and the static prompt's copies cost more
-# than a wider step saves; it is also the largest chunk a probe hands a translator (progress.LARGEST)
+# than a wider step saves; a probe's largest chunk (progress.LARGEST, 256) splits into four such batches
 DEFAULT_BATCH_SIZE = 64
 # `score` holds a log-probability for every vocabulary entry at every position of a batch at once
 # (Generator.score_batch): 64 Gemma rows of 100 tokens would be 64 × 100 × 262,144 floats, 6.7 GB

@@ -56,6 +56,7 @@ from .epsilon_sampler import cache_argument as _cache_argument, epsilon_sample_c
 from .greedy_causal import greedy_causal, output_argmax
 from .hf import length_batches
 from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt
+from .progress import LARGEST
 
 BACKEND = "hf-causal"
 # the options a suite's [translator] table (or from_spec) may set
@@ -65,6 +66,7 @@ OPTIONS = ("src_lang", "tgt_lang", "prompt", "plain_prompt", "system", "examples
 # asks the same prompts and takes the rest
 TORCH_OPTIONS = ("device", "dtype", "batch_tokens", "screen_argmax")
 PROMPT_OPTIONS = tuple(o for o in OPTIONS if o not in TORCH_OPTIONS)
+GREEDY_ROWS = LARGEST  # the most rows a greedy batch holds (see _greedy): a probe's largest call
 _REPLY_MARK = "\x00mtdebias-reply\x00"  # an assistant reply no template can contain
 
 
@@ -298,7 +300,10 @@ class HFCausalTranslator(BaseTranslator):
             self._argmax = output_argmax(self.model, self.screen_argmax)
         out = [""] * len(prompts)
         prefix = self._prefix(prompts)
-        for batch in length_batches([len(p) for p in prompts], self.batch_tokens):
+        # a step reads every weight once however many rows it holds, so wide batches pay; the
+        # prefix is computed once and not counted (its cache is copied to every row of a batch)
+        shared = prefix.length if prefix is not None else 0
+        for batch in length_batches([len(p) - shared for p in prompts], self.batch_tokens, max_items=GREEDY_ROWS):
             rows = [prompts[i] for i in batch]
             longest = max(len(r) for r in rows)
             room = self._room(longest, max_new_tokens)

@@ -52,12 +52,14 @@ class ScreenedArgmax:
         self.hidden = self.weight.shape[1]
         self.calls = self.rows = self.kept = 0
 
-    def bound(self, h: torch.Tensor, screened: torch.Tensor) -> torch.Tensor:
-        """Per row (a column vector): how far any screened logit may lie from the exact one."""
+    def bound(self, h: torch.Tensor, screened: torch.Tensor, top: torch.Tensor | None = None) -> torch.Tensor:
+        """Per row (a column vector): how far any screened logit may lie from the exact one.
+        ``top``: the rows' largest screened logits, where the caller has them."""
+        top = screened.amax(dim=1, keepdim=True) if top is None else top
+        largest = torch.maximum(top, -screened.amin(dim=1, keepdim=True))
         rounded = h.to(torch.bfloat16).float()
         input_error = (h - rounded).norm(dim=1, keepdim=True)
         size = rounded.norm(dim=1, keepdim=True)
-        largest = screened.abs().amax(dim=1, keepdim=True)
         return (input_error * self.max_norm + size * self.max_error_norm
                 + self.hidden * ACCUMULATION * size * self.max_screen_norm + 2 * UNIT_ROUNDOFF * largest)
 
@@ -66,8 +68,8 @@ class ScreenedArgmax:
         """The argmax token of each row of ``h`` (rows × hidden, float32)."""
         h = h.float()
         screened = F.linear(h.to(torch.bfloat16), self.screen).float()
-        bound = self.bound(h, screened)
-        floor = screened.amax(dim=1, keepdim=True) - 2 * bound
+        top = screened.amax(dim=1, keepdim=True)
+        floor = top - 2 * self.bound(h, screened, top)
         candidate = screened >= floor  # a token below the floor is below the argmax exactly
         tokens = candidate.any(dim=0).nonzero().squeeze(1)  # ascending: ties go to the lower id, as argmax does
         exact = F.linear(h, self.weight.index_select(0, tokens))
