@@ -203,14 +203,14 @@ llamacpp: $(STAMP)
 # language. Gemma 3 270M is the model measured; SmolLM2-135M-Instruct, which does not translate, is
 # the negative control: the report lists all its results as saying nothing (--control; the validity
 # gate alone passes its fluent-looking German nonsense as German).
-# One target per language, `make real-llms-de` (ROUTE: how the GGUF file runs, ct2-causal by default:
-# the same greedy output as hf-causal and the faster of the two, docs/released-models.md; ROUTE=hf-causal
-# or llamacpp for the others); `make real-llms` runs them all, then the table. A target killed and started
+# One target per language, `make real-llms-de` (ROUTE: how the GGUF file runs, hf-causal by default:
+# its greedy loop is the fastest route here, docs/released-models.md; ROUTE=ct2-causal, the same
+# greedy output on CTranslate2, or llamacpp for the others); `make real-llms` runs them all, then the table. A target killed and started
 # again skips every probe already stored and resumes the probe it was in at its last decoded batch
 # (the run store's decode journal); each probe prints its progress and ETA.
 #
-# How long, on 2 idle cores with ROUTE=hf-causal (the one place these estimates live): Gemma's
-# per-item costs measured on the de suite (issue 44: WinoMT 0.77 s a sentence with alignment,
+# How long, on 2 idle cores (the one place these estimates live): Gemma's per-item costs measured
+# on the de suite with hf-causal decoding through generate(), before its greedy loop (issue 44: WinoMT 0.77 s a sentence with alignment,
 # name-gender 0.27 s a sentence, a word-sense item 0.42 s, an ambiguity item 0.96 s), GEST and
 # sentiment costed as name-gender-length sentences (0.5 and 0.27 s), and name-gender templates kept
 # by the he/she check in the share the subsets kept (de 1/3, es 1/2, fr all, ru and uk assumed 1/2);
@@ -224,11 +224,11 @@ llamacpp: $(STAMP)
 #   real-llms-uk  Gemma ~83 min (WinoMT 50, name-gender 33)                             + SmolLM2 ~50 min
 #   real-llms-cs  Gemma ~50 min (WinoMT)                                                + SmolLM2 ~50 min
 #   real-llms-zh  Gemma ~31 min (sentiment 6,916 sentences)                             + SmolLM2 ~31 min
-# about 17 hours in all on hf-causal: a faster route divides each line by its speed-up. On ct2-causal
-# (the default) WinoMT's 1,200-sentence samples took 7-11 min a language (about 0.45 s a sentence with
-# alignment), so each line's WinoMT share is about 30 min instead of 50; the other probes are not yet
-# timed on it (its ε-samples run on hf-causal's sampler either way).
-ROUTE ?= ct2-causal
+# about 17 hours in all that way: a faster route divides each line's decoding by its speed-up. On
+# ct2-causal WinoMT's 1,200-sentence samples took 7-11 min a language (about 0.45 s a sentence with
+# alignment), so each line's WinoMT share is about 30 min instead of 50; hf-causal's greedy loop
+# translates 1.6x as fast as ct2-causal on Gemma (bench-workload-translate) but has not run a suite yet.
+ROUTE ?= hf-causal
 RELEASED_LANGS := de es fr it ru uk cs zh
 REAL_LLMS := $(addprefix real-llms-,$(RELEASED_LANGS))
 .PHONY: $(REAL_LLMS)
@@ -243,14 +243,14 @@ real-llms-es: $(BIBLE_DATA)/summary.json  # its suite scores the Bible test spli
 
 # WinoMT alone, Gemma 3 270M only, on a seeded 1,200-sentence sample per language
 # (eval/released/winomt1200/: a 95% interval of at most ±0.028 on an accuracy), e.g.
-# `make real-llms-winomt-de` (ROUTE=ct2-causal, the default): what the README's released table reports today
+# `make real-llms-winomt-de ROUTE=ct2-causal`: what the README's released table reports today
 WINOMT_SAMPLE_LANGS := de es fr it ru uk cs
 # duration: about 10 min a language on 2 quiet cores with ROUTE=ct2-causal (fr 59 min beside a training run)
 $(addprefix real-llms-winomt-,$(WINOMT_SAMPLE_LANGS)): real-llms-winomt-%: $(STAMP) released-llms
 	$(BIN)/mtdebias eval $(ROUTE):$(GEMMA_GGUF) --suite eval/released/winomt1200/$*.toml --set src_lang=en \
 	  --set tgt_lang=$* --translator-option examples=eval/released/examples_$*.tsv --translator-option max_new_tokens=64
 
-# duration: about 17 hours on 2 idle cores with ROUTE=hf-causal (less with the default ct2-causal: about 30 min of WinoMT a line instead of 50)
+# duration: about 17 hours on 2 idle cores through generate() (less on ct2-causal, about 30 min of WinoMT a line instead of 50, and on hf-causal's greedy loop)
 real-llms: $(REAL_LLMS)
 	$(MAKE) real-llms-table
 
@@ -273,10 +273,11 @@ real-llms-table: $(STAMP)
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results
 
-# after `make real-llms-winomt-LANG ROUTE=ct2-causal` for one or more languages: Gemma's WinoMT rows
+# after `make real-llms-winomt-LANG` for one or more languages (the same ROUTE for both; the table
+# today is ROUTE=ct2-causal's): Gemma's WinoMT rows
 # (a 1,200-sentence sample a language) into the same README/docs block, until the full-size run replaces it;
 # a row per language (--rows label), five metric columns however many languages are stored
-WINOMT_SAMPLE_RUN := runs/translators/ct2-causal_$(subst /,_,$(GEMMA_GGUF))
+WINOMT_SAMPLE_RUN := runs/translators/$(ROUTE)_$(subst /,_,$(GEMMA_GGUF))
 real-llms-winomt-table: $(STAMP)
 	$(BIN)/mtdebias report $(WINOMT_SAMPLE_RUN) --out $(RELEASED)/report.html --title "Released LLMs: WinoMT samples" \
 	  --rows label --metrics '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:delta_s' '*@winomt_*:undetected_rate' \

@@ -114,3 +114,22 @@ def test_smollm2_greedy_output_is_generates_and_the_screen_holds_on_its_steps():
     approx = F.linear(h.to(torch.bfloat16), screen.screen).float()
     assert bool(((full - approx).abs() <= screen.bound(h, approx)).all())
     assert screen.kept / screen.rows < 20  # of 49,152 tokens
+
+
+def test_a_greedy_batch_is_bounded_by_its_key_value_cache(tiny_llm, monkeypatch):
+    import mtdebias.translators.hf_causal as hf_causal
+
+    translator = HFCausalTranslator(tiny_llm, tgt_lang="de", device="cpu", max_new_tokens=12)
+    config = translator.model.config
+    kv_heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    # keys and values, every layer, float32
+    per_token = 2 * config.num_hidden_layers * kv_heads * head_dim * 4
+    assert hf_causal.cache_bytes_per_token(translator.model) == per_token
+    sources = [s for s, _ in DE_PAIRS[:6]]
+    whole = translator.translate(sources, beam=1)
+    rows = batch_sizes(translator)
+    longest = max(len(p) for p in translator._encode_prompts([translator._prompt_text(s) for s in sources]))
+    monkeypatch.setattr(hf_causal, "GREEDY_CACHE_BYTES", 2 * (longest + 12) * per_token)  # two rows a batch
+    assert translator.translate(sources, beam=1) == whole
+    assert max(rows[1:]) == 2  # after the shared prefix's one row, batches of two
