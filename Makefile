@@ -205,17 +205,19 @@ llamacpp: $(STAMP)
 # gate alone passes its fluent-looking German nonsense as German).
 # One target per language, `make real-llms-de` (ROUTE: how the GGUF file runs, hf-causal by default:
 # its greedy loop is the fastest route here, docs/released-models.md; ROUTE=ct2-causal, the same
-# greedy output on CTranslate2, or llamacpp for the others); `make real-llms` runs them all, then the table. A target killed and started
-# again skips every probe already stored and resumes the probe it was in at its last decoded batch
-# (the run store's decode journal); each probe prints its progress and ETA.
+# greedy output on CTranslate2, or llamacpp for the others); `make real-llms` runs them all, then
+# the table. A target killed and started again skips every probe already stored and resumes the
+# probe it was in at its last decoded batch (the run store's decode journal); each probe prints
+# its progress and ETA.
 #
 # How long, on 2 idle cores (the one place these estimates live): Gemma's per-item costs measured
-# on the de suite with hf-causal decoding through generate(), before its greedy loop (issue 44: WinoMT 0.77 s a sentence with alignment,
-# name-gender 0.27 s a sentence, a word-sense item 0.42 s, an ambiguity item 0.96 s), GEST and
-# sentiment costed as name-gender-length sentences (0.5 and 0.27 s), and name-gender templates kept
-# by the he/she check in the share the subsets kept (de 1/3, es 1/2, fr all, ru and uk assumed 1/2);
-# SmolLM2 is costed at Gemma's rate per sentence (half the parameters, but a 49k vocabulary against
-# 262k, and replies of about the same length), and almost nothing on name-gender (it keeps no template):
+# on the de suite with hf-causal decoding through generate(), before its greedy loop (issue 44:
+# WinoMT 0.77 s a sentence with alignment, name-gender 0.27 s a sentence, a word-sense item
+# 0.42 s, an ambiguity item 0.96 s), GEST and sentiment costed as name-gender-length sentences
+# (0.5 and 0.27 s), and name-gender templates kept by the he/she check in the share the subsets
+# kept (de 1/3, es 1/2, fr all, ru and uk assumed 1/2); SmolLM2 is costed at Gemma's rate per
+# sentence (half the parameters, but a 49k vocabulary against 262k, and replies of about the same
+# length), and almost nothing on name-gender (it keeps no template):
 #   real-llms-de  Gemma ~80 min (WinoMT 50, name-gender 27, word senses 2, ambiguity 2) + SmolLM2 ~55 min
 #   real-llms-es  Gemma ~85 min (WinoMT 50, name-gender 35, word senses 2)             + SmolLM2 ~55 min
 #   real-llms-fr  Gemma ~115 min (WinoMT 50, name-gender 65)                            + SmolLM2 ~50 min
@@ -227,7 +229,7 @@ llamacpp: $(STAMP)
 # about 17 hours in all that way: a faster route divides each line's decoding by its speed-up. On
 # ct2-causal WinoMT's 1,200-sentence samples took 7-11 min a language (about 0.45 s a sentence with
 # alignment), so each line's WinoMT share is about 30 min instead of 50; hf-causal's greedy loop
-# translates 1.6x as fast as ct2-causal on Gemma (bench-workload-translate) but has not run a suite yet.
+# translates 1.5x as fast as ct2-causal on Gemma (bench-workload-translate) but has not run a suite yet.
 ROUTE ?= hf-causal
 RELEASED_LANGS := de es fr it ru uk cs zh
 REAL_LLMS := $(addprefix real-llms-,$(RELEASED_LANGS))

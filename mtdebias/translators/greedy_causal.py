@@ -33,7 +33,7 @@ def output_argmax(model, screened: bool) -> Callable[[torch.Tensor], torch.Tenso
         return ScreenedArgmax(layer.weight.detach())
 
     def full(hidden: torch.Tensor) -> torch.Tensor:
-        logits = model.lm_head(hidden) if hasattr(model, "lm_head") else layer(hidden)
+        logits = layer(hidden)
         if capped:
             logits = torch.tanh(logits / capped) * capped
         return logits.float().argmax(dim=-1)

@@ -13,7 +13,7 @@ reading the float32 matrix. This module finds the same index in two passes:
 The screen's error has a bound (below) that holds for any ``h``: a token whose screened logit
 plus the bound lies below the best screened logit minus the bound cannot be the argmax, so it is
 left out, and the argmax over the rest is the argmax over the vocabulary. On the released Gemma
-3 model's decoding steps the check keeps a few dozen tokens of the 262,144.
+3 model's decoding steps the check keeps about two tokens a row of the 262,144.
 
 The bound, per row, with ``u = 2⁻⁸`` (bfloat16's unit roundoff) and ``K`` the hidden size:
 ``|h·w − fl(h̃·w̃)| ≤ ‖h − h̃‖·max‖w‖ + ‖h̃‖·max‖w − w̃‖`` (rounding the inputs, Cauchy–Schwarz)
