@@ -229,7 +229,7 @@ llamacpp: $(STAMP)
 # about 17 hours in all that way: a faster route divides each line's decoding by its speed-up. On
 # ct2-causal WinoMT's 1,200-sentence samples took 7-11 min a language (about 0.45 s a sentence with
 # alignment), so each line's WinoMT share is about 30 min instead of 50; hf-causal's greedy loop
-# translates 1.5x as fast as ct2-causal on Gemma (bench-workload-translate) but has not run a suite yet.
+# translates 1.5x as fast as ct2-causal on Gemma (bench-workload-translate); no suite is timed on it yet.
 ROUTE ?= hf-causal
 RELEASED_LANGS := de es fr it ru uk cs zh
 REAL_LLMS := $(addprefix real-llms-,$(RELEASED_LANGS))
