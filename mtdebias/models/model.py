@@ -3,6 +3,7 @@ decoder-only LMs loaded from a folder (the hf-causal translator, causal training
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,9 @@ def load_causal_model(directory: Path, dtype: str, device: str):
         raise CheckpointError(f"{directory}: model could not be loaded ({type(exc).__name__}: "
                               f"{str(exc).splitlines()[0][:300]})") from exc
     return model.to(device).eval()
+
+
+def cache_argument(model) -> str:
+    """The name under which the model's forward takes (and returns) its key/value cache: ``cache``
+    in recent transformers, ``past_key_values`` before."""
+    return "cache" if "cache" in inspect.signature(type(model).forward).parameters else "past_key_values"

@@ -24,13 +24,14 @@ then renormalisation. Generation settings this loop does not implement make
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass
 from typing import Sequence
 
 import torch
 from transformers.modeling_outputs import BaseModelOutput
+
+from ..models.model import cache_argument
 
 
 
@@ -190,12 +191,6 @@ def epsilon_sample_causal(model, input_ids: torch.Tensor, attention_mask: torch.
         next_position = next_position + 1
     samples = [drawn[index, :int(lengths[index])].tolist() for index in range(total)]
     return [samples[s * n:(s + 1) * n] for s in range(sources)]
-
-
-def cache_argument(model) -> str:
-    """The name under which the model's forward takes (and returns) its key/value cache: ``cache``
-    in recent transformers, ``past_key_values`` before."""
-    return "cache" if "cache" in inspect.signature(type(model).forward).parameters else "past_key_values"
 
 
 def _start(sources: int, device, seeds: Sequence[int], n: int, temperature: float, max_new_tokens: int):

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import torch
 
-from .epsilon_sampler import cache_argument
+from ..models.model import cache_argument
 from .screened_argmax import ScreenedArgmax
 
 

@@ -48,11 +48,11 @@ from typing import Any, Sequence
 import torch
 
 from ..errors import CheckpointError, ConfigError
-from ..models.model import DTYPES, load_causal_model, load_causal_tokenizer
+from ..models.model import DTYPES, cache_argument, load_causal_model, load_causal_tokenizer
 from ..options import Range
 from ..signature import hash_json
 from .base import DEFAULT_EPSILON, BaseTranslator, Scored, source_seed
-from .epsilon_sampler import cache_argument as _cache_argument, epsilon_sample_causal
+from .epsilon_sampler import epsilon_sample_causal
 from .greedy_causal import greedy_causal, output_argmax
 from .hf import length_batches
 from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt
@@ -378,7 +378,7 @@ class HFCausalTranslator(BaseTranslator):
             ids, mask, positions, cache = self._rows(rows, prefix if self._shares(prefix, max(map(len, rows)))
                                                      else None)
             longest = max(len(continuations[i]) for i in batch)
-            extra = {_cache_argument(self.model): cache} if cache is not None else {}
+            extra = {cache_argument(self.model): cache} if cache is not None else {}
             # left padding puts every continuation at the end of its row: only the last
             # longest + 1 positions need logits (the first of them predicts the first target token);
             # a shared prefix ends before every prompt's last token, so they all lie after it
@@ -427,7 +427,7 @@ class _Prefix:
     def expand(self, rows: int):
         """A copy of the cache for a batch of ``rows`` (a model call extends the cache it is given)."""
         if self.cache is None:
-            self.cache = self.model(input_ids=self.ids, use_cache=True, logits_to_keep=1)[_cache_argument(self.model)]
+            self.cache = self.model(input_ids=self.ids, use_cache=True, logits_to_keep=1)[cache_argument(self.model)]
         cache = copy.deepcopy(self.cache)
         cache.batch_repeat_interleave(rows)
         return cache

@@ -38,7 +38,8 @@ ACCUMULATION = 2.0 ** -23  # a float32 sum's relative error per term
 
 class ScreenedArgmax:
     """``argmax_v h·w_v`` for the rows of ``h``, for an output layer ``weight`` of shape
-    (vocabulary, hidden) without a bias. ``kept`` counts, over calls, the tokens checked exactly."""
+    (vocabulary, hidden) without a bias. Over calls, ``rows`` counts the rows asked and ``kept``
+    the tokens checked exactly."""
 
     def __init__(self, weight: torch.Tensor):
         if weight.dim() != 2 or not weight.is_floating_point():
@@ -50,7 +51,7 @@ class ScreenedArgmax:
         self.max_screen_norm = float(rounded.norm(dim=1).max())
         self.max_error_norm = float((self.weight - rounded).norm(dim=1).max())
         self.hidden = self.weight.shape[1]
-        self.calls = self.rows = self.kept = 0
+        self.rows = self.kept = 0
 
     def bound(self, h: torch.Tensor, screened: torch.Tensor, top: torch.Tensor | None = None) -> torch.Tensor:
         """Per row (a column vector): how far any screened logit may lie from the exact one.
@@ -74,5 +75,5 @@ class ScreenedArgmax:
         tokens = candidate.any(dim=0).nonzero().squeeze(1)  # ascending: ties go to the lower id, as argmax does
         exact = F.linear(h, self.weight.index_select(0, tokens))
         exact = exact.masked_fill(~candidate.index_select(1, tokens), float("-inf"))
-        self.calls, self.rows, self.kept = self.calls + 1, self.rows + h.shape[0], self.kept + int(tokens.numel())
+        self.rows, self.kept = self.rows + h.shape[0], self.kept + int(tokens.numel())
         return tokens[exact.argmax(dim=1)]
