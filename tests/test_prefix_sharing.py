@@ -97,6 +97,12 @@ def test_a_batch_reaching_a_sliding_window_keeps_the_unshared_route(tiny_llm):
     shared_tokens, whole_tokens = counted(shared), counted(whole)
     assert shared.score(sources, ["Hallo."] * 3) == whole.score(sources, ["Hallo."] * 3)
     assert sum(shared_tokens) == sum(whole_tokens)
+    # greedy decoding reads every prompt whole in one padded call, in the model's own cache (the
+    # window now on both: a Llama model honours it, and replies under it differ)
+    shared_tokens.clear()
+    whole.model.config.sliding_window = 16
+    assert shared.translate(sources, beam=1) == whole.translate(sources, beam=1)
+    assert shared_tokens[0] == 3 * max(len(p) for p in shared._encode_prompts([shared._prompt_text(s) for s in sources]))
 
 
 def test_share_prefix_must_be_a_boolean(tiny_llm):

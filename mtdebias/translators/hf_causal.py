@@ -57,6 +57,7 @@ from .greedy_causal import greedy_causal, output_argmax
 from .hf import length_batches
 from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt
 from .progress import LARGEST
+from .reserved_cache import reservable
 
 BACKEND = "hf-causal"
 # the options a suite's [translator] table (or from_spec) may set
@@ -309,9 +310,11 @@ class HFCausalTranslator(BaseTranslator):
             rows = [prompts[i] for i in batch]
             longest = max(len(r) for r in rows)
             room = self._room(longest, max_new_tokens)
-            ids, mask, positions, cache = self._rows(rows, prefix if self._shares(prefix, longest + room) else None)
-            replies = greedy_causal(self.model, ids, mask, positions, max_new_tokens=room, stop_ids=stop,
-                                    argmax=self._argmax, cache=cache)
+            reserve = reservable(self.model, longest + room)
+            shared = prefix.length if reserve and prefix is not None else 0
+            replies = greedy_causal(self.model, [r[shared:] for r in rows], pad_id=self.tokenizer.pad_token_id,
+                                    max_new_tokens=room, stop_ids=stop, argmax=self._argmax,
+                                    prefix=prefix.cached() if shared else None, reserve=reserve)
             for index, reply in zip(batch, replies):
                 out[index] = self._reply(reply, cut_at_newline)
         return out
@@ -424,10 +427,14 @@ class _Prefix:
         self.ids = torch.tensor([tokens], dtype=torch.long, device=model.device)
         self.cache = None
 
-    def expand(self, rows: int):
-        """A copy of the cache for a batch of ``rows`` (a model call extends the cache it is given)."""
+    def cached(self):
+        """The prefix's cache, one row (computed on the first call)."""
         if self.cache is None:
             self.cache = self.model(input_ids=self.ids, use_cache=True, logits_to_keep=1)[cache_argument(self.model)]
-        cache = copy.deepcopy(self.cache)
+        return self.cache
+
+    def expand(self, rows: int):
+        """A copy of the cache for a batch of ``rows`` (a model call extends the cache it is given)."""
+        cache = copy.deepcopy(self.cached())
         cache.batch_repeat_interleave(rows)
         return cache
