@@ -134,10 +134,13 @@ def test_a_greedy_batch_is_bounded_by_its_key_value_cache(tiny_llm, monkeypatch)
     sources = [s for s, _ in DE_PAIRS[:6]]
     whole = translator.translate(sources, beam=1)
     shapes = batch_shapes(translator)
-    longest = max(len(p) for p in translator._encode_prompts([translator._prompt_text(s) for s in sources]))
-    monkeypatch.setattr(hf_causal, "GREEDY_CACHE_BYTES", 2 * (longest + 12) * per_token)  # two rows a batch
+    prompts = translator._encode_prompts([translator._prompt_text(s) for s in sources])
+    # the rows' caches hold what follows the shared prefix, which is attended once: room for the
+    # two shortest rows and never three (batches are items × their longest)
+    own = min(len(p) for p in prompts) - hf_causal.shared_length(prompts)
+    monkeypatch.setattr(hf_causal, "GREEDY_CACHE_BYTES", 2 * (own + 12) * per_token)
     assert translator.translate(sources, beam=1) == whole
-    assert max(rows for rows, _ in shapes[1:]) == 2  # after the shared prefix's one row, batches of two
+    assert max(rows for rows, _ in shapes[1:]) == 2  # after the shared prefix's one row, at most two rows
 
 
 def test_prompt_groups_minimise_padded_rows_plus_a_cost_per_call():

@@ -23,6 +23,7 @@ import torch
 from ..models.model import cache_argument
 from .reserved_cache import ReservedCache
 from .screened_argmax import ScreenedArgmax
+from .shared_prefix_attention import use_shared_prefix_attention
 
 # A model call's fixed cost in prompt token rows: a call reads every weight once whatever its
 # size. On Gemma 3 270M (2 CPU threads) a one-row decoding step costs what about 28 rows of a
@@ -72,14 +73,15 @@ def prompt_groups(lengths: Sequence[int], call_rows: int = CALL_ROWS) -> list[tu
     return ranges[::-1]
 
 
-def _padded(rows: Sequence[Sequence[int]], shared: int, pad_id: int, device) -> tuple[torch.Tensor, ...]:
-    """Rows left-padded to the longest, their mask (``shared`` ones first, for a cached prefix)
-    and their tokens' positions (real tokens counted, padding not)."""
+def _padded(rows: Sequence[Sequence[int]], columns: int, offset: int, pad_id: int, device) -> tuple[torch.Tensor, ...]:
+    """Rows left-padded to the longest, their mask (``columns`` ones first, for a prefix in the
+    rows' cache) and their tokens' positions (real tokens counted, padding not, from ``offset``:
+    a prefix's length)."""
     width = max(len(r) for r in rows)
     ids = torch.tensor([[pad_id] * (width - len(r)) + list(r) for r in rows], dtype=torch.long, device=device)
-    mask = torch.tensor([[1] * shared + [0] * (width - len(r)) + [1] * len(r) for r in rows], dtype=torch.long,
+    mask = torch.tensor([[1] * columns + [0] * (width - len(r)) + [1] * len(r) for r in rows], dtype=torch.long,
                         device=device)
-    positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, shared:]
+    positions = (mask[:, columns:].cumsum(-1) - 1).clamp(min=0) + offset
     return ids, mask, positions
 
 
@@ -90,9 +92,10 @@ def greedy_causal(model, rows: Sequence[Sequence[int]], *, pad_id: int, max_new_
     """The greedy continuation of each prompt in ``rows``, its stop token kept when it ends on one.
 
     ``prefix``: the batch-1 key/value cache of tokens that come before every row (a shared prompt
-    prefix; ``rows`` then hold what follows it). ``reserve``: decode in a
-    :class:`ReservedCache` (the caller checks :func:`.reserved_cache.reservable`); otherwise in
-    the model's own cache, with every prompt padded to the longest and no prefix."""
+    prefix; ``rows`` then hold what follows it), attended once for the batch where the model
+    runs :mod:`.shared_prefix_attention` and copied into every row otherwise. ``reserve``: decode
+    in a :class:`ReservedCache` (the caller checks :func:`.reserved_cache.reservable`);
+    otherwise in the model's own cache, with every prompt padded to the longest and no prefix."""
     if prefix is not None and not reserve:
         raise ValueError("a shared prefix needs a reserved cache")
     body, device = model.base_model, model.device
@@ -100,25 +103,29 @@ def greedy_causal(model, rows: Sequence[Sequence[int]], *, pad_id: int, max_new_
     order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
     rows = [rows[i] for i in order]
     shared = prefix.get_seq_length() if prefix is not None else 0
+    separate = prefix is not None and use_shared_prefix_attention(model)
+    columns = 0 if separate else shared  # prefix columns in each row's cache and mask
     width = len(rows[-1])
-    mask = torch.zeros((len(rows), shared + width + max_new_tokens), dtype=torch.long, device=device)
+    mask = torch.zeros((len(rows), columns + width + max_new_tokens), dtype=torch.long, device=device)
     position = torch.tensor([[shared + len(r)] for r in rows], device=device)  # each row's next position
+    extra = {}
     if reserve:
-        cache = ReservedCache(model, len(rows), mask.shape[1], prefix)
+        cache = ReservedCache(model, len(rows), mask.shape[1], prefix, separate_prefix=separate)
+        extra = {"shared_prefix": cache.shared} if separate else {}
         hidden = []
         for start, stop in prompt_groups([len(r) for r in rows]):
-            ids, group_mask, positions = _padded(rows[start:stop], shared, pad_id, device)
+            ids, group_mask, positions = _padded(rows[start:stop], columns, shared, pad_id, device)
             mask[start:stop, :group_mask.shape[1]] = group_mask
             out = body(input_ids=ids, attention_mask=group_mask, position_ids=positions, use_cache=True,
-                       **{key: cache.rows(start, stop)})
+                       **{key: cache.rows(start, stop)}, **extra)
             hidden.append(out.last_hidden_state[:, -1])
         cache.advance(width)
         hidden = torch.cat(hidden)
     else:
-        ids, mask[:, :width], positions = _padded(rows, 0, pad_id, device)
+        ids, mask[:, :width], positions = _padded(rows, 0, 0, pad_id, device)
         out = body(input_ids=ids, attention_mask=mask[:, :width], position_ids=positions, use_cache=True)
         cache, hidden = out[key], out.last_hidden_state[:, -1]
-    filled = shared + width
+    filled = columns + width
     replies: list[list[int]] = [[] for _ in rows]
     live = torch.arange(len(rows))  # the sorted row of each batch row
     done = torch.zeros(len(rows), dtype=torch.bool)
@@ -141,7 +148,7 @@ def greedy_causal(model, rows: Sequence[Sequence[int]], *, pad_id: int, max_new_
         mask[:, filled] = 1
         filled += 1
         out = body(input_ids=tokens.unsqueeze(1).to(device), attention_mask=mask[:, :filled], position_ids=position,
-                   use_cache=True, **{key: cache})
+                   use_cache=True, **{key: cache}, **extra)
         cache, position = out[key], position + 1
         hidden = out.last_hidden_state[:, -1]
     ordered: list[list[int]] = [[] for _ in rows]

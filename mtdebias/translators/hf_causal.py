@@ -26,7 +26,8 @@ are batched by length with left padding (positions count real tokens only).
 Few-shot prompts all start with the same long prefix (system message, examples). With
 ``share_prefix`` (the default) the key/value cache of the longest token prefix shared by every
 prompt of a call is computed once, for one row, and copied to each batch; only the suffixes
-are padded and run. The padding then sits between prefix and suffix, so the attention mask
+are padded and run (greedy decoding reads them in groups of similar length,
+:mod:`.greedy_causal`). The padding then sits between prefix and suffix, so the attention mask
 hides it and explicit position ids give every real token the position it has without sharing.
 Greedy output is the same token for token; log-probabilities differ by float32 reordering
 only (|Δ log p| well under 1e-4 per token, see tests/test_prefix_sharing.py), the same order of
@@ -58,6 +59,7 @@ from .hf import length_batches
 from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt
 from .progress import LARGEST
 from .reserved_cache import reservable
+from .shared_prefix_attention import use_shared_prefix_attention
 
 BACKEND = "hf-causal"
 # the options a suite's [translator] table (or from_spec) may set
@@ -69,7 +71,8 @@ TORCH_OPTIONS = ("device", "dtype", "batch_tokens", "screen_argmax")
 PROMPT_OPTIONS = tuple(o for o in OPTIONS if o not in TORCH_OPTIONS)
 # A greedy decoding step reads every weight once however many rows it runs, so wide batches pay
 # (Gemma 3 on 2 cores: 1.2x as fast with 256 rows as with 64). What bounds a batch is its
-# key/value cache: rows x (prompt + reply) tokens, the shared prefix copied into every row
+# key/value cache: rows x (prompt + reply) tokens, the shared prefix in every row unless it is
+# attended once (shared_prefix_attention)
 GREEDY_ROWS = LARGEST  # the most rows a greedy batch holds: a probe's largest call
 GREEDY_CACHE_BYTES = 2 * 2**30  # the most key/value cache a greedy batch may reach
 _REPLY_MARK = "\x00mtdebias-reply\x00"  # an assistant reply no template can contain
@@ -305,8 +308,12 @@ class HFCausalTranslator(BaseTranslator):
             self._argmax = output_argmax(self.model, self.screen_argmax)
         out = [""] * len(prompts)
         prefix = self._prefix(prompts)
+        # a prefix attended once is not in the rows' caches (beyond a sliding window, where the
+        # prefix is not used, a batch's cache may pass the budget by its rows × the prefix)
+        once = prefix.length if prefix is not None and use_shared_prefix_attention(self.model) else 0
         cache_tokens = max(GREEDY_CACHE_BYTES // cache_bytes_per_token(self.model), 1)
-        for batch in length_batches([len(p) + max_new_tokens for p in prompts], cache_tokens, max_items=GREEDY_ROWS):
+        for batch in length_batches([len(p) - once + max_new_tokens for p in prompts], cache_tokens,
+                                    max_items=GREEDY_ROWS):
             rows = [prompts[i] for i in batch]
             longest = max(len(r) for r in rows)
             room = self._room(longest, max_new_tokens)

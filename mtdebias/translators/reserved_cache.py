@@ -61,16 +61,20 @@ class ReservedLayer(CacheLayerMixin):
 
 
 class ReservedCache(Cache):
-    """A model's cache for ``rows`` rows of up to ``room`` tokens, the first ``prefix`` (a batch-1
-    cache of the model, or None) already in every row."""
+    """A model's cache for ``rows`` rows of up to ``room`` tokens after ``prefix`` (a batch-1
+    cache of the model, or None). The prefix is copied into every row, or with
+    ``separate_prefix`` kept once in :attr:`shared` (per layer, its keys and values) for
+    :mod:`.shared_prefix_attention`, and the rows hold what follows it."""
 
-    def __init__(self, model, rows: int, room: int, prefix: Cache | None = None):
+    def __init__(self, model, rows: int, room: int, prefix: Cache | None = None, separate_prefix: bool = False):
         config = model.config.get_text_config()
         heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
         head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
         kinds = getattr(config, "layer_types", None) or ["full_attention"] * config.num_hidden_layers
         parameter = next(model.parameters())
-        shared = prefix.get_seq_length() if prefix is not None else 0
+        shared = prefix.get_seq_length() if prefix is not None and not separate_prefix else 0
+        self.shared = ([(layer.keys, layer.values) for layer in prefix.layers]
+                       if prefix is not None and separate_prefix else None)
         layers = []
         for index, kind in enumerate(kinds):
             # zeros: padding columns are read (and masked); garbage there could be NaN, and 0·NaN is NaN
