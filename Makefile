@@ -229,7 +229,7 @@ llamacpp: $(STAMP)
 # about 17 hours in all that way: a faster route divides each line's decoding by its speed-up. On
 # ct2-causal WinoMT's 1,200-sentence samples took 7-11 min a language (about 0.45 s a sentence with
 # alignment), so each line's WinoMT share is about 30 min instead of 50; hf-causal's greedy loop
-# translates 1.5x as fast as ct2-causal on Gemma (bench-workload-translate); no suite is timed on it yet.
+# translates 1.75x as fast as ct2-causal on Gemma (bench-workload-translate).
 ROUTE ?= hf-causal
 RELEASED_LANGS := de es fr it ru uk cs zh
 REAL_LLMS := $(addprefix real-llms-,$(RELEASED_LANGS))
@@ -247,7 +247,7 @@ real-llms-es: $(BIBLE_DATA)/summary.json  # its suite scores the Bible test spli
 # (eval/released/winomt1200/: a 95% interval of at most ±0.028 on an accuracy), e.g.
 # `make real-llms-winomt-de ROUTE=ct2-causal`: what the README's released table reports today
 WINOMT_SAMPLE_LANGS := de es fr it ru uk cs
-# duration: about 10 min a language on 2 quiet cores with ROUTE=ct2-causal (fr 59 min beside a training run)
+# duration: about 3 min a language on 2 quiet cores (de: 3 min 6 s on hf-causal; about 10 min with ROUTE=ct2-causal)
 $(addprefix real-llms-winomt-,$(WINOMT_SAMPLE_LANGS)): real-llms-winomt-%: $(STAMP) released-llms
 	$(BIN)/mtdebias eval $(ROUTE):$(GEMMA_GGUF) --suite eval/released/winomt1200/$*.toml --set src_lang=en \
 	  --set tgt_lang=$* --translator-option examples=eval/released/examples_$*.tsv --translator-option max_new_tokens=64

@@ -11,7 +11,9 @@ hf-causal configures it (``_own_generation_settings``).
 Where a :class:`.reserved_cache.ReservedCache` may hold the batch (``reserve``), the cache is
 written in place rather than regrown every step, and the prompts are read in groups of similar
 length (:func:`prompt_groups`) rather than all padded to the longest: in 200 WinoMT prompts after
-Gemma 3's shared few-shot prefix, 3,472 real tokens padded to 5,400 in one call.
+Gemma 3's shared few-shot prefix, 3,472 real tokens padded to 5,400 in one call. A shared prompt
+prefix is attended once for the batch (:mod:`.shared_prefix_attention`) rather than copied into
+every row, where the model's attention allows it.
 """
 
 from __future__ import annotations

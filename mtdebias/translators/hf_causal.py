@@ -26,8 +26,9 @@ are batched by length with left padding (positions count real tokens only).
 Few-shot prompts all start with the same long prefix (system message, examples). With
 ``share_prefix`` (the default) the key/value cache of the longest token prefix shared by every
 prompt of a call is computed once, for one row, and copied to each batch; only the suffixes
-are padded and run (greedy decoding reads them in groups of similar length,
-:mod:`.greedy_causal`). The padding then sits between prefix and suffix, so the attention mask
+are padded and run. (Greedy decoding attends to the prefix once for the whole batch,
+:mod:`.shared_prefix_attention`, and reads the suffixes in groups of similar length,
+:mod:`.greedy_causal`.) The padding then sits between prefix and suffix, so the attention mask
 hides it and explicit position ids give every real token the position it has without sharing.
 Greedy output is the same token for token; log-probabilities differ by float32 reordering
 only (|Δ log p| well under 1e-4 per token, see tests/test_prefix_sharing.py), the same order of

@@ -9,7 +9,8 @@ The buffer also lets a batch read its prompts in groups of similar length
 (:func:`.greedy_causal.greedy_causal`): :meth:`ReservedCache.rows` is a cache over a range of
 rows that writes into the same buffers, so every group's keys land in the batch's cache without
 a copy. A row's layout is then ``[shared prefix][its group's padding and prompt][padding up to the
-batch's longest group][reply]``; the attention mask hides both paddings and position ids count
+batch's longest group][reply]``, the prefix left out where it is kept once for the batch
+(``separate_prefix``); the attention mask hides both paddings and position ids count
 real tokens only, so no real token moves. That holds while no row reaches a sliding-window
 layer's window, where padding counts as window slots: callers reserve no more than the window
 (:func:`reservable`).
