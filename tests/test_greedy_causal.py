@@ -189,3 +189,14 @@ def test_a_cache_is_reserved_only_inside_every_window_and_for_attention_layers(t
     assert reservable(model, 62) and not reservable(model, 63)
     config.layer_types = ["full_attention", "linear_attention"] * (config.num_hidden_layers // 2)
     assert not reservable(model, 10)
+
+
+def test_a_model_without_sdpa_gets_the_prefix_copied_into_every_row_and_the_same_replies(tiny_llm):
+    """Shared-prefix attention is an sdpa function: on eager attention the prefix is copied
+    into every row of the reserved cache instead, with the same greedy output."""
+    translator = HFCausalTranslator(tiny_llm, tgt_lang="de", device="cpu", examples=[list(p) for p in DE_PAIRS[:3]],
+                                    max_new_tokens=20)
+    translator.model.set_attn_implementation("eager")
+    sources = [s for s, _ in DE_PAIRS[3:]] + ["The doctor and the nurse talked about the weather for a long time."]
+    assert translator.translate(sources, beam=1) == generated_alone(translator, sources)
+    assert translator.model.config._attn_implementation == "eager"
