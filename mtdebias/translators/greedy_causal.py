@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 import torch
 
 from ..models.model import cache_argument
+from .hf import left_padded
 from .reserved_cache import ReservedCache
 from .screened_argmax import ScreenedArgmax
 from .shared_prefix_attention import use_shared_prefix_attention
@@ -75,18 +76,6 @@ def prompt_groups(lengths: Sequence[int], call_rows: int = CALL_ROWS) -> list[tu
     return ranges[::-1]
 
 
-def _padded(rows: Sequence[Sequence[int]], columns: int, offset: int, pad_id: int, device) -> tuple[torch.Tensor, ...]:
-    """Rows left-padded to the longest, their mask (``columns`` ones first, for a prefix in the
-    rows' cache) and their tokens' positions (real tokens counted, padding not, from ``offset``:
-    a prefix's length)."""
-    width = max(len(r) for r in rows)
-    ids = torch.tensor([[pad_id] * (width - len(r)) + list(r) for r in rows], dtype=torch.long, device=device)
-    mask = torch.tensor([[1] * columns + [0] * (width - len(r)) + [1] * len(r) for r in rows], dtype=torch.long,
-                        device=device)
-    positions = (mask[:, columns:].cumsum(-1) - 1).clamp(min=0) + offset
-    return ids, mask, positions
-
-
 @torch.inference_mode()
 def greedy_causal(model, rows: Sequence[Sequence[int]], *, pad_id: int, max_new_tokens: int,
                   stop_ids: Sequence[int], argmax: Callable[[torch.Tensor], torch.Tensor], prefix=None,
@@ -116,7 +105,8 @@ def greedy_causal(model, rows: Sequence[Sequence[int]], *, pad_id: int, max_new_
         extra = {"shared_prefix": cache.shared} if separate else {}
         hidden = []
         for start, stop in prompt_groups([len(r) for r in rows]):
-            ids, group_mask, positions = _padded(rows[start:stop], columns, shared, pad_id, device)
+            ids, group_mask, positions = left_padded(rows[start:stop], pad_id, device, columns=columns,
+                                                     offset=shared - columns)
             mask[start:stop, :group_mask.shape[1]] = group_mask
             out = body(input_ids=ids, attention_mask=group_mask, position_ids=positions, use_cache=True,
                        **{key: cache.rows(start, stop)}, **extra)
@@ -124,7 +114,7 @@ def greedy_causal(model, rows: Sequence[Sequence[int]], *, pad_id: int, max_new_
         cache.advance(width)
         hidden = torch.cat(hidden)
     else:
-        ids, mask[:, :width], positions = _padded(rows, 0, 0, pad_id, device)
+        ids, mask[:, :width], positions = left_padded(rows, pad_id, device)
         out = body(input_ids=ids, attention_mask=mask[:, :width], position_ids=positions, use_cache=True)
         cache, hidden = out[key], out.last_hidden_state[:, -1]
     filled = columns + width

@@ -39,6 +39,20 @@ def length_batches(lengths: Sequence[int], max_tokens: int, max_items: int | Non
         yield batch
 
 
+def left_padded(rows: Sequence[Sequence[int]], pad_id: int, device, columns: int = 0,
+                offset: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Decoder-only rows padded on the left to the longest: ``(ids, mask, positions)``. The mask
+    starts with ``columns`` ones, for a prefix held in every row's cache (the padding then sits
+    between prefix and row); positions count real tokens only, from ``offset`` (a prefix held
+    elsewhere), so a token has the same position however it is batched."""
+    width = max(len(r) for r in rows)
+    ids = torch.tensor([[pad_id] * (width - len(r)) + list(r) for r in rows], dtype=torch.long, device=device)
+    mask = torch.tensor([[1] * columns + [0] * (width - len(r)) + [1] * len(r) for r in rows], dtype=torch.long,
+                        device=device)
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, columns:] + offset
+    return ids, mask, positions
+
+
 class HFTranslator(BaseTranslator):
     def __init__(self, checkpoint: str | Path | None = None, *, model: PreTrainedModel | None = None,
                  tokenizer=None, device: str | None = None, batch_tokens: int = 4000,

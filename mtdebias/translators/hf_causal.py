@@ -56,10 +56,10 @@ from ..signature import hash_json
 from .base import DEFAULT_EPSILON, BaseTranslator, Scored, source_seed
 from .epsilon_sampler import epsilon_sample_causal
 from .greedy_causal import greedy_causal, output_argmax
-from .hf import length_batches
+from .hf import left_padded, length_batches
 from .llm_prompt import DEFAULT_PLAIN_TEMPLATE, DEFAULT_TEMPLATE, TranslationPrompt
 from .progress import LARGEST
-from .reserved_cache import reservable
+from .reserved_cache import key_value_heads, reservable, within_window
 from .shared_prefix_attention import use_shared_prefix_attention
 
 BACKEND = "hf-causal"
@@ -232,16 +232,6 @@ class HFCausalTranslator(BaseTranslator):
         return text.strip()
 
     # -- batching ----------------------------------------------------------------------------
-    def _pad_left(self, rows: Sequence[Sequence[int]], shared: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rows padded on the left, and the attention mask; ``shared`` tokens of a cached prefix
-        come before every row, so the mask starts with as many ones (the padding sits between
-        prefix and row)."""
-        width = max(len(r) for r in rows)
-        pad = self.tokenizer.pad_token_id
-        ids = torch.tensor([[pad] * (width - len(r)) + list(r) for r in rows], dtype=torch.long)
-        mask = torch.tensor([[1] * shared + [0] * (width - len(r)) + [1] * len(r) for r in rows], dtype=torch.long)
-        return ids.to(self.device), mask.to(self.device)
-
     def _room(self, longest_prompt: int, wanted: int) -> int:
         """New tokens that fit after the longest prompt of a batch."""
         positions = getattr(self.model.config, "max_position_embeddings", None)
@@ -264,18 +254,15 @@ class HFCausalTranslator(BaseTranslator):
         """Whether a batch whose rows (prompt and what is generated) reach ``longest`` tokens may
         use the prefix: a sliding-window layer counts cache slots, padding included, so moving the
         padding behind the prefix changes what it sees once a row reaches the window."""
-        if prefix is None:
-            return False
-        window = getattr(self.model.config.get_text_config(), "sliding_window", None)
-        return not window or longest < window - 1
+        return prefix is not None and within_window(self.model, longest)
 
     def _rows(self, rows: Sequence[Sequence[int]], prefix: "_Prefix | None"):
         """A batch as the model runs it: ``(ids, mask, positions, cache)``. Without a prefix, whole
         rows; with one, the rows after it and a copy of its cache. Positions count real tokens only
         in both cases, so a token has the same position either way."""
         shared = prefix.length if prefix is not None else 0
-        ids, mask = self._pad_left([r[shared:] for r in rows], shared)
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -ids.shape[1]:]
+        ids, mask, positions = left_padded([r[shared:] for r in rows], self.tokenizer.pad_token_id, self.device,
+                                           columns=shared)
         return ids, mask, positions, (prefix.expand(len(rows)) if prefix is not None else None)
 
     @torch.inference_mode()
@@ -296,7 +283,7 @@ class HFCausalTranslator(BaseTranslator):
             # otherwise keep it running to max_new_tokens
             config = GenerationConfig(num_beams=beam, do_sample=False, early_stopping=True,
                                       max_new_tokens=room, eos_token_id=stop, pad_token_id=self.tokenizer.pad_token_id)
-            ids, mask = self._pad_left(rows)
+            ids, mask, _ = left_padded(rows, self.tokenizer.pad_token_id, self.device)
             generated = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config)
             for index, row in zip(batch, generated[:, ids.shape[1]:].tolist()):
                 out[index] = self._reply(row, cut_at_newline)
@@ -409,12 +396,9 @@ class HFCausalTranslator(BaseTranslator):
 
 def cache_bytes_per_token(model) -> int:
     """The key/value cache one token takes in every layer (sliding-window layers counted whole)."""
-    config = model.config.get_text_config()
-    heads = config.num_attention_heads
-    kv_heads = getattr(config, "num_key_value_heads", None) or heads
-    head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
+    kv_heads, head_dim = key_value_heads(model)
     width = next(model.parameters()).element_size()
-    return 2 * config.num_hidden_layers * kv_heads * head_dim * width
+    return 2 * model.config.get_text_config().num_hidden_layers * kv_heads * head_dim * width
 
 
 def shared_length(prompts: Sequence[Sequence[int]]) -> int:

@@ -68,16 +68,13 @@ class ReservedCache(Cache):
     :mod:`.shared_prefix_attention`, and the rows hold what follows it."""
 
     def __init__(self, model, rows: int, room: int, prefix: Cache | None = None, separate_prefix: bool = False):
-        config = model.config.get_text_config()
-        heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
-        head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
-        kinds = getattr(config, "layer_types", None) or ["full_attention"] * config.num_hidden_layers
+        heads, head_dim = key_value_heads(model)
         parameter = next(model.parameters())
         shared = prefix.get_seq_length() if prefix is not None and not separate_prefix else 0
         self.shared = ([(layer.keys, layer.values) for layer in prefix.layers]
                        if prefix is not None and separate_prefix else None)
         layers = []
-        for index, kind in enumerate(kinds):
+        for index, kind in enumerate(layer_kinds(model)):
             # zeros: padding columns are read (and masked); garbage there could be NaN, and 0·NaN is NaN
             keys, values = (torch.zeros(rows, heads, room, head_dim, dtype=parameter.dtype, device=parameter.device)
                             for _ in range(2))
@@ -101,12 +98,29 @@ class ReservedCache(Cache):
 LAYER_KINDS = ("full_attention", "sliding_attention")  # what a ReservedLayer stands in for
 
 
+def key_value_heads(model) -> tuple[int, int]:
+    """(key/value heads, head size) of a decoder-only model's attention layers."""
+    config = model.config.get_text_config()
+    heads = config.num_attention_heads
+    kv_heads = getattr(config, "num_key_value_heads", None) or heads
+    return kv_heads, getattr(config, "head_dim", None) or config.hidden_size // heads
+
+
+def layer_kinds(model) -> list[str]:
+    """Each layer's kind (``layer_types``; a model without them has full attention throughout)."""
+    config = model.config.get_text_config()
+    return list(getattr(config, "layer_types", None) or [LAYER_KINDS[0]] * config.num_hidden_layers)
+
+
+def within_window(model, tokens: int) -> bool:
+    """Whether rows of ``tokens`` cache slots stay inside every sliding-window layer's window, so
+    that where a row's padding sits changes nothing a layer sees."""
+    window = getattr(model.config.get_text_config(), "sliding_window", None)
+    return not window or tokens < window - 1
+
+
 def reservable(model, tokens: int) -> bool:
     """Whether rows of ``tokens`` cache slots may use a :class:`ReservedCache`: every layer is an
-    attention layer of a kind above, and no row reaches a sliding-window layer's window, so
-    padding in the middle of a row changes nothing a layer sees."""
-    config = model.config.get_text_config()
-    if not set(getattr(config, "layer_types", None) or LAYER_KINDS[:1]) <= set(LAYER_KINDS):
-        return False
-    window = getattr(config, "sliding_window", None)
-    return not window or tokens < window - 1
+    attention layer of a kind above, and every row stays inside every window, since a reserved
+    row holds padding in its middle."""
+    return set(layer_kinds(model)) <= set(LAYER_KINDS) and within_window(model, tokens)
