@@ -243,14 +243,15 @@ $(REAL_LLMS): real-llms-%: $(STAMP) released-llms
 
 real-llms-es: $(BIBLE_DATA)/summary.json  # its suite scores the Bible test split too
 
-# WinoMT alone, Gemma 3 270M only, on a seeded 1,200-sentence sample per language
-# (eval/released/winomt1200/: a 95% interval of at most ±0.028 on an accuracy), e.g.
-# `make real-llms-winomt-de ROUTE=ct2-causal`: what the README's released table reports today
-WINOMT_SAMPLE_LANGS := de es fr it ru uk cs
-# duration: about 3 min a language on 2 quiet cores (de: 3 min 6 s on hf-causal; about 10 min with ROUTE=ct2-causal)
-$(addprefix real-llms-winomt-,$(WINOMT_SAMPLE_LANGS)): real-llms-winomt-%: $(STAMP) released-llms
-	$(BIN)/mtdebias eval $(ROUTE):$(GEMMA_GGUF) --suite eval/released/winomt1200/$*.toml --set src_lang=en \
-	  --set tgt_lang=$* --translator-option examples=eval/released/examples_$*.tsv --translator-option max_new_tokens=64
+# WinoMT alone at full size (every one of its 3,888 sentences), Gemma 3 270M and the SmolLM2 control,
+# the language's probe of its full suite (`--only winomt_LANG`: stored as the suite stores it, so
+# `make real-llms-LANG` afterwards skips it), e.g. `make real-llms-winomt-de`: what the README's
+# released table reports today
+WINOMT_LANGS := de es fr it ru uk cs
+# duration: about 8 min a language and model on 2 quiet cores (de on Gemma: 7 min 54 s on hf-causal)
+$(addprefix real-llms-winomt-,$(WINOMT_LANGS)): real-llms-winomt-%: $(STAMP) released-llms
+	$(call released_eval,$(GEMMA_GGUF),$*) --only winomt_$*
+	$(call released_eval,$(SMOL_GGUF),$*) --only winomt_$*
 
 # duration: about 17 hours on 2 idle cores through generate() (less on ct2-causal, about 30 min of WinoMT a line instead of 50, and on hf-causal's greedy loop)
 real-llms: $(REAL_LLMS)
@@ -275,15 +276,14 @@ real-llms-table: $(STAMP)
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results
 
-# after `make real-llms-winomt-LANG` for one or more languages (the same ROUTE for both; the table
-# today is ROUTE=ct2-causal's): Gemma's WinoMT rows
-# (a 1,200-sentence sample a language) into the same README/docs block, until the full-size run replaces it;
-# a row per language (--rows label), five metric columns however many languages are stored
-WINOMT_SAMPLE_RUN := runs/translators/$(ROUTE)_$(subst /,_,$(GEMMA_GGUF))
+# after `make real-llms-winomt-LANG` for one or more languages (the same ROUTE for both): both
+# models' WinoMT rows, at full size, into the same README/docs block until the whole suites replace
+# it; a row per model and language (--rows label), five metric columns however many languages are
+# stored, SmolLM2's rows marked as saying nothing (--control)
 real-llms-winomt-table: $(STAMP)
-	$(BIN)/mtdebias report $(WINOMT_SAMPLE_RUN) --out $(RELEASED)/report.html --title "Released LLMs: WinoMT samples" \
+	$(BIN)/mtdebias report $(RELEASED_RUNS) --out $(RELEASED)/report.html --title "Released LLMs: WinoMT" \
 	  --rows label --metrics '*@winomt_*:accuracy' '*@winomt_*:delta_g' '*@winomt_*:delta_s' '*@winomt_*:undetected_rate' \
-	  '*@winomt_*:valid_rate'
+	  '*@winomt_*:valid_rate' --control $(lastword $(RELEASED_RUNS))
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md README.md --marker released-llm-results --headline-only
 	$(BIN)/python -m mtdebias.report.readme $(RELEASED)/report.md docs/released-models.md --marker released-llm-results
 

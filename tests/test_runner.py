@@ -92,6 +92,31 @@ def test_interrupted_suite_resumes_without_loss_or_duplicates(run_dir):
     assert [r["value"] for r in rows if r["metric"] == "bleu" and r["label"] == "quality_beam1"] == first_bleu
 
 
+def test_only_scores_the_labelled_probes_and_the_whole_suite_then_skips_them(run_dir):
+    overrides = {"data": str(run_dir.parent / "data")}
+    checkpoint = run_dir / "checkpoints" / "step-0000100"
+    suite = run_dir.parent / "suite.toml"
+    first = evaluate([checkpoint], suite, overrides, only=["quality_beam2"])
+    assert first.scored == ["step-0000100: quality_beam2"] and first.skipped == []
+    assert {r["label"] for r in RunStore(run_dir).results(checkpoint)} == {"quality_beam2"}
+    # stored as the whole suite stores it: the suite's run finds it and decodes only the other probe
+    whole = evaluate([checkpoint], suite, overrides)
+    assert whole.skipped == ["step-0000100: quality_beam2"] and whole.scored == ["step-0000100: quality_beam1"]
+
+
+def test_only_with_a_label_the_suite_lacks_fails_with_a_did_you_mean_before_any_model(run_dir):
+    from mtdebias.errors import InputError
+
+    def no_model(path):
+        raise AssertionError("a model was loaded before the check")
+
+    with pytest.raises(InputError, match=r"--only quality_beam3: suite \S+ has no probe labelled quality_beam3.*"
+                                         r"did you mean quality_beam2\? its labels: quality_beam1, quality_beam2"):
+        evaluate([run_dir], run_dir.parent / "suite.toml", {"data": str(run_dir.parent / "data")},
+                 make_translator=no_model, only=["quality_beam3"])
+    assert RunStore(run_dir).results(run_dir / "checkpoints" / "step-0000100") == []
+
+
 def test_unfilled_placeholder_and_unknown_probe_fail_before_any_work(run_dir, tmp_path):
     with pytest.raises(ConfigError, match=r"no value for \{data\}"):
         evaluate([run_dir], run_dir.parent / "suite.toml")

@@ -57,6 +57,9 @@ def add_parser(subparsers) -> None:
                         help="score N items of each probe that takes a limit, a random sample spread over its "
                              "data (drawn with the probe's seed, kept in data order; not the first N) and recorded "
                              "in the result's signature: a quick look before a full run")
+    parser.add_argument("--only", action="append", default=[], metavar="LABEL",
+                        help="with --suite: score only the probe labelled LABEL (repeatable), stored as the whole "
+                             "suite stores it, so a later run of the suite skips it")
     single = parser.add_argument_group("a single probe")
     single.add_argument("--probe", help=f"probe name: {', '.join(PROBES.entries)} (or without the version)")
     single.add_argument("--lang", help="target language")
@@ -95,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..translators.load import classify
 
+    if args.only and not args.suite:
+        raise InputError("--only picks probes of a suite by label", hint="give --suite, or drop --only")
     if args.probe and args.attempts:  # before any download, probe or model: the log is written at the end
         _check_attempts(args)
     check_value(args.interval, float, WATCH_INTERVAL, "--interval")
@@ -126,11 +131,12 @@ def run(args: argparse.Namespace) -> int:
     if args.watch:
         outcome = watch(args.targets[0], args.suite, overrides, interval=args.interval,
                         on_outcome=lambda o: print("\n".join(f"scored {s}" for s in o.scored), flush=True),
-                        backend=args.backend, compute_type=args.compute_type, limit=args.limit)
+                        backend=args.backend, compute_type=args.compute_type, limit=args.limit,
+                        only=args.only)
     else:
         outcome = evaluate(args.targets, args.suite, overrides, backend=args.backend,
                            compute_type=args.compute_type, translator_options=args.translator_options,
-                           limit=args.limit)
+                           limit=args.limit, only=args.only)
     for label in outcome.scored:
         print(f"scored   {label}")
     print(f"{len(outcome.scored)} scored, {len(outcome.skipped)} already stored, {len(outcome.failed)} failed")

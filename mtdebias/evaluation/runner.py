@@ -11,6 +11,7 @@ decode journal and reused); a checkpoint that fails to load is reported and skip
 
 from __future__ import annotations
 
+import difflib
 import sys
 import time
 from dataclasses import dataclass, field
@@ -301,12 +302,16 @@ def backend_choice(suite: Suite, backend: str | None = None, compute_type: str |
 def evaluate(targets: Iterable[Path | str], suite_path: Path | Suite, overrides: dict[str, str] | None = None,
              make_translator: Callable[[Path], Translator] | None = None, cache: ProbeCache | None = None,
              backend: str | None = None, compute_type: str | None = None,
-             translator_options: dict[str, Any] | None = None, limit: int | None = None) -> EvalOutcome:
+             translator_options: dict[str, Any] | None = None, limit: int | None = None,
+             only: Iterable[str] = ()) -> EvalOutcome:
     """Score every checkpoint of ``targets`` (runs, checkpoints, fairseq models or translator specs;
     none: the suite's ``[translator]``) with the suite (a file, or one built in memory: :func:`single_suite`);
     ``translator_options`` go to spec translators; ``limit`` samples that many items in every probe
-    that takes a ``limit`` (:func:`with_limit`)."""
+    that takes a ``limit`` (:func:`with_limit`); ``only`` keeps the probes with these labels
+    (:func:`with_only`)."""
     suite = suite_path if isinstance(suite_path, Suite) else load_suite(suite_path)
+    if only:
+        suite = with_only(suite, only)
     if limit is not None:
         suite = with_limit(suite, limit)
     chosen_backend, kind = backend_choice(suite, backend, compute_type)
@@ -386,7 +391,8 @@ def causal_loader(source: ModelSource, store: RunStore, backend: str = "hf") -> 
 
 def watch(run_dir: Path | ModelSource, suite_path: Path, overrides: dict[str, str] | None = None,
           interval: float = 10.0, timeout: float | None = None, on_outcome: Callable[[EvalOutcome], None] | None = None,
-          backend: str | None = None, compute_type: str | None = None, limit: int | None = None) -> EvalOutcome:
+          backend: str | None = None, compute_type: str | None = None, limit: int | None = None,
+          only: Iterable[str] = ()) -> EvalOutcome:
     """Score checkpoints of a training run as they appear, until the run has finished."""
     total = EvalOutcome()
     started = time.monotonic()
@@ -395,7 +401,7 @@ def watch(run_dir: Path | ModelSource, suite_path: Path, overrides: dict[str, st
     while True:
         finished = locate(source)[0].is_finished()  # read before scoring: no checkpoint is missed
         outcome = evaluate([source], suite_path, overrides, cache=cache, backend=backend,
-                           compute_type=compute_type, limit=limit)
+                           compute_type=compute_type, limit=limit, only=only)
         total.scored += outcome.scored
         total.failed.update(outcome.failed)
         if on_outcome and outcome.scored:
@@ -469,6 +475,25 @@ def with_limit(suite: Suite, limit: int) -> Suite:
     return replace(suite, probes=tuple(limited))
 
 
+def with_only(suite: Suite, labels: Iterable[str]) -> Suite:
+    """``suite`` cut to the probes labelled ``labels`` (``mtdebias eval --only``), in the suite's
+    order. Nothing else changes: their results are stored under their own labels and request keys,
+    so a later run of the whole suite skips them. A label the suite does not have is an error with
+    a did-you-mean, before any model is loaded."""
+    from dataclasses import replace
+
+    wanted = list(dict.fromkeys(labels))
+    have = [spec.label for spec in suite.probes]
+    for label in wanted:
+        if label not in have:
+            close = difflib.get_close_matches(label, have, n=1)
+            raise InputError(f"--only {label}: suite {suite.name} has no probe labelled {label}",
+                             path=suite.path or None,
+                             hint=(f"did you mean {close[0]}? " if close else "")
+                             + f"its labels: {', '.join(have)}")
+    return replace(suite, probes=tuple(spec for spec in suite.probes if spec.label in wanted))
+
+
 SINGLE_LABEL = "{name}-single"  # what `eval --probe NAME` stores its results under
 
 
@@ -506,4 +531,4 @@ def build_single_probe(probe_type: str, options: dict[str, Any], flags: dict[str
 
 
 __all__ = ["EvalOutcome", "ProbeSpec", "checkpoint_evaluator", "evaluate", "single_probe",
-           "single_suite", "watch", "with_limit"]
+           "single_suite", "watch", "with_limit", "with_only"]
