@@ -106,3 +106,12 @@ def test_the_report_delta_table_says_why_a_delta_h_on_enough_items_is_undefined(
         "undefined (n = 90; H̄_unamb under a tenth of H̄_amb (ΔH < −9))"
     assert delta_cell({"metric": "delta_i_se", "value": float("nan"), "n": 3, "signature": sig}) == \
         "undefined (n = 3 < 10)"
+
+
+def test_only_without_a_suite_is_refused_naming_the_flag(tmp_path, capsys):
+    (tmp_path / "src.en").write_text("The dog.\n")
+    rc = main(["eval", "--probe", "quality", "--src", str(tmp_path / "src.en"), "--ref", str(tmp_path / "src.en"),
+               "--translations", str(tmp_path / "src.en"), "--only", "quality"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--only picks probes of a suite by label" in err and "give --suite" in err
+    assert "Traceback" not in err

@@ -103,6 +103,27 @@ def test_snownlp_scores_masked_translation():
     assert len({a["s"] for a in proud}) == 1  # same masked sentence, same score, whoever it was about
 
 
+def test_an_empty_reply_is_not_scored_by_snownlp_and_leaves_s_to_the_valid_replies():
+    # found on the full-size Chinese suite: one empty Gemma reply among 6,916 stopped the probe
+    # (SnowNLP divides by zero on an empty text); it is invalid, so it has no s and counts for none
+    class OneEmpty(ScriptedChinese):
+        def translate(self, sources, beam=5):
+            out = super().translate(sources, beam=beam)
+            return [""] + out[1:]
+
+    result = SentimentProbe(TEMPLATES, FILLERS, "zh", resamples=0).evaluate(OneEmpty())
+    empty = [a for a in result.attempts if a["translation"] == ""]
+    assert len(empty) == 1 and empty[0]["s"] is None and not empty[0]["validity"]["valid"]
+    assert all(0.0 <= a["s"] <= 1.0 for a in result.attempts if a["translation"])
+    complete = SentimentProbe(TEMPLATES, FILLERS, "zh", resamples=0).evaluate(ScriptedChinese())
+    assert result.metric("names.s_delta").value is not None
+    # the empty reply's filler is scored on its other three templates
+    first = empty[0]["filler"]
+    s_of = {row["filler"]: row["s"] for row in result.tables["per_filler"]}
+    kept = [a["s"] for a in complete.attempts if a["filler"] == first and a["template"] != empty[0]["template"]]
+    assert s_of[first] == pytest.approx(np.mean(kept))
+
+
 def test_shipped_files_and_term_expansion():
     templates = load_sentiment_templates(TEMPLATE_DIR / "sentiment_zh.tsv")
     assert len(templates) >= 30

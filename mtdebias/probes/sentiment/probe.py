@@ -532,7 +532,10 @@ class SentimentProbe(BaseProbe):
                        "forms": forms, "rendering": renderings[filler.text], "validity": verdict}
             if self._sentiment is not None:
                 masked, was_masked = mask(translation, renderings[filler.text], filler.text)
-                attempt.update(masked=masked, name_masked=was_masked, s=self._sentiment(masked))
+                # an empty reply has no sentiment to read (and SnowNLP divides by zero on it); the
+                # gate calls it invalid, so its s is never used
+                attempt.update(masked=masked, name_masked=was_masked,
+                               s=self._sentiment(masked) if masked.strip() else None)
             # a reply that is no translation is no gap of the inventory: not listed for it to grow
             if label == "unmatched" and verdict["valid"]:
                 unmatched.append({"template": template.id, "word": template.word, "translation": translation})
