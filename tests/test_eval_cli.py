@@ -115,3 +115,12 @@ def test_only_without_a_suite_is_refused_naming_the_flag(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "--only picks probes of a suite by label" in err and "give --suite" in err
     assert "Traceback" not in err
+
+
+def test_a_mistyped_only_label_fails_with_a_did_you_mean_before_the_target_is_looked_up(tmp_path, capsys):
+    (tmp_path / "suite.toml").write_text('[suite]\nname = "s"\n\n[[probe]]\ntype = "quality"\nlabel = "bible_es"\n'
+                                         'src = "a.en"\nref = "a.es"\n')
+    rc = main(["eval", str(tmp_path / "no-such-run"), "--suite", str(tmp_path / "suite.toml"), "--only", "bible_e"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--only bible_e: suite s has no probe labelled bible_e" in err
+    assert "did you mean bible_es?" in err and "no-such-run" not in err and "Traceback" not in err

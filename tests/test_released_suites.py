@@ -76,3 +76,20 @@ def test_one_make_target_per_suite_scores_both_models_on_the_route_given():
             assert f"tgt_lang={path.stem}" in command and "max_new_tokens=64" in command
             assert command in every
     assert "real-llms-table" in every
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_each_winomt_target_runs_its_suites_winomt_probe_alone_on_both_models():
+    for path in SUITES:
+        if 'type = "winomt.v1"' not in path.read_text(encoding="utf-8"):
+            continue
+        done = subprocess.run(["make", "-n", f"real-llms-winomt-{path.stem}", "ROUTE=some-route"], cwd=REPO,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        commands = [line for line in done.stdout.splitlines() if " eval " in line]
+        assert len(commands) == 2, commands
+        for model, command in zip(("gemma-3-270m-q4_k_m.gguf", "smollm2-135m-instruct-q4_1.gguf"), commands):
+            # the full suite's probe, by its label: stored as `make real-llms-LANG` stores it
+            assert f"eval some-route:runs/released/{model} --suite eval/released/{path.stem}.toml" in command
+            assert command.endswith(f"--only winomt_{path.stem}")
+        assert f'label = "winomt_{path.stem}"' in path.read_text(encoding="utf-8")

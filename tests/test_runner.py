@@ -117,6 +117,17 @@ def test_only_with_a_label_the_suite_lacks_fails_with_a_did_you_mean_before_any_
     assert RunStore(run_dir).results(run_dir / "checkpoints" / "step-0000100") == []
 
 
+def test_only_a_probe_whose_optional_data_is_absent_is_an_error_not_an_empty_success(run_dir, tmp_path):
+    from mtdebias.errors import InputError
+
+    suite = tmp_path / "optional.toml"
+    suite.write_text('[[probe]]\ntype = "quality"\nlabel = "bible"\nsrc = "{data}/test.en"\nref = "{data}/test.de"\n'
+                     'if_exists = "no-bible/test.en"\n')
+    with pytest.raises(InputError, match=r"--only bible: its data \S*no-bible/test.en is not there"):
+        evaluate([run_dir], suite, {"data": str(run_dir.parent / "data")}, only=["bible"],
+                 make_translator=lambda path: pytest.fail("a model was loaded before the check"))
+
+
 def test_unfilled_placeholder_and_unknown_probe_fail_before_any_work(run_dir, tmp_path):
     with pytest.raises(ConfigError, match=r"no value for \{data\}"):
         evaluate([run_dir], run_dir.parent / "suite.toml")

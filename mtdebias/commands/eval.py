@@ -59,7 +59,8 @@ def add_parser(subparsers) -> None:
                              "in the result's signature: a quick look before a full run")
     parser.add_argument("--only", action="append", default=[], metavar="LABEL",
                         help="with --suite: score only the probe labelled LABEL (repeatable), stored as the whole "
-                             "suite stores it, so a later run of the suite skips it")
+                             "suite stores it, so a later run of the suite skips it (with --limit, under the "
+                             "limited label)")
     single = parser.add_argument_group("a single probe")
     single.add_argument("--probe", help=f"probe name: {', '.join(PROBES.entries)} (or without the version)")
     single.add_argument("--lang", help="target language")
@@ -98,8 +99,13 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..translators.load import classify
 
-    if args.only and not args.suite:
-        raise InputError("--only picks probes of a suite by label", hint="give --suite, or drop --only")
+    if args.only and (args.probe or not args.suite):
+        raise InputError("--only picks probes of a suite by label", hint="give --suite (not --probe), or drop --only")
+    if args.only:  # a mistyped label fails before any model is looked up or downloaded
+        from ..evaluation.runner import with_only
+        from ..evaluation.suite import load_suite
+
+        with_only(load_suite(args.suite), args.only)
     if args.probe and args.attempts:  # before any download, probe or model: the log is written at the end
         _check_attempts(args)
     check_value(args.interval, float, WATCH_INTERVAL, "--interval")

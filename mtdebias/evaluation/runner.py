@@ -89,7 +89,8 @@ def build_probes(suite: Suite, context: dict[str, str],
                  cache: ProbeCache | None = None) -> list[tuple[ProbeSpec, Probe]]:
     """The suite's probes with placeholders filled from ``context``. Building one can be costly
     (data loading, parsing contrast sets), so checkpoints of a run share them through ``cache``."""
-    key = (suite.path, suite.name, tuple(sorted(context.items())))
+    # the labels too: a suite cut by --only or --limit holds other probes under the same name
+    key = (suite.path, suite.name, tuple(spec.label for spec in suite.probes), tuple(sorted(context.items())))
     if cache is not None and key in cache:
         return cache[key]
     probes = []
@@ -338,7 +339,11 @@ def evaluate(targets: Iterable[Path | str], suite_path: Path | Suite, overrides:
             model = None
         store.clean_stale_temporaries(evaluation_only=True)  # left by an evaluator killed mid-write
         for spec in suite.probes:  # fail on unfilled placeholders before any model is loaded
-            spec.resolved(context)
+            resolved = spec.resolved(context)
+            if only and not resolved.available():  # asked for by name: leaving it out is no success
+                raise InputError(f"--only {spec.label}: its data {resolved.if_exists} is not there",
+                                 path=suite.path or None,
+                                 hint="put the data there (the suite's if_exists), or drop this --only")
         jobs += [(store, checkpoint, context, loader, model, tag) for checkpoint in checkpoints]
     # what storing results needs fails before any model is loaded: a bad MTDEBIAS_CLAIM_DEADLINE,
     # a file or a link where a checkpoint's eval/ or .claims folder belongs, a results.jsonl that
