@@ -75,6 +75,19 @@ def test_a_row_per_label_and_a_column_per_metric(tmp_path):
         "| ΔG (WinoMT) [winomt_es] | BLEU | chrF |")
 
 
+def test_a_quality_probes_bleu_is_on_its_own_labels_row_not_on_the_runs_other_rows(tmp_path):
+    """A released model's suite scores BLEU on Bible verses under the label bible_es: on the
+    WinoMT rows it would read as the quality of those translations; it gets a row of its own."""
+    rows = [_row("winomt_de", "accuracy", 0.445, [0.417, 0.472], 1192, "de"),
+            _row("bible_es", "bleu", 4.412, None, 24, "es", probe="quality.v1"),
+            _row("bible_es", "chrf", 24.64, None, 24, "es", probe="quality.v1")]
+    run = _store(tmp_path / "runs", GEMMA, rows)
+    summary = build_report([run], tmp_path / "a" / "report.html", rows="label", metrics=["*@winomt_*:accuracy"])
+    lines = {line.split(" | ")[2]: line for line in summary.headline_markdown.splitlines()[2:]}
+    assert lines["winomt_de"].endswith("| winomt_de | 0.445 [0.417, 0.472] (n=1192) | — | — |")
+    assert lines["bible_es"].endswith("| bible_es | — | 4.412 (n=24) | 24.640 (n=24) |") and len(lines) == 2
+
+
 def test_signatures_are_checked_down_a_column_and_along_a_row(tmp_path):
     """Across labels only the model, the data and the language may differ: another seed (es)
     flags the column. Along a row, one probe's cells are one result: de's ΔG stored with another

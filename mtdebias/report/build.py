@@ -293,6 +293,10 @@ class _Builder:
         for key in self.headline_keys:
             name, label, _ = split_key(key)
             axes.setdefault(label or name, {})[key] = columns[key]
+        for key in filter(self._is_quality, self.keys):  # a labelled quality result: a row of its own
+            _, label, _ = split_key(key)
+            if label:
+                axes.setdefault(label, {})
         return list(axes.items())
 
     def headline(self) -> tuple[Table, Table]:
@@ -311,7 +315,8 @@ class _Builder:
             for (label, names), cells in zip(axes, cells_of):
                 # a label this run has no result under is no row of it (SmolLM2 keeps no name-gender
                 # template); a run with no result at all still gets its rows, every cell empty
-                if by_label and stored and not any(cells.values()):
+                if by_label and stored and not any(cells.values()) and \
+                        not any(score.get("label") == label for score in quality.values()):
                     continue
                 i = len(per_run_rows)
                 row: dict[str, Any] = {"run": run_label(run, ckpt), "variant": run.variant, "seed": run.seed,
@@ -343,6 +348,10 @@ class _Builder:
                                             "signatures — " + "; ".join(reasons))
                 for name, quality_label in self.quality_columns:
                     score = quality.get(name)
+                    if by_label and score and score.get("label") and score["label"] != label:
+                        # a quality probe's own result (a released model's Bible BLEU) is about its
+                        # data: on its label's row, not on rows about other data
+                        score = None
                     _put(row, quality_label, score["value"] if score else None, score and score["ci"],
                          score and score["n"])
                     if score:
@@ -373,7 +382,8 @@ class _Builder:
                 "stored, else the training log's dev-set score.")
         if by_label:
             note += (" Rows: one per run and suite label (the label its suite gave the probe, e.g. winomt_de); a "
-                     "column is one metric across labels; BLEU/chrF are the run's, repeated on each of its rows.")
+                     "column is one metric across labels; BLEU/chrF from a quality probe are on its own label's row, "
+                     "the training log's on each of the run's rows.")
         warnings += row_warnings
         per_run = Table("runs", "All runs at the chosen checkpoint",
                         ["run", "checkpoint", *lead, *columns], per_run_rows, note, warnings, per_run_display,

@@ -100,12 +100,12 @@ class RunData:
         """{"bleu": {"value", "signature", "n", "ci"}, "chrf": ...} at ``checkpoint``: a stored
         result of one of the translation-quality ``probes`` when there is one, else the training
         log's validation score of the same name (signature "training log (dev set)", no n: the
-        log does not keep how many sentences its dev set had)."""
+        log does not keep how many sentences its dev set had); a stored result names its suite label."""
         out: dict[str, dict[str, Any]] = {}
         for row in self.rows_at(checkpoint):
             if row["probe"] in probes and row["metric"] in metrics and finite(row["value"]):
                 out.setdefault(row["metric"], {"value": float(row["value"]), "signature": row["signature"],
-                                               "n": row.get("n"), "ci": row.get("ci")})
+                                               "n": row.get("n"), "ci": row.get("ci"), "label": row.get("label")})
         for row in self.log:
             if row.get("checkpoint") == checkpoint:
                 for name in metrics:
