@@ -210,26 +210,19 @@ llamacpp: $(STAMP)
 # probe it was in at its last decoded batch (the run store's decode journal); each probe prints
 # its progress and ETA.
 #
-# How long, on 2 idle cores (the one place these estimates live): Gemma's per-item costs measured
-# on the de suite with hf-causal decoding through generate(), before its greedy loop (issue 44:
-# WinoMT 0.77 s a sentence with alignment, name-gender 0.27 s a sentence, a word-sense item
-# 0.42 s, an ambiguity item 0.96 s), GEST and sentiment costed as name-gender-length sentences
-# (0.5 and 0.27 s), and name-gender templates kept by the he/she check in the share the subsets
-# kept (de 1/3, es 1/2, fr all, ru and uk assumed 1/2); SmolLM2 is costed at Gemma's rate per
-# sentence (half the parameters, but a 49k vocabulary against 262k, and replies of about the same
-# length), and almost nothing on name-gender (it keeps no template):
-#   real-llms-de  Gemma ~80 min (WinoMT 50, name-gender 27, word senses 2, ambiguity 2) + SmolLM2 ~55 min
-#   real-llms-es  Gemma ~85 min (WinoMT 50, name-gender 35, word senses 2)             + SmolLM2 ~55 min
-#   real-llms-fr  Gemma ~115 min (WinoMT 50, name-gender 65)                            + SmolLM2 ~50 min
-#   real-llms-it  Gemma ~52 min (WinoMT 50, word senses 2)                              + SmolLM2 ~52 min
-#   real-llms-ru  Gemma ~110 min (WinoMT 50, name-gender 29, GEST 30, word senses 2)   + SmolLM2 ~85 min
-#   real-llms-uk  Gemma ~83 min (WinoMT 50, name-gender 33)                             + SmolLM2 ~50 min
-#   real-llms-cs  Gemma ~50 min (WinoMT)                                                + SmolLM2 ~50 min
-#   real-llms-zh  Gemma ~31 min (sentiment 6,916 sentences)                             + SmolLM2 ~31 min
-# about 17 hours in all that way: a faster route divides each line's decoding by its speed-up. On
-# ct2-causal WinoMT's 1,200-sentence samples took 7-11 min a language (about 0.45 s a sentence with
-# alignment), so each line's WinoMT share is about 30 min instead of 50; hf-causal's greedy loop
-# translates 1.75x as fast as ct2-causal on Gemma (bench-workload-translate).
+# How long (the one place these figures live): timed in one sweep on 2 quiet cores, 2026-12-06,
+# ROUTE=hf-causal (its greedy loop), each probe's "done in" line; a target also spends about 15 s
+# a model loading it (the first run converts each GGUF file once, about 40 s):
+#   real-llms-de  Gemma 15 min (WinoMT 8, name-gender 4.9, word senses 0.4, ambiguity 1.7) + SmolLM2 (WinoMT 7.6)
+#   real-llms-es  Gemma 11 min (WinoMT 4.6, name-gender 6.1, word senses 0.3, Bible 0.2)   + SmolLM2 (WinoMT 4.7)
+#   real-llms-fr  Gemma 10.5 min (WinoMT 4.9, name-gender 5.6)                             + SmolLM2 (WinoMT 5.4)
+#   real-llms-it  Gemma 5 min (WinoMT 4.4, word senses 0.3)                                + SmolLM2 (WinoMT 4.8)
+#   real-llms-ru  Gemma 12 min (WinoMT 4.9, name-gender 2.1, GEST 4.3, word senses 0.3)   + SmolLM2 (WinoMT 7.4)
+#   real-llms-uk  Gemma 7 min (WinoMT 5.3, name-gender 1.7)                                + SmolLM2 (WinoMT 7.7)
+#   real-llms-cs  Gemma 5.5 min (WinoMT 5.4)                                               + SmolLM2 (WinoMT 7)
+#   real-llms-zh  Gemma 5 min (sentiment 4.7)                                              + SmolLM2
+# German's WinoMT is Gemma's 7 min 54 s of an earlier quiet run (12.5 min in the sweep, beside a
+# test run); SmolLM2 WinoMT figures are its own, its other probes as below; its replies are longer.
 ROUTE ?= hf-causal
 RELEASED_LANGS := de es fr it ru uk cs zh
 REAL_LLMS := $(addprefix real-llms-,$(RELEASED_LANGS))
