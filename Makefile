@@ -241,7 +241,7 @@ real-llms-es: $(BIBLE_DATA)/summary.json  # its suite scores the Bible test spli
 # `make real-llms-LANG` afterwards skips it), e.g. `make real-llms-winomt-de`: what the README's
 # released table reports today
 WINOMT_LANGS := de es fr it ru uk cs
-# duration: about 8 min a language and model on 2 quiet cores (de on Gemma: 7 min 54 s on hf-causal)
+# duration: about 10-15 min a language on 2 quiet cores (WinoMT took 4.4-8 min on Gemma, 4.7-8.1 on SmolLM2)
 $(addprefix real-llms-winomt-,$(WINOMT_LANGS)): real-llms-winomt-%: $(STAMP) released-llms
 	$(call released_eval,$(GEMMA_GGUF),$*) --only winomt_$*
 	$(call released_eval,$(SMOL_GGUF),$*) --only winomt_$*
