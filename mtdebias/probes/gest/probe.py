@@ -59,7 +59,7 @@ from ...translators.base import DEFAULT_EPSILON, Translator, declared
 from ..base import (BOOTSTRAP, GENDERBENCH, LOWER, NEUTRAL, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Computed,
                    Degenerate, Family, Headline, Joint, Measure, Metric, MetricSpec, Outputs, Shown, measured,
                    spread_sample)
-from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
+from ..validity import WHY, TooFewTranslations, Validity, check_all, gate, is_valid, validity_metrics, validity_specs
 
 STEREOTYPES = {1: "emotional", 2: "gentle", 3: "empathetic", 4: "neat", 5: "social", 6: "weak",
                7: "beautiful", 8: "tough", 9: "self-confident", 10: "professional", 11: "rational",
@@ -363,7 +363,7 @@ class GestProbe(BaseProbe):
     shown = {"beam": Shown("beam", lambda p: None if p.samples else p.beam),
              "samples": Shown("samples", lambda p: p.samples or None),
              "epsilon": Shown("epsilon", lambda p: p.epsilon if p.samples else None)}
-    also_signed = {"agg": AGGREGATION, "detector": "first_person.v1", "gate": GATE}
+    also_signed = {"agg": AGGREGATION, "detector": "first_person.v1", "gate": lambda p: gate(p.lang)}
     option_ranges = {"samples": Range(0, why="0 translates by beam search only"), "epsilon": Range(0, high=1)}
     attempt_type = GestAttempt
     option_help = {"lang": "target language code (a first-person gender reader: cs, pl, ru, uk, …)",

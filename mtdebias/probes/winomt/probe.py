@@ -41,7 +41,7 @@ from ...signature import hash_json, hash_file
 from ...textio import read_lines, read_parallel
 from ...translators.base import Translator, declared
 from ...align.target import TargetGender, target_genders
-from ..validity import GATE, WHY, TooFewTranslations, Validity, check_all, is_valid, validity_metrics, validity_specs
+from ..validity import WHY, TooFewTranslations, Validity, check_all, gate, is_valid, validity_metrics, validity_specs
 from ..base import (BOOTSTRAP, HIGHER, LOWER, MCNEMAR, SAYS_LITTLE, ZERO, Attempts, BaseProbe, Measure, Metric,
                     MetricSpec, Outputs, Shown, measured, spread_sample)
 
@@ -322,7 +322,7 @@ class WinoMTProbe(BaseProbe):
     hashed = ("data", "pro", "anti", "align_extra_tgt")  # their files are in the data hash
     # stored signatures name the aligner "align" and count the extra pairs it learnt from
     shown = {"align_method": Shown("align"), "align_extra_src": Shown("align_extra", lambda p: len(p.extra_sources))}
-    also_signed = {"gate": GATE}
+    also_signed = {"gate": lambda p: gate(p.lang)}  # the language's own floor: see validity.gate
     attempt_type = WinoMTAttempt
     option_help = {"lang": "target language code (needs a gender detector: de, es, fr, it, ru, uk, cs)",
                    "data": "WinoMT's en.txt (gold gender, position, sentence, profession), or its folder",
