@@ -124,3 +124,18 @@ def test_a_probe_can_leave_the_adequacy_test_out():
     verdict = check_all([SOURCE], ["Der Kamin ist nicht gut."], "de", adequate=False)[0]
     assert verdict["valid"] and verdict["adequacy"] is None
     assert gate("de").startswith(SURFACE_GATE + "-e5sim") and SURFACE_GATE == "py3langid0.05-copy0.9-rep5"
+
+
+def test_aws_translations_below_the_floor_are_counted(tmp_path, monkeypatch):
+    """``--aws``: a good translation stays above German's floor, one about something else falls
+    below it, a short source is not measured, an empty reply is left out."""
+    module = _agreement()
+    long = SOURCE
+    (tmp_path / "en-de.txt").write_text(
+        f"{long} ||| Der Mechaniker hasst die Friseurin, seit sie den hässlichen Haarschnitt beendet hat.\n"
+        f"{long} ||| Der Kamin ist nicht gut.\n"
+        "The nurse. ||| Krankenschwester\n"
+        f"{long} ||| \n", encoding="utf-8")
+    monkeypatch.setattr(module, "AWS", tmp_path)
+    assert module.aws_rejected("de") == {"n": 2, "below": 1, "rate": 0.5}
+    assert module.aws_rejected("he") is None  # no file (and no floor)

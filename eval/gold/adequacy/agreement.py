@@ -13,7 +13,10 @@ by reading the pair (README.md): ``translation`` (of this source, possibly with 
   the valid rate it gives each origin (model) beside the rate the labels give;
 * ``references``: the share of reference translations (``eval/gold/winomt/items``: AWS Translate's,
   or the labeller's own for uk and cs) of sources long enough to be measured that fall below the
-  held-out floor and below the gate's: good translations the floor would throw out.
+  held-out floor and below the gate's: good translations the floor would throw out;
+* ``aws`` (only with ``--aws``, where ``../shared`` is present): the same share over every WinoMT
+  sentence AWS Translate rendered into the language (de es fr it ru), a larger sample of good
+  translations than the references, none of them seen when a floor was chosen.
 
 A language gets a floor in the gate (:func:`adopted`) only when its held-out accuracy reaches
 :data:`MIN_HELD_OUT` and its held-out floor throws out at most :data:`MAX_REFERENCE_REJECTED` of the
@@ -35,6 +38,7 @@ from mtdebias.probes.validity import ADEQUACY_FLOOR, ADEQUACY_MIN_WORDS, adequac
 
 HERE = Path(__file__).resolve().parent
 REFERENCES = HERE.parent / "winomt" / "items"
+AWS = HERE.parents[2].parent / "shared" / "data" / "winomt" / "translations-aws"
 INVALID = "not_translation"
 # the adoption rule: a floor must agree with the labels it was not chosen on nearly as well as
 # German's (0.90), and cost at most one good translation in twenty, a quarter of what the
@@ -61,6 +65,18 @@ def references(lang: str) -> list[dict[str, str]]:
     """The reference translations of sources the gate measures (long enough), none if the language has none."""
     path = REFERENCES / f"{lang}.tsv"
     return [r for r in _read(path) if word_count(r["source"]) >= ADEQUACY_MIN_WORDS] if path.is_file() else []
+
+
+def aws_rejected(lang: str) -> dict[str, float | int] | None:
+    """How many of AWS Translate's WinoMT translations into ``lang`` (sources long enough to be
+    measured) fall below the gate's floor; None without the file or without a floor."""
+    path, floor = AWS / f"en-{lang}.txt", ADEQUACY_FLOOR.get(lang)
+    if not path.is_file() or floor is None:
+        return None
+    pairs = [line.rstrip("\n").split(" ||| ", 1) for line in path.open(encoding="utf-8")]
+    pairs = [(s, t) for s, t in (p for p in pairs if len(p) == 2)
+             if t.strip() and word_count(s) >= ADEQUACY_MIN_WORDS]
+    return _rejected([float(c) for c in adequacy([s for s, _ in pairs], [t for _, t in pairs])], floor)
 
 
 def scores(flagged: list[bool], gold: list[bool]) -> dict[str, float | int]:
@@ -145,6 +161,9 @@ def _print(lang: str, table: dict) -> None:
               f"{gate['references_rejected']['below']} of {gate['references_rejected']['n']} reference translations")
     else:
         print(f"  no floor in the gate; the rule {'would adopt' if table['adopted'] else 'adopts no'} floor")
+    if "aws_rejected" in table:
+        aws = table["aws_rejected"]
+        print(f"  AWS Translate's WinoMT translations below the gate's floor: {aws['below']} of {aws['n']} ({aws['rate']})")
     for origin, row in table["origins"].items():
         print(f"  {origin}: valid rate by the labels {row['labelled_valid_rate']}, by the floor "
               f"{row['floor_valid_rate']} (n={row['n']})")
@@ -156,11 +175,15 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--record", action="store_true", help="write agreement.json (every language)")
     parser.add_argument("--show", action="store_true", help="list the disagreements")
+    parser.add_argument("--aws", action="store_true",
+                        help="also count the AWS WinoMT translations in ../shared the gate's floor throws out")
     args = parser.parse_args()
     langs = languages() if args.record or not args.lang else args.lang
     tables, misses = {}, {}
     for lang in langs:
         table, miss = measure(lang)
+        if args.aws and (found := aws_rejected(lang)) is not None:
+            table["aws_rejected"] = found
         tables[lang], misses[lang] = rounded(table), miss
     if args.record:
         write_json(HERE / "agreement.json", tables)  # atomically: a reader never sees half a file
