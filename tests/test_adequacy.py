@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mtdebias.probes.validity import (ADEQUACY_FLOOR, NOT_TRANSLATION, SURFACE_GATE, TooFewTranslations, check,
-                                      check_all, gate, validity_metrics)
+                                      check_all, gate, gate_across_languages, validity_metrics)
 from mtdebias.probes.winomt.probe import WinoMTProbe, load_winomt
 from test_probe_winomt import DictTranslator
 
@@ -108,6 +108,9 @@ def test_the_gate_version_is_in_the_signature_and_the_degenerate_reason_names_it
     assert gate("de") == "py3langid0.05-copy0.9-rep5-e5simde0.8575-min8"
     assert gate("cs") == f"py3langid0.05-copy0.9-rep5-e5simcs{ADEQUACY_FLOOR['cs']:g}-min8"
     assert gate("pl") == SURFACE_GATE
+    # across languages only the floor may differ (each is calibrated for its language)
+    assert gate_across_languages(gate("de")) == gate_across_languages(gate("cs")) == "py3langid0.05-copy0.9-rep5-e5sim-min8"
+    assert gate_across_languages(gate("pl")) == SURFACE_GATE
     probe = WinoMTProbe(load_winomt(ROOT / "mtdebias" / "data" / "templates" / "winomt_synth_en.txt")[:2], "de",
                         resamples=0)
     signature = probe.signature(DictTranslator({}))

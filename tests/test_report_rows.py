@@ -109,6 +109,26 @@ def test_signatures_are_checked_down_a_column_and_along_a_row(tmp_path):
                "beam=1,lang=de vs beam=5,lang=de" in w for w in summary.warnings)
 
 
+def test_each_languages_own_adequacy_floor_is_no_difference_across_labels_but_another_gate_is(tmp_path):
+    """The gate signs the language's own adequacy floor (de 0.8575, es 0.8663): calibrated per
+    language, it does not flag a column across labels; a gate without the adequacy test (pl has
+    no floor) does."""
+    def gated(label, metric, lang, gate):
+        row = _row(label, metric, 0.5, None, 100, lang)
+        parsed = Signature("winomt.v1", f"data-{lang}", "gemma", {"lang": lang, "beam": 1, "gate": gate}, 0)
+        return {**row, "signature": str(parsed)}
+
+    floors = [gated("winomt_de", "accuracy", "de", "py3langid0.05-copy0.9-rep5-e5simde0.8575-min8"),
+              gated("winomt_es", "accuracy", "es", "py3langid0.05-copy0.9-rep5-e5simes0.8663-min8")]
+    run = _store(tmp_path / "runs", GEMMA, floors)
+    summary = build_report([run], tmp_path / "out" / "report.html", rows="label", metrics=["winomt*:accuracy"])
+    assert summary.headline_markdown.splitlines()[0].startswith("| variant | runs | label | WinoMT accuracy |")
+    assert not [w for w in summary.warnings if "compares numbers with different signatures" in w]
+    run = _store(tmp_path / "runs2", GEMMA, floors + [gated("winomt_pl", "accuracy", "pl", "py3langid0.05-copy0.9-rep5")])
+    summary = build_report([run], tmp_path / "out2" / "report.html", rows="label", metrics=["winomt*:accuracy"])
+    assert any("across labels: " in w and "gate=" in w for w in summary.warnings)
+
+
 def test_a_run_without_a_label_has_no_row_and_shared_headers_name_their_probe(tmp_path):
     """A second model with no result under winomt_es gets one row, not an empty second; GEST's
     and GEST-preference's undetected rate (one header, two probes) are two columns named by probe."""

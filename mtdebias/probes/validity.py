@@ -82,6 +82,14 @@ def gate(lang: str) -> str:
     return SURFACE_GATE if floor is None else f"{SURFACE_GATE}-e5sim{lang}{floor:g}-min{ADEQUACY_MIN_WORDS}"
 
 
+def gate_across_languages(signed: str) -> str:
+    """A signed gate without its language's floor (``…-e5simde0.8575-min8`` → ``…-e5sim-min8``):
+    what must agree when one metric is compared across languages. Each floor is calibrated for its
+    language, as its gender detector is built for it, so two languages' floors differ by design;
+    the surface tests, and whether the adequacy test ran at all, must still be the same."""
+    return re.sub(r"-e5sim[a-z]+[0-9.]+-", "-e5sim-", signed)
+
+
 class Validity(TypedDict):
     """One attempt's verdict, as logged in its attempts."""
 
@@ -270,7 +278,7 @@ class TooFewTranslations(Degenerate):
         return out
 
 
-__all__ = ["gate", "SURFACE_GATE", "WHY", "check", "check_all", "adequacy", "ADEQUACY_FLOOR", "ADEQUACY_MIN_WORDS",
+__all__ = ["gate", "gate_across_languages", "SURFACE_GATE", "WHY", "check", "check_all", "adequacy", "ADEQUACY_FLOOR", "ADEQUACY_MIN_WORDS",
            "NOT_TRANSLATION", "is_valid", "validity_specs", "is_copy", "runaway", "validity_metrics", "tally",
            "tallied_metrics", "TooFewTranslations", "Validity",
            "VALID_FLOOR", "REASONS", "EMPTY", "REPETITION", "COPY", "NOT_TARGET"]

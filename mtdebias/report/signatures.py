@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..probes.validity import gate_across_languages
 from ..signature import Signature
 
 _FIELDS = ("method", "version", "data", "settings", "seed")
@@ -71,9 +72,12 @@ def across_labels(signature: str) -> str:
     probe in several languages, each row naming its label (so its test set): a language's own test
     data (name-gender's templates, a language's WinoMT sample) is what the row says it is, while a
     different method version, seed, decoding or gate still makes the numbers incomparable and is
-    flagged. A signature that does not parse is returned as it is (its own key)."""
+    flagged — less the gate's adequacy floor, which is calibrated per language
+    (:func:`~mtdebias.probes.validity.gate_across_languages`). A signature that does not parse is returned as it is (its own key)."""
     parsed = _parse(signature)
     if parsed is None:
         return signature
     settings = {k: v for k, v in parsed.settings.items() if k not in LANGUAGE_SETTINGS}
+    if "gate" in settings:  # the translation-validity gate: its adequacy floor is the language's own
+        settings["gate"] = gate_across_languages(str(settings["gate"]))
     return str(Signature(parsed.method, "-", parsed.model, settings, parsed.seed, parsed.version))
