@@ -92,6 +92,28 @@ def test_interrupted_suite_resumes_without_loss_or_duplicates(run_dir):
     assert [r["value"] for r in rows if r["metric"] == "bleu" and r["label"] == "quality_beam1"] == first_bleu
 
 
+def test_a_result_stored_under_another_gate_is_computed_again(run_dir, capsys):
+    """The request key is the suite's (options, data, model); the validity gate is the code's
+    rule, signed by the probe. A result stored under another gate (one since given an adequacy
+    floor) is not skipped as stored: it is computed again and replaces the old rows."""
+    overrides = {"data": str(run_dir.parent / "data")}
+    checkpoint = run_dir / "checkpoints" / "step-0000100"
+    suite = run_dir.parent / "suite.toml"
+    evaluate([checkpoint], suite, overrides, only=["quality_beam1"])
+    store = RunStore(run_dir)
+    path = store.results_file(checkpoint)
+    current = path.read_text(encoding="utf-8")
+    assert "gate=py3langid0.05-copy0.9-rep5," in current
+    path.write_text(current.replace("gate=py3langid0.05-copy0.9-rep5,", "gate=py3langid0.05-copy0.9,"), encoding="utf-8")
+    again = evaluate([checkpoint], suite, overrides, only=["quality_beam1"])
+    assert again.scored == ["step-0000100: quality_beam1"] and again.skipped == []
+    assert "stored under gate=py3langid0.05-copy0.9; this version signs otherwise" in capsys.readouterr().err
+    rows = store.results(checkpoint)
+    assert len(rows) == 8 and all("gate=py3langid0.05-copy0.9-rep5," in r["signature"] for r in rows)
+    # stored under the current gate: skipped
+    assert evaluate([checkpoint], suite, overrides, only=["quality_beam1"]).skipped == ["step-0000100: quality_beam1"]
+
+
 def test_only_scores_the_labelled_probes_and_the_whole_suite_then_skips_them(run_dir):
     overrides = {"data": str(run_dir.parent / "data")}
     checkpoint = run_dir / "checkpoints" / "step-0000100"

@@ -240,7 +240,35 @@ def _believed_requests(store: RunStore, checkpoint: Path, probes: list[tuple[Pro
         print(f"warning: {path}:{line}: {problem}; the row is not believed and its result is computed again",
               file=sys.stderr, flush=True)
     damaged = {row.get("request") for _, row, _ in bad if isinstance(row, dict)}
+    ruled = _signed_rules(probes)
+    for row in good:
+        changed = _rule_changes(ruled.get(row.get("label")), row.get("signature"))
+        if changed and row.get("request") not in damaged:
+            damaged.add(row.get("request"))
+            _say(f"{checkpoint.name}: {row.get('label')}: stored under {changed}; this version signs otherwise, "
+                 "so it is computed again")
     return {row.get("request") for row in good} - damaged
+
+
+def _signed_rules(probes: list[tuple[ProbeSpec, Any]]) -> dict[str, dict[str, str]]:
+    """Each label's probe-signed rules (``also_signed``: the validity gate, an aggregation), as its
+    signature writes them. The request key leaves them out (they are the code's, not the suite's),
+    so a result stored under another rule — a gate since given an adequacy floor — would otherwise
+    be skipped as stored while its signature names the old rule."""
+    rules = {}
+    for spec, probe in probes:
+        signed = getattr(probe, "also_signed", None) or {}
+        values = {key: value(probe) if callable(value) else value for key, value in signed.items()}
+        rules[spec.label] = dict(Signature.parse(str(Signature("rules", settings=values))).settings)
+    return rules
+
+
+def _rule_changes(rules: dict[str, str] | None, signature: str | None) -> str:
+    """The stored signature's settings that disagree with ``rules`` ("gate=…"), or ""."""
+    if not rules or not signature:
+        return ""
+    stored = Signature.parse(signature).settings
+    return ", ".join(f"{key}={stored[key]}" for key, value in rules.items() if key in stored and stored[key] != value)
 
 
 def evaluate_probe(probe: Probe, translator: Translator) -> ProbeResult:
