@@ -257,8 +257,7 @@ def _signed_rules(probes: list[tuple[ProbeSpec, Any]]) -> dict[str, dict[str, st
     be skipped as stored while its signature names the old rule."""
     rules = {}
     for spec, probe in probes:
-        signed = getattr(probe, "also_signed", None) or {}
-        values = {key: value(probe) if callable(value) else value for key, value in signed.items()}
+        values = probe.signed_rules() if hasattr(probe, "signed_rules") else {}
         rules[spec.label] = dict(Signature.parse(str(Signature("rules", settings=values))).settings)
     return rules
 

@@ -568,8 +568,13 @@ class BaseProbe:
                 raise TypeError(f"{self.name}: built without from_options and holds no {option!r}, so its signature "
                                 f"cannot show it: declare it in shown, or build the probe with from_options")
             settings[shown.key if shown is not None else option] = value
-        settings.update({key: value(self) if callable(value) else value for key, value in self.also_signed.items()})
+        settings.update(self.signed_rules())
         return {key: value for key, value in settings.items() if value is not None}
+
+    def signed_rules(self) -> dict[str, Any]:
+        """``also_signed`` evaluated for this probe: the rules of the code (the validity gate, an
+        aggregation) its signature names beside the options."""
+        return {key: value(self) if callable(value) else value for key, value in self.also_signed.items()}
 
     def signature(self, translator: Translator, attempts: Attempts | None = None) -> str:
         """Name, data hash, system, settings (:meth:`settings`) and seed (a probe signing
