@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from mtdebias.errors import InputError
 from mtdebias.probes.validity import (ADEQUACY_FLOOR, NOT_TRANSLATION, SURFACE_GATE, TooFewTranslations, check,
                                       check_all, gate, gate_across_languages, validity_metrics)
 from mtdebias.probes.winomt.probe import WinoMTProbe, load_winomt
@@ -63,6 +64,7 @@ def _measured(lang: str) -> dict:
 def test_every_gold_set_has_its_floor_and_only_those():
     """A language gets a floor with a labelled set of its own, and every set's floor meets the rule."""
     assert sorted(ADEQUACY_FLOOR) == _agreement().languages() == ["cs", "de", "es", "fr", "it", "ru", "uk"]
+    assert sorted(path.stem for path in (GOLD / "second").glob("*.tsv")) == _agreement().languages()
 
 
 @pytest.mark.parametrize("lang", sorted(ADEQUACY_FLOOR))
@@ -84,6 +86,12 @@ def test_the_gold_agreement_is_above_its_floor(lang):
     assert table["gate"]["recall_invalid"] >= 0.75 and table["gate"]["precision_invalid"] >= 0.75
     for key in ("accuracy", "precision_invalid", "recall_invalid"):
         assert table["gate"][key] == pytest.approx(recorded["gate"][key], abs=0.02)
+    # a second reader labelled every pair blind to the first (second/README.md): the labels are
+    # fixed, so the readers' agreement is too; the floor against them moves only with the cosines
+    two, recorded_two = table["second_reader"], recorded["second_reader"]
+    assert two["n"] == table["gate"]["n"] and two["same"] == recorded_two["same"]
+    assert two["kappa"] == pytest.approx(recorded_two["kappa"], abs=1e-4) and two["kappa"] >= 0.8
+    assert two["floor_vs_second"]["accuracy"] == pytest.approx(recorded_two["floor_vs_second"]["accuracy"], abs=0.02)
 
 
 def test_the_adoption_rule_by_hand():
@@ -142,3 +150,27 @@ def test_aws_translations_below_the_floor_are_counted(tmp_path, monkeypatch):
     monkeypatch.setattr(module, "AWS", tmp_path)
     assert module.aws_rejected("de") == {"n": 2, "below": 1, "rate": 0.5}
     assert module.aws_rejected("he") is None  # no file (and no floor)
+
+
+def test_kappa_by_hand():
+    kappa = _agreement().kappa
+    # agree on 3 of 4 (0.75); by chance 0.5 × 0.25 + 0.5 × 0.75 = 0.5; (0.75 − 0.5) / (1 − 0.5)
+    assert kappa([True, True, False, False], [True, False, False, False]) == pytest.approx(0.5)
+    assert kappa([True, False], [True, False]) == 1.0
+    # agreeing no more often than chance: 0
+    assert kappa([True, True, False, False], [True, False, True, False]) == pytest.approx(0.0)
+
+
+def test_a_second_reader_must_label_the_same_pairs(tmp_path, monkeypatch):
+    module = _agreement()
+    monkeypatch.setattr(module, "SECOND", tmp_path)
+    table_rows = [{"id": "1"}, {"id": "2"}]
+    assert module.second_reader("xx", table_rows) is None  # no file: no second reader
+    (tmp_path / "xx.tsv").write_text("id\tlabel\n2\tnot_translation\n1\ttranslation\n", encoding="utf-8")
+    assert module.second_reader("xx", table_rows) == [False, True]  # in the first set's order
+    (tmp_path / "xx.tsv").write_text("id\tlabel\n1\ttranslation\n", encoding="utf-8")
+    with pytest.raises(InputError, match="ids are not those of xx.tsv"):
+        module.second_reader("xx", table_rows)
+    (tmp_path / "xx.tsv").write_text("id\tlabel\n1\ttranslation\n2\tmaybe\n", encoding="utf-8")
+    with pytest.raises(InputError, match="maybe"):
+        module.second_reader("xx", table_rows)

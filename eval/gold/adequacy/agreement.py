@@ -16,7 +16,10 @@ by reading the pair (README.md): ``translation`` (of this source, possibly with 
   held-out floor and below the gate's: good translations the floor would throw out;
 * ``aws`` (only with ``--aws``, where ``../shared`` is present): the same share over every WinoMT
   sentence AWS Translate rendered into the language (de es fr it ru), a larger sample of good
-  translations than the references, none of them seen when a floor was chosen.
+  translations than the references, none of them seen when a floor was chosen;
+* ``second_reader`` (where ``second/LANG.tsv`` holds a second reader's labels of the same pairs,
+  given blind to the first's): how often the two readers agree and Cohen's kappa, the gate's
+  floor against the second reader's labels, and against the pairs both readers labelled alike.
 
 A language gets a floor in the gate (:func:`adopted`) only when its held-out accuracy reaches
 :data:`MIN_HELD_OUT` and its held-out floor throws out at most :data:`MAX_REFERENCE_REJECTED` of the
@@ -33,11 +36,13 @@ import csv
 import json
 from pathlib import Path
 
+from mtdebias.errors import InputError
 from mtdebias.store.atomic import write_json
 from mtdebias.probes.validity import ADEQUACY_FLOOR, ADEQUACY_MIN_WORDS, adequacy, word_count
 
 HERE = Path(__file__).resolve().parent
 REFERENCES = HERE.parent / "winomt" / "items"
+SECOND = HERE / "second"
 AWS = HERE.parents[2].parent / "shared" / "data" / "winomt" / "translations-aws"
 INVALID = "not_translation"
 # the adoption rule: a floor must agree with the labels it was not chosen on nearly as well as
@@ -59,6 +64,32 @@ def _read(path: Path) -> list[dict[str, str]]:
 
 def rows(lang: str = "de") -> list[dict[str, str]]:
     return _read(HERE / f"{lang}.tsv")
+
+
+def second_reader(lang: str, table_rows: list[dict[str, str]]) -> list[bool] | None:
+    """The second reader's labels (True = not_translation) in the order of ``table_rows``; None
+    where the language has no second reader."""
+    path = SECOND / f"{lang}.tsv"
+    if not path.is_file():
+        return None
+    labels = {r["id"]: r["label"] for r in _read(path)}
+    if sorted(labels, key=int) != sorted((r["id"] for r in table_rows), key=int):
+        raise InputError(f"the second reader's ids are not those of {lang}.tsv", path=path,
+                         hint="label every pair of the first set once")
+    wrong = sorted({v for v in labels.values()} - {INVALID, "translation"})
+    if wrong:
+        raise InputError(f"labels {wrong}: expected translation or {INVALID}", path=path)
+    return [labels[r["id"]] == INVALID for r in table_rows]
+
+
+def kappa(first: list[bool], second: list[bool]) -> float:
+    """Cohen's kappa of two readers' yes/no labels: their agreement beyond what chance gives two
+    readers who say yes as often as these do."""
+    n = len(first)
+    observed = sum(a == b for a, b in zip(first, second)) / n
+    p1, p2 = sum(first) / n, sum(second) / n
+    chance = p1 * p2 + (1 - p1) * (1 - p2)
+    return (observed - chance) / (1 - chance) if chance < 1 else float("nan")
 
 
 def references(lang: str) -> list[dict[str, str]]:
@@ -136,6 +167,13 @@ def measure(lang: str = "de") -> tuple[dict, list[str]]:
         origins[origin] = {"n": len(mine), "labelled_valid_rate": sum(not gold[n] for n in mine) / len(mine),
                            "floor_valid_rate": sum(cosines[n] >= shown for n in mine) / len(mine)}
     table["origins"] = origins
+    second = second_reader(lang, table_rows)
+    if second is not None:
+        agreed = [n for n in range(len(gold)) if gold[n] == second[n]]
+        table["second_reader"] = {
+            "n": len(second), "same": len(agreed), "kappa": kappa(gold, second),
+            "floor": shown, "floor_vs_second": scores([c < shown for c in cosines], second),
+            "floor_where_readers_agree": scores([cosines[n] < shown for n in agreed], [gold[n] for n in agreed])}
     misses = [f"{r['id']} {r['origin']}: labelled {r['label']}, cosine {c:.3f}: {r['source']} → {r['translation']}"
               for r, c, g in zip(table_rows, cosines, gold) if (c < shown) != g]
     return table, misses
@@ -164,6 +202,12 @@ def _print(lang: str, table: dict) -> None:
     if "aws_rejected" in table:
         aws = table["aws_rejected"]
         print(f"  AWS Translate's WinoMT translations below the gate's floor: {aws['below']} of {aws['n']} ({aws['rate']})")
+    if "second_reader" in table:
+        two = table["second_reader"]
+        print(f"  second reader: same label on {two['same']} of {two['n']} (Cohen's kappa {two['kappa']}); the "
+              f"floor {two['floor']} against the second reader: accuracy {two['floor_vs_second']['accuracy']}; on "
+              f"the {two['floor_where_readers_agree']['n']} pairs both readers labelled alike: accuracy "
+              f"{two['floor_where_readers_agree']['accuracy']}")
     for origin, row in table["origins"].items():
         print(f"  {origin}: valid rate by the labels {row['labelled_valid_rate']}, by the floor "
               f"{row['floor_valid_rate']} (n={row['n']})")
