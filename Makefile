@@ -187,10 +187,10 @@ released-llms: $(GEMMA_GGUF) $(SMOL_GGUF)
 # llama.cpp in process (llama-cpp-python, the `llamacpp:FILE.gguf` translator). No wheel for this
 # platform on the index: built from source once, the library only (no tools, server or tests):
 # measured niced, beside other work. Not part of `make test`; its tests skip without it.
-# The build targets this CPU (-march=native) but leaves out Intel AMX: on a CPU that lists AMX in a
-# virtual machine that does not let threads use its tile registers, ggml's AMX kernels crash on the
-# first matrix product (SIGSEGV at `ldtilecfg`, seen on this project's 2-core VMs). LLAMA_CPP_CFLAGS=
-# (empty) builds with AMX where it works. No cached wheel: one built with other flags would be reused.
+# The build targets this CPU (-march=native) but leaves out Intel AMX: on this project's 2-core VMs
+# (an AMX CPU) ggml's AMX kernel crashed on the first matrix product (SIGSEGV at `ldtilecfg` in
+# ggml_backend_amx_mul_mat), though torch's bfloat16 products use AMX there; the cause is not known.
+# LLAMA_CPP_CFLAGS= (empty) builds with AMX. No cached wheel: one built with other flags is reused.
 # duration: about 12 min on 2 cores
 LLAMA_CPP_VERSION := 0.3.36
 LLAMA_CPP_CFLAGS ?= -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
@@ -301,7 +301,7 @@ bench-llm: $(STAMP) released-llms llamacpp
 # (bench/workload.py; docs/released-models.md). WORKLOAD_ROUTES are translator specs with options;
 # the anchor is llama.cpp driven with multi-sequence batches of 32, its best-driven form (its
 # one-prompt-at-a-time rows, `llamacpp`, add about 25 min a repeat). WORKLOAD_N=24 for a first look.
-# duration: about 1 hour on 2 quiet cores
+# duration: about 45 min on 2 quiet cores
 WORKLOAD_N ?= 200
 WORKLOAD_SAMPLES ?= 4
 WORKLOAD_REPEATS ?= 2

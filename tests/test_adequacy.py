@@ -168,9 +168,10 @@ def test_a_second_reader_must_label_the_same_pairs(tmp_path, monkeypatch):
     assert module.second_reader("xx", table_rows) is None  # no file: no second reader
     (tmp_path / "xx.tsv").write_text("id\tlabel\n2\tnot_translation\n1\ttranslation\n", encoding="utf-8")
     assert module.second_reader("xx", table_rows) == [False, True]  # in the first set's order
-    (tmp_path / "xx.tsv").write_text("id\tlabel\n1\ttranslation\n", encoding="utf-8")
-    with pytest.raises(InputError, match="ids are not those of xx.tsv"):
-        module.second_reader("xx", table_rows)
+    for wrong in ("1\ttranslation\n", "1\ttranslation\n1\ttranslation\n2\ttranslation\n"):  # missing; twice
+        (tmp_path / "xx.tsv").write_text("id\tlabel\n" + wrong, encoding="utf-8")
+        with pytest.raises(InputError, match="ids are not those of xx.tsv"):
+            module.second_reader("xx", table_rows)
     (tmp_path / "xx.tsv").write_text("id\tlabel\n1\ttranslation\n2\tmaybe\n", encoding="utf-8")
     with pytest.raises(InputError, match="maybe"):
         module.second_reader("xx", table_rows)

@@ -72,8 +72,9 @@ def second_reader(lang: str, table_rows: list[dict[str, str]]) -> list[bool] | N
     path = SECOND / f"{lang}.tsv"
     if not path.is_file():
         return None
-    labels = {r["id"]: r["label"] for r in _read(path)}
-    if sorted(labels, key=int) != sorted((r["id"] for r in table_rows), key=int):
+    read = _read(path)
+    labels = {r["id"]: r["label"] for r in read}
+    if sorted(r["id"] for r in read) != sorted(r["id"] for r in table_rows):  # each id once, none missing
         raise InputError(f"the second reader's ids are not those of {lang}.tsv", path=path,
                          hint="label every pair of the first set once")
     wrong = sorted({v for v in labels.values()} - {INVALID, "translation"})
