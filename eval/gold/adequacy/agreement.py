@@ -77,7 +77,7 @@ def second_reader(lang: str, table_rows: list[dict[str, str]]) -> list[bool] | N
     if sorted(r["id"] for r in read) != sorted(r["id"] for r in table_rows):  # each id once, none missing
         raise InputError(f"the second reader's ids are not those of {lang}.tsv", path=path,
                          hint="label every pair of the first set once")
-    wrong = sorted({v for v in labels.values()} - {INVALID, "translation"})
+    wrong = sorted(set(labels.values()) - {INVALID, "translation"})
     if wrong:
         raise InputError(f"labels {wrong}: expected translation or {INVALID}", path=path)
     return [labels[r["id"]] == INVALID for r in table_rows]
